@@ -1,0 +1,60 @@
+import { z } from 'zod';
+
+/**
+ * Every setting is declared once here: its config-file key, environment variable,
+ * flag (none for secrets, which must not land in shell history) and schema. The
+ * loader, the CLI's options and the README table are all derived from this list.
+ */
+export interface SettingSpec {
+  /** Dotted config-file key, e.g. `ticketing.url`. */
+  readonly key: string;
+  readonly env: string;
+  /** CLI flag without dashes; absent for secrets. */
+  readonly flag?: string;
+  readonly secret?: boolean;
+  readonly description: string;
+  /** Parses a raw value (string from env/flags, JSON value from the file). */
+  readonly schema: z.ZodType;
+  readonly default?: unknown;
+}
+
+const url = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
+const positiveInt = z.coerce.number().int('must be a whole number').positive('must be positive');
+const isoDate = z.string().refine((value) => !Number.isNaN(Date.parse(value)), 'must be an ISO date');
+
+export const SETTINGS = [
+  { key: 'ticketing.url', env: 'FANLAKE_TICKETING_URL', flag: 'ticketing-url', schema: url.optional(),
+    description: 'Base URL of the ticketing data-export API (paths /api/... are appended)' },
+  { key: 'ticketing.token', env: 'FANLAKE_TICKETING_TOKEN', secret: true, schema: z.string().min(1).optional(),
+    description: 'ACCESS_TOKEN sent as Authorization: Basic <token>' },
+  { key: 'ticketing.membersPageBase', env: 'FANLAKE_TICKETING_MEMBERS_PAGE_BASE', flag: 'members-page-base',
+    schema: z.enum(['auto', '0', '1'], { error: 'must be auto, 0 or 1' }), default: 'auto',
+    description: 'Page base of /api/members: auto detects it at run time' },
+  { key: 'ticketing.startDate', env: 'FANLAKE_TICKETING_START_DATE', flag: 'start-date', schema: isoDate,
+    default: '2000-01-01T00:00:00Z', description: 'Where a first (or full-refresh) ticketing run starts' },
+  { key: 'ticketing.lookbackMinutes', env: 'FANLAKE_TICKETING_LOOKBACK_MINUTES', flag: 'lookback-minutes',
+    schema: z.coerce.number().int().min(0, 'must be 0 or more'), default: 60,
+    description: 'Incremental runs start this far before the stored high-water mark' },
+  { key: 'ticketing.maxWindowDays', env: 'FANLAKE_TICKETING_MAX_WINDOW_DAYS', flag: 'max-window-days',
+    schema: positiveInt.max(1095, 'must stay under the API cap of 3 years (1095 days)'), default: 1088,
+    description: 'Longest date window per request; the API caps it at 3 years, so keep a margin' },
+  { key: 'engagement.url', env: 'FANLAKE_ENGAGEMENT_URL', flag: 'engagement-url', schema: url.optional(),
+    description: 'Base URL of the engagement API (paths /v2/{orgId}/... are appended)' },
+  { key: 'engagement.apiKey', env: 'FANLAKE_ENGAGEMENT_API_KEY', secret: true, schema: z.string().min(1).optional(),
+    description: 'API_KEY sent as Authorization: Basic <key>' },
+  { key: 'engagement.orgId', env: 'FANLAKE_ENGAGEMENT_ORG_ID', flag: 'org-id',
+    schema: z.string().regex(/^\d+$/, 'must be a numeric organization id').optional(),
+    description: 'Numeric organization id' },
+  { key: 'engagement.pageSize', env: 'FANLAKE_ENGAGEMENT_PAGE_SIZE', flag: 'engagement-page-size',
+    schema: positiveInt, default: 50, description: 'pageSize of engagement list requests (the maximum is not documented)' },
+  { key: 'dataDir', env: 'FANLAKE_DATA_DIR', flag: 'data-dir', schema: z.string().min(1), default: './data',
+    description: 'Root of everything fanlake writes' },
+  { key: 'concurrency', env: 'FANLAKE_CONCURRENCY', flag: 'concurrency', schema: positiveInt.max(64), default: 8,
+    description: 'Requests in flight per source' },
+  { key: 'http.timeoutMs', env: 'FANLAKE_HTTP_TIMEOUT_MS', flag: 'timeout-ms', schema: positiveInt, default: 30_000,
+    description: 'How long one request may take before it is retried' },
+  { key: 'http.maxAttempts', env: 'FANLAKE_HTTP_MAX_ATTEMPTS', flag: 'max-attempts', schema: positiveInt.max(20),
+    default: 6, description: 'Attempts per request before a retryable failure is final' },
+] as const satisfies readonly SettingSpec[];
+
+export type SettingKey = (typeof SETTINGS)[number]['key'];

@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { type Reply, Router, failure, json } from '../http/router.js';
+import { TICKETING_RESOURCES, type TicketingResource } from '../population/ticketing/index.js';
+import type { Simulator } from '../simulator.js';
+
+const Selection = z.object({ keys: z.array(z.string()).optional(), count: z.number().int().positive().optional() });
+const Verbatim = z.object({ items: z.array(z.record(z.string(), z.unknown())), lastUpdate: z.string().optional() });
+const FaultControl = z.object({
+  rate: z.number().min(0).max(1).optional(),
+  mutate: z.number().min(0).max(1).optional(),
+  force: z.object({ pattern: z.string(), fault: z.string(), times: z.number().int().positive().optional() }).optional(),
+  clear: z.boolean().optional(),
+});
+
+/**
+ * `/__admin/...`: ground truth and controls for tests, only with `--admin`. Everything
+ * here is also a method of `Simulator` for in-process use.
+ */
+export function adminRouter(sim: Simulator): Router {
+  const router = new Router();
+  router.get('/__admin/info', () =>
+    json(200, {
+      seed: sim.options.seed,
+      scale: sim.options.scale,
+      now: new Date(sim.clock.now()).toISOString(),
+      dataTime: new Date(sim.clock.startMs).toISOString(),
+      ticketing: Object.fromEntries(TICKETING_RESOURCES.map((r) => [r, sim.ticketing.byName[r].timeline.count])),
+    }),
+  );
+  router.get('/__admin/truth', () => ndjson(sim.truth()));
+  router.get('/__admin/ticketing/:resource', ({ params }) => withResource(params.resource!, (r) => ndjson(sim.ticketingRecords(r))));
+  router.add('POST', '/__admin/ticketing/:resource/touch', ({ params, body }) =>
+    withResource(params.resource!, (r) => json(200, { keys: sim.touchTicketing(r, Selection.parse(body ?? {})) })),
+  );
+  router.add('POST', '/__admin/ticketing/:resource/add', ({ params, body }) =>
+    withResource(params.resource!, (r) => json(200, { keys: sim.addTicketing(r, Selection.parse(body ?? {}).count ?? 1) })),
+  );
+  router.add('POST', '/__admin/ticketing/:resource/verbatim', ({ params, body }) =>
+    withResource(params.resource!, (r) => {
+      const { items, lastUpdate } = Verbatim.parse(body);
+      sim.addTicketingVerbatim(r, items, lastUpdate ? Date.parse(lastUpdate) : undefined);
+      return json(200, { added: items.length });
+    }),
+  );
+  router.add('POST', '/__admin/faults', ({ body }) => {
+    const control = FaultControl.parse(body ?? {});
+    if (control.clear) sim.faults.clearForced();
+    if (control.rate !== undefined) sim.faults.rate = control.rate;
+    if (control.mutate !== undefined) sim.mutateRate = control.mutate;
+    if (control.force) sim.faults.force(new RegExp(control.force.pattern), control.force.fault as never, control.force.times);
+    return json(200, { ok: true });
+  });
+  return router;
+}
+
+function withResource(name: string, fn: (resource: TicketingResource) => Reply): Reply {
+  return (TICKETING_RESOURCES as readonly string[]).includes(name) ? fn(name as TicketingResource) : failure(404, `unknown ticketing resource ${name}`);
+}
+
+function ndjson(rows: Iterable<unknown>): Reply {
+  let body = '';
+  for (const row of rows) body += JSON.stringify(row) + '\n';
+  return { status: 200, body, contentType: 'application/x-ndjson' };
+}

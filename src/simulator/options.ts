@@ -1,0 +1,59 @@
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+
+export const ENGAGEMENT_MODULES = ['apiApp', 'interact', 'create', 'loyalty', 'leaderboards'] as const;
+export type EngagementModule = (typeof ENGAGEMENT_MODULES)[number];
+
+const rate = z.coerce.number().min(0, 'must be between 0 and 1').max(1, 'must be between 0 and 1');
+
+/** Everything `fanlake simulate` and in-process tests can set; validated once here. */
+export const SimulatorOptionsSchema = z.object({
+  host: z.string().default('127.0.0.1'),
+  port: z.coerce.number().int().min(0).max(65535).default(8787),
+  seed: z.coerce.number().int().default(1),
+  scale: z.coerce.number().positive('must be positive').max(20, 'at most 20').default(1),
+  /** Added to every API response. */
+  latencyMs: z.coerce.number().int().min(0).default(0),
+  /** Share of API requests that fail the way real APIs fail. */
+  faults: rate.default(0),
+  /** After each page, this share of the page's item count gets a new last_update. */
+  mutate: rate.default(0),
+  /** How long a stalled request hangs before its connection is dropped. */
+  stallMs: z.coerce.number().int().min(0).default(35_000),
+  retryAfterSeconds: z.coerce.number().int().min(0).default(1),
+  /** Pins the data's reference time: ISO date or epoch milliseconds. */
+  now: z.union([z.number(), z.string()]).optional().transform((value, ctx) => {
+    if (value === undefined) return undefined;
+    const ms = typeof value === 'number' || /^\d+$/.test(value) ? Number(value) : Date.parse(value);
+    if (Number.isNaN(ms)) ctx.addIssue({ code: 'custom', message: 'must be an ISO date or epoch milliseconds' });
+    return ms;
+  }),
+  /** Serves /__admin/... (ground truth, record changes, fault control). */
+  admin: z.boolean().default(false),
+  /** Which documented variant /api/members follows. */
+  membersVariant: z.enum(['zero-based', 'one-based']).default('one-based'),
+  /** The server's "3 years": the documents give no exact length. */
+  maxRangeDays: z.coerce.number().int().positive().default(1095),
+  ticketingToken: z.string().min(1).optional(),
+  engagementApiKey: z.string().min(1).optional(),
+  orgId: z.string().regex(/^\d+$/).optional(),
+  disabledModules: z.array(z.enum(ENGAGEMENT_MODULES)).default([]),
+});
+
+export type SimulatorOptionsInput = z.input<typeof SimulatorOptionsSchema>;
+export type SimulatorOptions = z.output<typeof SimulatorOptionsSchema> & {
+  ticketingToken: string;
+  engagementApiKey: string;
+  orgId: string;
+};
+
+/** Validates options and fills in credentials the caller did not bring. */
+export function resolveSimulatorOptions(input: SimulatorOptionsInput): SimulatorOptions {
+  const parsed = SimulatorOptionsSchema.parse(input);
+  return {
+    ...parsed,
+    ticketingToken: parsed.ticketingToken ?? `sim-${randomBytes(12).toString('hex')}`,
+    engagementApiKey: parsed.engagementApiKey ?? `sim-${randomBytes(12).toString('hex')}`,
+    orgId: parsed.orgId ?? '4711',
+  };
+}

@@ -1,0 +1,161 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { SimClock } from './clock.js';
+import { FaultPlan } from './http/faults.js';
+import { createSimulatorServer } from './http/server.js';
+import { type SimulatorOptions, type SimulatorOptionsInput, resolveSimulatorOptions } from './options.js';
+import { Population } from './population/population.js';
+import { TICKETING_RESOURCES, TicketingData, type TicketingResource } from './population/ticketing/index.js';
+import { Rng } from './random.js';
+import type { Item } from './store/cursor-resource.js';
+import { adminRouter } from './admin/routes.js';
+import { type TicketingApiState, ticketingRouter } from './ticketing/routes.js';
+
+/** One record's true person: what identity resolution is scored against. */
+export interface TruthLink {
+  readonly system: 'ticketing_user' | 'ticketing_member' | 'engagement_customer_profile' | 'engagement_person';
+  readonly recordId: string;
+  readonly personId: number;
+}
+
+/**
+ * Both APIs, their data and the controls tests need, usable in-process
+ * (`await Simulator.start({...})`) or behind `fanlake simulate`.
+ */
+export class Simulator {
+  readonly options: SimulatorOptions;
+  readonly clock: SimClock;
+  readonly population: Population;
+  readonly ticketing: TicketingData;
+  readonly faults: FaultPlan;
+  private readonly ticketingState: TicketingApiState;
+  private server?: Server;
+  private baseUrl?: string;
+
+  private constructor(input: SimulatorOptionsInput) {
+    this.options = resolveSimulatorOptions(input);
+    this.clock = new SimClock(this.options.now);
+    this.population = new Population(this.options.seed, this.options.scale);
+    this.ticketing = new TicketingData(this.population, this.clock.startMs);
+    this.faults = new FaultPlan(this.options.seed, this.options.faults);
+    this.ticketingState = { options: this.options, clock: this.clock, data: this.ticketing, mutateRate: this.options.mutate };
+  }
+
+  /** Builds the data and starts serving; `port: 0` takes any free port. */
+  static async start(input: SimulatorOptionsInput = {}): Promise<Simulator> {
+    const simulator = new Simulator(input);
+    await simulator.listen();
+    return simulator;
+  }
+
+  /** Builds the data without serving (for tests of the generators). */
+  static build(input: SimulatorOptionsInput = {}): Simulator {
+    return new Simulator(input);
+  }
+
+  get url(): string {
+    if (!this.baseUrl) throw new Error('simulator is not listening');
+    return this.baseUrl;
+  }
+
+  /** The environment that points fanlake at this simulator. */
+  get env(): Record<string, string> {
+    return {
+      FANLAKE_TICKETING_URL: this.url,
+      FANLAKE_TICKETING_TOKEN: this.options.ticketingToken,
+      FANLAKE_ENGAGEMENT_URL: this.url,
+      FANLAKE_ENGAGEMENT_API_KEY: this.options.engagementApiKey,
+      FANLAKE_ENGAGEMENT_ORG_ID: this.options.orgId,
+    };
+  }
+
+  set mutateRate(rate: number) {
+    this.ticketingState.mutateRate = rate;
+  }
+
+  private async listen(): Promise<void> {
+    this.server = createSimulatorServer({
+      api: [ticketingRouter(this.ticketingState)],
+      admin: this.options.admin ? adminRouter(this) : undefined,
+      faults: this.faults,
+      latencyMs: this.options.latencyMs,
+      stallMs: this.options.stallMs,
+      retryAfterSeconds: this.options.retryAfterSeconds,
+    });
+    const server = this.server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.options.port, this.options.host, () => resolve());
+    });
+    const { port } = server.address() as AddressInfo;
+    const host = this.options.host.includes(':') ? `[${this.options.host}]` : this.options.host;
+    this.baseUrl = `http://${host}:${port}`;
+  }
+
+  async close(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    this.server = undefined;
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  }
+
+  /** Every record's true person. */
+  *truth(): Generator<TruthLink> {
+    const { users, members } = this.ticketing;
+    for (const index of users.timeline.indices()) {
+      yield { system: 'ticketing_user', recordId: users.keyOf(users.record(index)), personId: users.personOf(index) };
+    }
+    for (const index of members.timeline.indices()) {
+      yield { system: 'ticketing_member', recordId: members.keyOf(members.record(index)), personId: members.personOf(index) };
+    }
+  }
+
+  /** The live records of a ticketing resource as the API would serve them now. */
+  *ticketingRecords(resource: TicketingResource): Generator<Item> {
+    const data = this.ticketing.byName[resource];
+    for (const index of data.timeline.indices()) yield data.record(index);
+  }
+
+  /** Gives records a new version now: the named keys, or `count` random ones. Returns their keys. */
+  touchTicketing(resource: TicketingResource, selection: { keys?: string[]; count?: number }): string[] {
+    const data = this.ticketing.byName[resource];
+    const indices = selection.keys ? this.indicesOf(resource, selection.keys) : this.randomIndices(resource, selection.count ?? 1);
+    const now = this.clock.now();
+    const keys = indices.map((index) => data.keyOf(data.record(index)));
+    for (const index of indices) data.touch(index, now);
+    return keys;
+  }
+
+  /** Adds `count` new records (copies of random ones under new keys). Returns their keys. */
+  addTicketing(resource: TicketingResource, count: number): string[] {
+    const data = this.ticketing.byName[resource];
+    const now = this.clock.now();
+    return this.randomIndices(resource, count).map((source) => data.keyOf(data.record(data.insertCopy(source, now))));
+  }
+
+  /** Adds records exactly as given (malformed ones included), updated now or at `atMs`. */
+  addTicketingVerbatim(resource: TicketingResource, items: Item[], atMs = this.clock.now()): void {
+    const data = this.ticketing.byName[resource];
+    for (const item of items) data.insertVerbatim(item, atMs);
+  }
+
+  private indicesOf(resource: TicketingResource, keys: string[]): number[] {
+    const data = this.ticketing.byName[resource];
+    const wanted = new Set(keys);
+    const found: number[] = [];
+    for (const index of data.timeline.indices()) if (wanted.has(data.keyOf(data.record(index)))) found.push(index);
+    if (found.length !== wanted.size) throw new Error(`unknown ${resource} keys among ${keys.join(', ')}`);
+    return found;
+  }
+
+  private randomIndices(resource: TicketingResource, count: number): number[] {
+    const timeline = this.ticketing.byName[resource].timeline;
+    const rng = Rng.for(this.options.seed, `admin-${resource}`, timeline.size, this.clock.now());
+    return Array.from({ length: Math.min(count, timeline.count) }, () => timeline.at(rng.int(0, timeline.count - 1)));
+  }
+}
+
+export { TICKETING_RESOURCES };
