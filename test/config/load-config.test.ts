@@ -1,0 +1,65 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/load-config.js';
+import { UsageError } from '../../src/core/errors.js';
+
+function dirWith(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'fanlake-config-'));
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+  return dir;
+}
+
+describe('loadConfig', () => {
+  it('applies defaults', () => {
+    const { config, origins } = loadConfig({ env: {}, cwd: dirWith({}) });
+    expect(config.concurrency).toBe(8);
+    expect(config.dataDir).toBe('./data');
+    expect(config['ticketing.url']).toBeUndefined();
+    expect(origins.concurrency).toBe('default');
+  });
+
+  it('lets flags win over the environment, the environment over .env, .env over the file', () => {
+    const cwd = dirWith({
+      'fanlake.config.json': JSON.stringify({ concurrency: 2, dataDir: '/file', engagement: { pageSize: 25 }, ticketing: { url: 'http://file' } }),
+      '.env': 'FANLAKE_CONCURRENCY=3\nFANLAKE_DATA_DIR=/dotenv\n',
+    });
+    const { config, origins } = loadConfig({ env: { FANLAKE_CONCURRENCY: '4' }, flags: { concurrency: '5' }, cwd });
+    expect(config.concurrency).toBe(5);
+    expect(origins.concurrency).toBe('flag');
+    expect(loadConfig({ env: { FANLAKE_CONCURRENCY: '4' }, cwd }).config.concurrency).toBe(4);
+    expect(config.dataDir).toBe('/dotenv');
+    expect(config['engagement.pageSize']).toBe(25);
+    expect(config['ticketing.url']).toBe('http://file');
+  });
+
+  it('names the key, the problem and the origin of a bad value', () => {
+    const cwd = dirWith({ 'fanlake.config.json': JSON.stringify({ concurrency: 'lots' }) });
+    expect(() => loadConfig({ env: {}, cwd })).toThrow(/concurrency.*config file key concurrency/);
+    expect(() => loadConfig({ env: { FANLAKE_TICKETING_URL: 'ftp://x' }, cwd: dirWith({}) })).toThrow(
+      /ticketing\.url: must be an http\(s\) URL \(from environment variable FANLAKE_TICKETING_URL\)/,
+    );
+    try {
+      loadConfig({ env: {}, flags: { 'max-window-days': '2000' }, cwd: dirWith({}) });
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(UsageError);
+      expect((error as Error).message).toMatch(/flag --max-window-days/);
+    }
+  });
+
+  it('refuses secrets in the config file without echoing them', () => {
+    const cwd = dirWith({ 'fanlake.config.json': JSON.stringify({ ticketing: { token: 'hunter2-secret' } }) });
+    expect(() => loadConfig({ env: {}, cwd })).toThrow(/ticketing\.token: secrets are read only from the environment/);
+    try {
+      loadConfig({ env: {}, cwd });
+    } catch (error) {
+      expect((error as Error).message).not.toContain('hunter2');
+    }
+  });
+
+  it('rejects an explicit config file that does not exist', () => {
+    expect(() => loadConfig({ env: {}, cwd: dirWith({}), configPath: 'missing.json' })).toThrow(UsageError);
+  });
+});
