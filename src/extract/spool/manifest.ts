@@ -1,0 +1,91 @@
+import { mkdir, readFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { z } from 'zod';
+import { FanlakeError } from '../../core/errors.js';
+import { writeFileAtomic } from './atomic-file.js';
+import { manifestPath, RUN_ID_PATTERN } from './raw-layout.js';
+
+/** One Parquet file of a run, as the loader verifies it before reading. */
+export const rawFileSchema = z.object({
+  /** Relative to the data dir, `/`-separated. */
+  path: z.string().min(1),
+  rows: z.number().int().nonnegative(),
+  bytes: z.number().int().nonnegative(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+});
+
+export type RawFile = z.infer<typeof rawFileSchema>;
+
+const isoTimestamp = z.iso.datetime({ offset: true });
+
+/**
+ * `_manifest.json`: written last into a run folder, its presence marks the resource-run
+ * complete. Everything the loader needs travels here, so the loader never asks the source
+ * declarations (a run stays loadable after the declaration changed).
+ */
+export const manifestSchema = z
+  .object({
+    version: z.literal(1),
+    source: z.string().min(1),
+    resource: z.string().min(1),
+    runId: z.string().regex(RUN_ID_PATTERN),
+    startedAt: isoTimestamp,
+    finishedAt: isoTimestamp,
+    /** Stamped on every row as `_extracted_at`. */
+    extractedAt: isoTimestamp,
+    /** Key columns; the loader keeps one row per key (NULL parts compare equal). */
+    primaryKey: z.array(z.string().min(1)).min(1),
+    /** The record's own last-modified field (e.g. `last_update`); the newest value wins a merge. */
+    cursorField: z.string().min(1).optional(),
+    /** True when the run saw the full set, so a key missing from it has vanished upstream. */
+    snapshot: z.boolean(),
+    /** Column name → DuckDB type of the Parquet files: declared columns, then undeclared ones as JSON. */
+    columns: z.record(z.string(), z.string()),
+    files: z.array(rawFileSchema),
+    rows: z.number().int().nonnegative(),
+    quarantined: z.number().int().nonnegative(),
+    windows: z.array(z.unknown()).optional(),
+    highWaterMark: z.string().optional(),
+  })
+  .refine((manifest) => manifest.rows === manifest.files.reduce((sum, file) => sum + file.rows, 0), {
+    message: 'rows must equal the sum of the files rows',
+    path: ['rows'],
+  });
+
+export type Manifest = z.infer<typeof manifestSchema>;
+
+/** Validates and writes a run's manifest atomically (tmp + fsync + rename); call it after every other file of the run. */
+export async function writeManifest(dataDir: string, manifest: Manifest): Promise<string> {
+  const checked = parseManifest(manifest, 'manifest to write');
+  const path = manifestPath(dataDir, checked);
+  await mkdir(dirname(path), { recursive: true });
+  await writeFileAtomic(path, `${JSON.stringify(checked, null, 2)}\n`);
+  return path;
+}
+
+/**
+ * Reads and validates a manifest.
+ *
+ * @throws FanlakeError `E_MANIFEST_INVALID` naming the file when it is not JSON or not a version-1 manifest.
+ */
+export async function readManifest(path: string): Promise<Manifest> {
+  const text = await readFile(path, 'utf8');
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (cause) {
+    throw new FanlakeError('E_MANIFEST_INVALID', `manifest ${path} is not JSON`, { context: { path }, cause });
+  }
+  return parseManifest(value, path);
+}
+
+function parseManifest(value: unknown, where: string): Manifest {
+  const result = manifestSchema.safeParse(value);
+  if (!result.success) {
+    throw new FanlakeError('E_MANIFEST_INVALID', `${where} is invalid: ${z.prettifyError(result.error)}`, {
+      context: { path: where },
+      cause: result.error,
+    });
+  }
+  return result.data;
+}

@@ -1,0 +1,62 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { quoteIdent, quoteLiteral } from '../../core/duckdb.js';
+import { FanlakeError } from '../../core/errors.js';
+
+/** Lineage columns every raw row carries; no API field may use these names. */
+export const LINEAGE_COLUMNS = { _run_id: 'VARCHAR', _extracted_at: 'TIMESTAMPTZ' } as const;
+
+// read_json's own default; raised per file when a longer line was spooled.
+const DEFAULT_MAXIMUM_OBJECT_SIZE = 16 * 1024 * 1024;
+
+/** One spool file to turn into one Parquet file. */
+export interface SpoolConversion {
+  /** NDJSON file, one record per line. */
+  spoolPath: string;
+  /** Where the Parquet file is written (a `.tmp` name; the caller renames it). */
+  parquetPath: string;
+  /** Column name → DuckDB type, in output order. Keys of a record not listed here are dropped by DuckDB. */
+  columns: ReadonlyArray<readonly [string, string]>;
+  runId: string;
+  extractedAt: string;
+  /** An upper bound of the longest line's size in bytes. */
+  longestLineBytes: number;
+  rowGroupSize: number;
+}
+
+/**
+ * Converts one NDJSON spool file into one Parquet file with DuckDB and returns the rows
+ * written. Types come from `columns`, never inferred, so a file whose values are all NULL
+ * keeps the declared types, and strings are never converted to numbers or dates.
+ */
+export async function convertSpoolToParquet(connection: DuckDBConnection, job: SpoolConversion): Promise<number> {
+  const struct = job.columns.map(([name, type]) => `${quoteLiteral(name)}: ${quoteLiteral(type)}`).join(', ');
+  const selectList = [
+    ...job.columns.map(([name]) => quoteIdent(name)),
+    `${quoteLiteral(job.runId)} as _run_id`,
+    `cast(${quoteLiteral(job.extractedAt)} as timestamptz) as _extracted_at`,
+  ].join(',\n        ');
+  const maximumObjectSize = Math.max(DEFAULT_MAXIMUM_OBJECT_SIZE, job.longestLineBytes + 1024);
+  const sql = `
+copy (
+    select
+        ${selectList}
+    from read_json(
+        ${quoteLiteral(job.spoolPath)},
+        format = 'newline_delimited',
+        records = true,
+        auto_detect = false,
+        convert_strings_to_integers = false,
+        maximum_object_size = ${maximumObjectSize},
+        columns = {${struct}}
+    )
+) to ${quoteLiteral(job.parquetPath)} (format parquet, compression zstd, row_group_size ${job.rowGroupSize})`;
+  try {
+    const result = await connection.run(sql);
+    return result.rowsChanged;
+  } catch (cause) {
+    throw new FanlakeError('E_SPOOL_CONVERT', `cannot convert spool ${job.spoolPath} to Parquet`, {
+      context: { path: job.spoolPath },
+      cause,
+    });
+  }
+}

@@ -1,0 +1,263 @@
+import type { DuckDBInstance } from '@duckdb/node-api';
+import { mkdir, open, rm, rmdir, stat, unlink } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { IN_MEMORY, openDatabase, withConnection } from '../../core/duckdb.js';
+import { FanlakeError } from '../../core/errors.js';
+import { commitFile, sha256File } from './atomic-file.js';
+import type { RawFile } from './manifest.js';
+import { convertSpoolToParquet, LINEAGE_COLUMNS } from './ndjson-to-parquet.js';
+import { QuarantineWriter } from './quarantine-writer.js';
+import { partFileName, QUARANTINE_FILE, runDir, spoolFileName, TMP_SUFFIX, toDataRelative } from './raw-layout.js';
+import type { RawRunRef } from './raw-layout.js';
+
+/** The type undeclared fields get: any JSON value fits, and nested values stay nested. */
+export const UNDECLARED_COLUMN_TYPE = 'JSON';
+
+/** Sized so one part is a few tens of MB for typical records and converts in seconds. */
+export const DEFAULT_ROWS_PER_FILE = 250_000;
+
+// The Parquet writer holds a row group in memory; 30 DuckDB vectors keeps wide JSON rows
+// well inside the spool's 256MB DuckDB.
+const DEFAULT_ROW_GROUP_SIZE = 61_440;
+
+const OWN_DUCKDB = { memoryLimit: '256MB', threads: 1 } as const;
+
+export interface ParquetSpoolOptions extends RawRunRef {
+  /** Root of everything fanlake writes; files land in `runDir(dataDir, run)` and are reported relative to it. */
+  dataDir: string;
+  /** Declared column name → DuckDB type, in output order (see `duckdbColumns`). */
+  columns: Readonly<Record<string, string>>;
+  /** ISO-8601 timestamp stamped on every row as `_extracted_at`. */
+  extractedAt: string;
+  /** Rows per Parquet part; a part is written each time this many rows were appended. */
+  rowsPerFile?: number;
+  rowGroupSize?: number;
+  /**
+   * A DuckDB instance to convert with, shared by several spools (each conversion opens its
+   * own connection). Without one the spool opens a private in-memory DuckDB (256MB, one thread).
+   */
+  duckdb?: DuckDBInstance;
+}
+
+export interface SpoolResult {
+  /** Parquet parts in order, paths relative to the data dir. */
+  files: RawFile[];
+  rows: number;
+  quarantined: number;
+  /** Declared columns, then the undeclared keys seen, as `JSON`: what the manifest records. */
+  columns: Record<string, string>;
+}
+
+/**
+ * Streams one resource's records of one run into Parquet parts with bounded memory.
+ *
+ * Records are appended as NDJSON lines to `part-NNNNN.ndjson.tmp`; every `rowsPerFile`
+ * rows, and at `finish()`, DuckDB turns the spool into `part-NNNNN.parquet` (written as
+ * `.tmp`, fsynced, renamed) and the spool is deleted. Values stay exactly as the API sent
+ * them; keys nobody declared become extra `JSON` columns so a new API field survives into
+ * raw. Calls are queued, so a caller may fire `append` without awaiting each one.
+ *
+ * @example
+ * const spool = new ParquetSpool({ dataDir, source: 'ticketing', resource: 'tickets', runId, extractedAt, columns });
+ * for await (const page of pages) await spool.append(page.items);
+ * const { files, rows } = await spool.finish();
+ */
+export class ParquetSpool {
+  readonly dir: string;
+  readonly #options: ParquetSpoolOptions;
+  readonly #rowsPerFile: number;
+  readonly #columns: Map<string, string>;
+  // Lowercased column name → the exact name: DuckDB names are case-insensitive.
+  readonly #folded = new Map<string, string>();
+  readonly #quarantine: QuarantineWriter;
+  readonly #files: RawFile[] = [];
+  #tail: Promise<unknown> = Promise.resolve();
+  #state: 'open' | 'failed' | 'finished' | 'aborted' = 'open';
+  #spool: FileHandle | undefined;
+  #spoolRows = 0;
+  #longestLine = 0;
+  #ownDuckdb: DuckDBInstance | undefined;
+
+  constructor(options: ParquetSpoolOptions) {
+    this.#options = options;
+    this.dir = runDir(options.dataDir, options);
+    this.#rowsPerFile = options.rowsPerFile ?? DEFAULT_ROWS_PER_FILE;
+    if (!Number.isInteger(this.#rowsPerFile) || this.#rowsPerFile < 1) {
+      throw new FanlakeError('E_SPOOL_OPTIONS', `rowsPerFile must be a positive integer, got ${this.#rowsPerFile}`);
+    }
+    this.#columns = new Map();
+    for (const [name, type] of Object.entries(options.columns)) this.#addColumn(name, type);
+    this.#quarantine = new QuarantineWriter(join(this.dir, QUARANTINE_FILE));
+  }
+
+  /** Adds a page of validated records (plain JSON objects as the API sent them). */
+  append(records: readonly Record<string, unknown>[]): Promise<void> {
+    return this.#enqueue(() => this.#append(records));
+  }
+
+  /** Keeps an item that failed validation, with why, in `quarantine.ndjson`. */
+  quarantine(item: unknown, reason: string): Promise<void> {
+    return this.#enqueue(() => this.#quarantine.append(item, reason));
+  }
+
+  /**
+   * Writes the last part and the quarantine file and returns what the manifest needs. A run
+   * with no rows still gets one empty part, so its column types reach the loader.
+   */
+  finish(): Promise<SpoolResult> {
+    return this.#enqueue(async () => {
+      try {
+        if (this.#spoolRows > 0 || this.#files.length === 0) await this.#writePart();
+        await this.#quarantine.finish();
+      } finally {
+        this.#closeOwnDuckdb();
+      }
+      this.#state = 'finished';
+      return {
+        files: [...this.#files],
+        rows: this.#files.reduce((sum, file) => sum + file.rows, 0),
+        quarantined: this.#quarantine.count,
+        columns: Object.fromEntries(this.#columns),
+      };
+    });
+  }
+
+  /** Deletes everything this spool wrote; for a run that failed. Safe to call more than once. */
+  async abort(): Promise<void> {
+    await this.#tail.catch(() => undefined);
+    if (this.#state === 'aborted') return;
+    this.#state = 'aborted';
+    await this.#spool?.close();
+    this.#spool = undefined;
+    this.#closeOwnDuckdb();
+    await this.#quarantine.abort();
+    await rm(this.#spoolPath(), { force: true });
+    await rm(`${this.#partPath()}${TMP_SUFFIX}`, { force: true });
+    for (const file of this.#files) await rm(join(this.#options.dataDir, file.path), { force: true });
+    await rmdir(this.dir).catch(() => undefined);
+  }
+
+  #enqueue<T>(step: () => Promise<T>): Promise<T> {
+    const run = async (): Promise<T> => {
+      if (this.#state !== 'open') {
+        throw new FanlakeError('E_SPOOL_CLOSED', `spool of ${this.#options.source}.${this.#options.resource} is ${this.#state}`);
+      }
+      try {
+        return await step();
+      } catch (error) {
+        // A half-written page or part cannot be trusted: only abort() is allowed from here.
+        this.#state = 'failed';
+        throw error;
+      }
+    };
+    const next = this.#tail.then(run, run);
+    this.#tail = next.catch(() => undefined);
+    return next;
+  }
+
+  async #append(records: readonly Record<string, unknown>[]): Promise<void> {
+    let lines: string[] = [];
+    for (const record of records) {
+      if (record === null || typeof record !== 'object' || Array.isArray(record)) {
+        throw new FanlakeError('E_SPOOL_RECORD', 'a record must be a JSON object', this.#context());
+      }
+      for (const key of Object.keys(record)) {
+        if (!this.#columns.has(key)) this.#addColumn(key, UNDECLARED_COLUMN_TYPE);
+      }
+      const line = JSON.stringify(record);
+      // UTF-16 length × 3 bounds the UTF-8 size without encoding every line twice.
+      this.#longestLine = Math.max(this.#longestLine, line.length * 3);
+      lines.push(line);
+      if (this.#spoolRows + lines.length >= this.#rowsPerFile) {
+        await this.#writeLines(lines);
+        lines = [];
+        await this.#writePart();
+      }
+    }
+    if (lines.length > 0) await this.#writeLines(lines);
+  }
+
+  async #writeLines(lines: string[]): Promise<void> {
+    const spool = await this.#openSpool();
+    await spool.write(`${lines.join('\n')}\n`);
+    this.#spoolRows += lines.length;
+  }
+
+  async #openSpool(): Promise<FileHandle> {
+    if (this.#spool === undefined) {
+      await mkdir(this.dir, { recursive: true });
+      this.#spool = await open(this.#spoolPath(), 'w');
+    }
+    return this.#spool;
+  }
+
+  async #writePart(): Promise<void> {
+    await (await this.#openSpool()).close();
+    this.#spool = undefined;
+    const part = this.#partPath();
+    const tmp = `${part}${TMP_SUFFIX}`;
+    const written = await withConnection(await this.#duckdb(), (connection) =>
+      convertSpoolToParquet(connection, {
+        spoolPath: this.#spoolPath(),
+        parquetPath: tmp,
+        columns: [...this.#columns],
+        runId: this.#options.runId,
+        extractedAt: this.#options.extractedAt,
+        longestLineBytes: this.#longestLine,
+        rowGroupSize: this.#options.rowGroupSize ?? DEFAULT_ROW_GROUP_SIZE,
+      }),
+    );
+    if (written !== this.#spoolRows) {
+      throw new FanlakeError('E_SPOOL_CONVERT', `spooled ${this.#spoolRows} rows but DuckDB wrote ${written}`, this.#context());
+    }
+    await commitFile(tmp, part);
+    await unlink(this.#spoolPath());
+    this.#files.push({
+      path: toDataRelative(this.#options.dataDir, part),
+      rows: written,
+      bytes: (await stat(part)).size,
+      sha256: await sha256File(part),
+    });
+    this.#spoolRows = 0;
+    this.#longestLine = 0;
+  }
+
+  async #duckdb(): Promise<DuckDBInstance> {
+    if (this.#options.duckdb !== undefined) return this.#options.duckdb;
+    this.#ownDuckdb ??= await openDatabase(IN_MEMORY, OWN_DUCKDB);
+    return this.#ownDuckdb;
+  }
+
+  #closeOwnDuckdb(): void {
+    this.#ownDuckdb?.closeSync();
+    this.#ownDuckdb = undefined;
+  }
+
+  #addColumn(name: string, type: string): void {
+    const folded = name.toLowerCase();
+    const clash = this.#folded.get(folded) ?? (folded in LINEAGE_COLUMNS ? folded : undefined);
+    if (clash !== undefined) {
+      // DuckDB cannot hold both names in one table; failing beats silently dropping a field.
+      throw new FanlakeError(
+        'E_SPOOL_COLUMN_CONFLICT',
+        `field ${JSON.stringify(name)} clashes with column ${JSON.stringify(clash)} (DuckDB names ignore case)`,
+        this.#context({ key: name }),
+      );
+    }
+    this.#folded.set(folded, name);
+    this.#columns.set(name, type);
+  }
+
+  #spoolPath(): string {
+    return join(this.dir, spoolFileName(this.#files.length));
+  }
+
+  #partPath(): string {
+    return join(this.dir, partFileName(this.#files.length));
+  }
+
+  #context(extra: Record<string, unknown> = {}): { context: Record<string, unknown> } {
+    return { context: { source: this.#options.source, resource: this.#options.resource, runId: this.#options.runId, ...extra } };
+  }
+}

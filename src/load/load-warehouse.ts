@@ -1,0 +1,207 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { join } from 'node:path';
+import { withConnection } from '../core/duckdb.js';
+import type { DatabaseOptions } from '../core/duckdb.js';
+import { errorMessage, FanlakeError } from '../core/errors.js';
+import { readManifest } from '../extract/spool/manifest.js';
+import type { Manifest } from '../extract/spool/manifest.js';
+import { rawTableName } from '../extract/spool/raw-layout.js';
+import { discoverRuns } from './discover-runs.js';
+import type { CompletedRun } from './discover-runs.js';
+import { ensureLedger, loadedRuns, recordLoads, runKey } from './load-ledger.js';
+import { mergeTable } from './merge-table.js';
+import type { TableMergeInput } from './merge-table.js';
+import { verifyRunFiles } from './verify-files.js';
+
+/** The warehouse file inside the data dir (fixed by the contract). */
+export const WAREHOUSE_FILE = 'warehouse.duckdb';
+
+export const LOAD_STATUSES = ['ok', 'failed', 'skipped'] as const;
+/** `ok`: merged and committed; `failed`: nothing of it committed (see `error`); `skipped`: no new runs. */
+export type LoadStatus = (typeof LOAD_STATUSES)[number];
+
+/** The outcome for one raw table. Counts are those committed: zero unless `status` is `ok`. */
+export interface TableLoadResult {
+  /** Schema-qualified, e.g. `raw.ticketing_tickets`. */
+  table: string;
+  source: string;
+  resource: string;
+  /** Run ids merged (or attempted, when failed), oldest first. */
+  runs: string[];
+  /** Rows read from the new files, duplicates included. */
+  rowsIn: number;
+  /** Keys new to the table. */
+  inserted: number;
+  /** Keys whose row was replaced by a newer version with different values. */
+  updated: number;
+  /** Keys of the new files whose row kept its values (the table had the same or a newer version). */
+  unchanged?: number;
+  /** Schema changes made to the table by this load, one line each. */
+  drift: string[];
+  status: LoadStatus;
+  error?: FanlakeError;
+}
+
+/** Progress, in order: `load-started`, one `table-merged` per table, then `committed` or `rolled-back`. */
+export type LoadEvent =
+  | { type: 'load-started'; tables: number; runs: number }
+  | { type: 'table-merged'; result: TableLoadResult }
+  | { type: 'committed' }
+  | { type: 'rolled-back'; error: FanlakeError };
+
+export interface LoadWarehouseOptions extends DatabaseOptions {
+  dataDir: string;
+  /** Defaults to `<dataDir>/warehouse.duckdb`. */
+  warehousePath?: string;
+  /** Called synchronously as the load progresses. */
+  onEvent?: (event: LoadEvent) => void;
+}
+
+interface PreparedTable {
+  result: TableLoadResult;
+  input: TableMergeInput;
+  manifests: Manifest[];
+}
+
+/**
+ * `fanlake load`: merges every complete resource-run not loaded yet into `raw.<source>_<resource>`.
+ *
+ * All tables and the ledger change in ONE transaction, so a failure or a kill leaves the
+ * warehouse exactly as before. A table whose runs cannot be read (bad manifest, missing or
+ * altered file) is reported `failed` before the transaction starts and left out; the others
+ * still load. Never throws for a table's problem, only when the warehouse cannot be opened.
+ */
+export async function loadWarehouse(options: LoadWarehouseOptions): Promise<TableLoadResult[]> {
+  const warehousePath = options.warehousePath ?? join(options.dataDir, WAREHOUSE_FILE);
+  const completed = await discoverRuns(options.dataDir);
+  return withConnection(
+    warehousePath,
+    async (connection) => {
+      const loaded = await loadedRuns(connection);
+      const results: TableLoadResult[] = [];
+      const ready: PreparedTable[] = [];
+      for (const runs of groupByResource(completed)) {
+        const pending = runs.filter((run) => !loaded.has(runKey(run)));
+        const result = emptyResult(runs[0], pending);
+        results.push(result);
+        if (pending.length === 0) continue;
+        try {
+          ready.push({ result, ...(await prepareTable(options.dataDir, result.table, pending)) });
+        } catch (error) {
+          fail(result, toLoadError(error, 'E_LOAD_PREPARE', result.table));
+        }
+      }
+      if (ready.length > 0) await mergeAll(connection, ready, options.onEvent);
+      return results;
+    },
+    options,
+  );
+}
+
+async function mergeAll(
+  connection: DuckDBConnection,
+  tables: PreparedTable[],
+  onEvent: LoadWarehouseOptions['onEvent'],
+): Promise<void> {
+  onEvent?.({ type: 'load-started', tables: tables.length, runs: tables.reduce((sum, table) => sum + table.manifests.length, 0) });
+  let current: PreparedTable | undefined;
+  await connection.run('begin transaction');
+  try {
+    await ensureLedger(connection);
+    for (const table of tables) {
+      current = table;
+      Object.assign(table.result, await mergeTable(connection, table.input), { status: 'ok' });
+      // Hook for vanished records (engagement issue): when the newest of table.manifests has
+      // `snapshot: true`, keys of this table absent from that run were not seen by a full
+      // extraction; flag them here, inside this transaction. Deliberately not built yet.
+      onEvent?.({ type: 'table-merged', result: table.result });
+    }
+    current = undefined;
+    await recordLoads(connection, tables.flatMap((table) => table.manifests));
+    await connection.run('commit');
+    onEvent?.({ type: 'committed' });
+  } catch (cause) {
+    await connection.run('rollback').catch(() => undefined);
+    const error = toLoadError(cause, 'E_LOAD_MERGE', current?.result.table ?? 'raw._fanlake_loads');
+    for (const table of tables) {
+      fail(
+        table.result,
+        table === current
+          ? error
+          : new FanlakeError('E_LOAD_ROLLED_BACK', `rolled back: ${error.message}`, {
+              context: { table: table.result.table },
+              cause: error,
+            }),
+      );
+    }
+    onEvent?.({ type: 'rolled-back', error });
+  }
+}
+
+/** Reads and checks a table's pending runs; nothing here touches the warehouse. */
+async function prepareTable(
+  dataDir: string,
+  table: string,
+  runs: CompletedRun[],
+): Promise<Omit<PreparedTable, 'result'>> {
+  const manifests: Manifest[] = [];
+  const files: string[] = [];
+  for (const run of runs) {
+    const manifest = await readManifest(run.manifestPath);
+    if (runKey(manifest) !== runKey(run)) {
+      throw new FanlakeError('E_MANIFEST_INVALID', `manifest ${run.manifestPath} names run ${runKey(manifest)}`, {
+        context: { path: run.manifestPath },
+      });
+    }
+    files.push(...(await verifyRunFiles(dataDir, manifest)));
+    manifests.push(manifest);
+  }
+  // Runs are oldest first; the newest declaration of key and cursor applies.
+  const newest = manifests[manifests.length - 1];
+  const keys = JSON.stringify(newest.primaryKey);
+  const changed = manifests.find((manifest) => JSON.stringify(manifest.primaryKey) !== keys);
+  if (changed !== undefined) {
+    throw new FanlakeError('E_LOAD_KEY', `primary key of ${table} differs between runs ${changed.runId} and ${newest.runId}`, {
+      context: { table },
+    });
+  }
+  const { schema, table: name } = rawTableName(newest.source, newest.resource);
+  return {
+    manifests,
+    input: { schema, table: name, primaryKey: newest.primaryKey, cursorField: newest.cursorField, files },
+  };
+}
+
+function groupByResource(runs: CompletedRun[]): CompletedRun[][] {
+  const groups = new Map<string, CompletedRun[]>();
+  for (const run of runs) {
+    const key = `${run.source}/${run.resource}`;
+    groups.set(key, [...(groups.get(key) ?? []), run]);
+  }
+  return [...groups.values()];
+}
+
+function emptyResult(run: CompletedRun, pending: CompletedRun[]): TableLoadResult {
+  const { schema, table } = rawTableName(run.source, run.resource);
+  return {
+    table: `${schema}.${table}`,
+    source: run.source,
+    resource: run.resource,
+    runs: pending.map((pendingRun) => pendingRun.runId),
+    rowsIn: 0,
+    inserted: 0,
+    updated: 0,
+    unchanged: 0,
+    drift: [],
+    status: 'skipped',
+  };
+}
+
+function fail(result: TableLoadResult, error: FanlakeError): void {
+  Object.assign(result, { rowsIn: 0, inserted: 0, updated: 0, unchanged: 0, drift: [], status: 'failed', error });
+}
+
+function toLoadError(error: unknown, code: string, table: string): FanlakeError {
+  if (error instanceof FanlakeError) return error;
+  return new FanlakeError(code, `loading ${table} failed: ${errorMessage(error)}`, { context: { table }, cause: error });
+}

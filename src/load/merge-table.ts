@@ -1,0 +1,195 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { queryRows, quoteIdent } from '../core/duckdb.js';
+import { FanlakeError } from '../core/errors.js';
+import { LINEAGE_COLUMNS } from '../extract/spool/ndjson-to-parquet.js';
+import { batchSelect, describeParquet } from './batch-source.js';
+import { describeDrift, planSchema } from './schema-drift.js';
+import type { ColumnTypes } from './schema-drift.js';
+
+/** What to merge into one raw table. */
+export interface TableMergeInput {
+  schema: string;
+  table: string;
+  /** Key columns; NULL parts compare equal (`is not distinct from`). */
+  primaryKey: readonly string[];
+  /** The record's last-modified column; the newest value wins, then `_extracted_at`, then `_run_id`. */
+  cursorField?: string;
+  /** Absolute paths of the new Parquet files, already verified. */
+  files: readonly string[];
+}
+
+export interface TableMergeOutcome {
+  /** Rows read from the new files. */
+  rowsIn: number;
+  /** Keys new to the table. */
+  inserted: number;
+  /** Keys whose row was replaced by a newer version with different values. */
+  updated: number;
+  /** Keys of the batch whose row kept its values: the table had the same or a newer version. */
+  unchanged: number;
+  drift: string[];
+}
+
+// Session-private scratch tables; replaced per table, dropped at the end.
+const BATCH = 'temp.main._fanlake_batch';
+const WINNERS = 'temp.main._fanlake_winners';
+const IS_NEW = '_fanlake_is_new';
+const EXISTED = '_fanlake_existed';
+
+/**
+ * Merges new Parquet files into a raw table inside the caller's transaction: adapts the
+ * table to the files' columns, keeps the newest version of each key from the batch and the
+ * table together, then deletes the replaced rows and inserts the winners. Only the new files
+ * and the table rows sharing their keys are read, so the cost follows the new data.
+ */
+export async function mergeTable(connection: DuckDBConnection, input: TableMergeInput): Promise<TableMergeOutcome> {
+  if (input.files.length === 0) return { rowsIn: 0, inserted: 0, updated: 0, unchanged: 0, drift: [] };
+  const table = `${quoteIdent(input.schema)}.${quoteIdent(input.table)}`;
+  const existing = await tableColumns(connection, input.schema, input.table);
+  const files = [];
+  for (const path of input.files) files.push({ path, columns: await describeParquet(connection, path) });
+  const plan = planSchema(existing, files.map((file) => file.columns));
+  const keys = resolveColumns(plan.target, input.primaryKey, input);
+  const cursor = input.cursorField === undefined ? undefined : resolveColumns(plan.target, [input.cursorField], input)[0];
+  await applySchema(connection, table, existing === undefined, plan);
+
+  // No try/finally: on failure the caller rolls back, which drops these scratch tables too.
+  await connection.run(`create or replace temp table _fanlake_batch as\n${batchSelect(files, plan.target)}`);
+  await connection.run(winnersSql(table, keys, cursor));
+  const counts = await countOutcome(connection, table, keys, plan.target);
+  await connection.run(`
+delete from ${table} as target
+using ${WINNERS} as winner
+where winner.${IS_NEW} and winner.${EXISTED} and ${keyMatch('target', 'winner', keys)}`);
+  await connection.run(`
+insert into ${table} by name
+select * exclude (${IS_NEW}, ${EXISTED})
+from ${WINNERS}
+where ${IS_NEW}`);
+  await connection.run(`drop table ${BATCH}`);
+  await connection.run(`drop table ${WINNERS}`);
+  return { ...counts, drift: describeDrift(plan) };
+}
+
+/** The table's columns, or undefined when it does not exist. */
+async function tableColumns(connection: DuckDBConnection, schema: string, table: string): Promise<ColumnTypes | undefined> {
+  const rows = await queryRows(
+    connection,
+    `select column_name, data_type from duckdb_columns() where database_name = current_database() and schema_name = $1 and table_name = $2 order by column_index`,
+    [schema, table],
+  );
+  return rows.length === 0 ? undefined : new Map(rows.map((row) => [String(row.column_name), String(row.data_type)]));
+}
+
+async function applySchema(
+  connection: DuckDBConnection,
+  table: string,
+  create: boolean,
+  plan: ReturnType<typeof planSchema>,
+): Promise<void> {
+  if (create) {
+    // No PRIMARY KEY: key parts may be NULL (top_positions), and uniqueness is the merge's job.
+    const columns = [...plan.target].map(([name, type]) => `    ${quoteIdent(name)} ${type}`);
+    await connection.run(`create table ${table} (\n${columns.join(',\n')}\n)`);
+    return;
+  }
+  for (const column of plan.added) {
+    await connection.run(`alter table ${table} add column ${quoteIdent(column.name)} ${column.type}`);
+  }
+  for (const column of plan.widened) {
+    await connection.run(`alter table ${table} alter column ${quoteIdent(column.name)} set data type ${column.to}`);
+  }
+}
+
+/**
+ * Every row of the batch and every table row with one of its keys compete per key; the
+ * newest wins, and on a full tie the table's row stays (so reloading changes nothing).
+ */
+function winnersSql(table: string, keys: readonly string[], cursor: string | undefined): string {
+  const partition = keys.map(quoteIdent).join(', ');
+  const newest = [
+    ...(cursor === undefined
+      ? []
+      : [`try_cast(${quoteIdent(cursor)} as timestamptz) desc nulls last`, `cast(${quoteIdent(cursor)} as varchar) desc nulls last`]),
+    '_extracted_at desc nulls last',
+    '_run_id desc nulls last',
+    IS_NEW,
+  ].join(',\n                ');
+  return `
+create or replace temp table _fanlake_winners as
+with
+    batch as (
+        select * from ${BATCH}
+    ),
+    current_rows as (
+        select target.*
+        from ${table} as target
+        semi join batch on ${keyMatch('target', 'batch', keys)}
+    ),
+    candidates as (
+        select *, false as ${IS_NEW} from current_rows
+        union all by name
+        select *, true as ${IS_NEW} from batch
+    ),
+    ranked as (
+        select
+            *,
+            row_number() over (
+                partition by ${partition}
+                order by
+                ${newest}
+            ) as _fanlake_rank,
+            bool_or(not ${IS_NEW}) over (partition by ${partition}) as ${EXISTED}
+        from candidates
+    )
+select * exclude (_fanlake_rank)
+from ranked
+where _fanlake_rank = 1`;
+}
+
+async function countOutcome(
+  connection: DuckDBConnection,
+  table: string,
+  keys: readonly string[],
+  target: ColumnTypes,
+): Promise<Omit<TableMergeOutcome, 'drift'>> {
+  const dataColumns = [...target.keys()].filter((name) => !(name.toLowerCase() in LINEAGE_COLUMNS));
+  const sameValues = dataColumns
+    .map((name) => `winner.${quoteIdent(name)} is not distinct from target.${quoteIdent(name)}`)
+    .join(' and ');
+  const [row] = await queryRows(
+    connection,
+    `
+select
+    (select count(*) from ${BATCH}) as rows_in,
+    (select count(*) from ${WINNERS}) as keys,
+    (select count(*) from ${WINNERS} where ${IS_NEW} and not ${EXISTED}) as inserted,
+    (
+        select count(*)
+        from ${WINNERS} as winner
+        inner join ${table} as target on ${keyMatch('target', 'winner', keys)}
+        where winner.${IS_NEW} and not (${sameValues || 'true'})
+    ) as updated`,
+  );
+  const inserted = Number(row.inserted);
+  const updated = Number(row.updated);
+  return { rowsIn: Number(row.rows_in), inserted, updated, unchanged: Number(row.keys) - inserted - updated };
+}
+
+function keyMatch(left: string, right: string, keys: readonly string[]): string {
+  return keys.map((key) => `${left}.${quoteIdent(key)} is not distinct from ${right}.${quoteIdent(key)}`).join(' and ');
+}
+
+/** The table's spelling of each named column; a missing key column is an error, not a silent full-table key. */
+function resolveColumns(target: ColumnTypes, names: readonly string[], input: TableMergeInput): string[] {
+  const byFolded = new Map([...target.keys()].map((name) => [name.toLowerCase(), name]));
+  return names.map((name) => {
+    const found = byFolded.get(name.toLowerCase());
+    if (found === undefined) {
+      throw new FanlakeError('E_LOAD_KEY', `column ${name} of ${input.schema}.${input.table} is not in its files`, {
+        context: { table: `${input.schema}.${input.table}`, column: name },
+      });
+    }
+    return found;
+  });
+}

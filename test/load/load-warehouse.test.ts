@@ -1,0 +1,268 @@
+import { open, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadWarehouse } from '../../src/load/load-warehouse.js';
+import type { TableLoadResult } from '../../src/load/load-warehouse.js';
+import { tempDataDir, warehouseRows, warehouseState, writeRun } from './raw-fixtures.js';
+
+const TICKETS = { id: 'BIGINT', status: 'VARCHAR', price: 'DOUBLE', last_update: 'VARCHAR' };
+
+let dataDir: string;
+let warehouse: string;
+
+beforeEach(async () => {
+  dataDir = await tempDataDir();
+  warehouse = join(dataDir, 'warehouse.duckdb');
+});
+
+afterEach(async () => {
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+function tickets(extractedAt: string, records: Record<string, unknown>[], resource = 'tickets') {
+  return writeRun(dataDir, {
+    resource,
+    extractedAt,
+    columns: TICKETS,
+    primaryKey: ['id'],
+    cursorField: 'last_update',
+    pages: [records],
+  });
+}
+
+function byTable(results: TableLoadResult[], table: string): TableLoadResult {
+  const result = results.find((candidate) => candidate.table === table);
+  if (result === undefined) throw new Error(`no result for ${table}`);
+  return result;
+}
+
+describe('loadWarehouse', () => {
+  it('keeps the latest version per key across overlapping runs and within a run', async () => {
+    const first = await tickets('2024-05-01T10:00:00.000Z', [
+      { id: 1, status: 'open', last_update: '2024-05-01T09:00:00.000Z' },
+      { id: 2, status: 'open', last_update: '2024-05-01T09:00:00.000Z' },
+      { id: 3, status: 'open', last_update: '2024-05-01T09:00:00.000Z' },
+    ]);
+    const [initial] = await loadWarehouse({ dataDir });
+    expect(initial).toMatchObject({ table: 'raw.ticketing_tickets', status: 'ok', runs: [first.runId], rowsIn: 3, inserted: 3 });
+
+    // Overlapping windows: id 2 comes twice in one run; the newer cursor wins.
+    await tickets('2024-05-02T10:00:00.000Z', [
+      { id: 2, status: 'paid', last_update: '2024-05-02T08:00:00.000Z' },
+      { id: 2, status: 'refunded', last_update: '2024-05-02T09:30:00.000Z' },
+      { id: 3, status: 'open', last_update: '2024-05-01T09:00:00.000Z' },
+      { id: 4, status: 'open', price: 12.5, last_update: '2024-05-02T09:00:00.000Z' },
+    ]);
+    const [second] = await loadWarehouse({ dataDir });
+    expect(second).toMatchObject({ status: 'ok', rowsIn: 4, inserted: 1, updated: 1, unchanged: 1, drift: [] });
+
+    const rows = await warehouseRows(warehouse, 'select id, status, price from raw.ticketing_tickets order by id');
+    expect(rows).toEqual([
+      { id: '1', status: 'open', price: null },
+      { id: '2', status: 'refunded', price: null },
+      { id: '3', status: 'open', price: null },
+      { id: '4', status: 'open', price: 12.5 },
+    ]);
+  });
+
+  it('merges two new runs in one load', async () => {
+    await tickets('2024-05-01T10:00:00.000Z', [
+      { id: 1, status: 'open', last_update: '2024-05-01T09:00:00.000Z' },
+      { id: 2, status: 'open', last_update: '2024-05-01T09:00:00.000Z' },
+    ]);
+    await tickets('2024-05-02T10:00:00.000Z', [{ id: 2, status: 'paid', last_update: '2024-05-02T09:00:00.000Z' }]);
+    const [result] = await loadWarehouse({ dataDir });
+    expect(result).toMatchObject({ status: 'ok', rowsIn: 3, inserted: 2, updated: 0 });
+    expect(result.runs).toHaveLength(2);
+    const rows = await warehouseRows(warehouse, 'select id, status from raw.ticketing_tickets order by id');
+    expect(rows).toEqual([
+      { id: '1', status: 'open' },
+      { id: '2', status: 'paid' },
+    ]);
+  });
+
+  it('matches composite keys with NULL parts', async () => {
+    const board = (extractedAt: string, records: Record<string, unknown>[]) =>
+      writeRun(dataDir, {
+        source: 'engagement',
+        resource: 'top_positions',
+        extractedAt,
+        columns: { season_id: 'VARCHAR', interval_id: 'VARCHAR', demographic_value: 'VARCHAR', customerProfileId: 'VARCHAR', position: 'BIGINT' },
+        primaryKey: ['season_id', 'interval_id', 'demographic_value', 'customerProfileId'],
+        pages: [records],
+      });
+    await board('2024-05-01T10:00:00.000Z', [
+      { season_id: 's1', interval_id: null, demographic_value: null, customerProfileId: 'c1', position: 1 },
+      { season_id: 's1', interval_id: 'w1', demographic_value: null, customerProfileId: 'c1', position: 3 },
+      { season_id: 's1', customerProfileId: 'c2', position: 2 },
+    ]);
+    await loadWarehouse({ dataDir });
+    await board('2024-05-02T10:00:00.000Z', [
+      { season_id: 's1', interval_id: null, demographic_value: null, customerProfileId: 'c1', position: 5 },
+    ]);
+    const [result] = await loadWarehouse({ dataDir });
+    expect(result).toMatchObject({ table: 'raw.engagement_top_positions', inserted: 0, updated: 1 });
+    const rows = await warehouseRows(
+      warehouse,
+      'select interval_id, customerProfileId, position from raw.engagement_top_positions order by all',
+    );
+    expect(rows).toEqual([
+      { interval_id: 'w1', customerProfileId: 'c1', position: '3' },
+      { interval_id: null, customerProfileId: 'c1', position: '5' },
+      { interval_id: null, customerProfileId: 'c2', position: '2' },
+    ]);
+  });
+
+  it('is a no-op the second time', async () => {
+    await tickets('2024-05-01T10:00:00.000Z', [{ id: 1, status: 'open', last_update: '2024-05-01T09:00:00.000Z' }]);
+    await loadWarehouse({ dataDir });
+    const before = await warehouseState(warehouse);
+    const again = await loadWarehouse({ dataDir });
+    expect(again).toMatchObject([{ table: 'raw.ticketing_tickets', status: 'skipped', runs: [], inserted: 0, updated: 0 }]);
+    expect(await warehouseState(warehouse)).toEqual(before);
+  });
+
+  it('keeps newer data when an older run is loaded after a newer one', async () => {
+    await tickets('2024-05-02T10:00:00.000Z', [{ id: 1, status: 'paid', last_update: '2024-05-02T09:00:00.000Z' }]);
+    await loadWarehouse({ dataDir });
+    await tickets('2024-05-01T10:00:00.000Z', [
+      { id: 1, status: 'open', last_update: '2024-05-01T09:00:00.000Z' },
+      { id: 2, status: 'open', last_update: '2024-05-01T09:00:00.000Z' },
+    ]);
+    const [result] = await loadWarehouse({ dataDir });
+    expect(result).toMatchObject({ status: 'ok', inserted: 1, updated: 0, unchanged: 1 });
+    const rows = await warehouseRows(warehouse, 'select id, status from raw.ticketing_tickets order by id');
+    expect(rows).toEqual([
+      { id: '1', status: 'paid' },
+      { id: '2', status: 'open' },
+    ]);
+  });
+
+  it('without a cursor, the later extraction wins whatever the load order', async () => {
+    const users = (extractedAt: string, status: string) =>
+      writeRun(dataDir, {
+        resource: 'users',
+        extractedAt,
+        columns: { id: 'VARCHAR', status: 'VARCHAR' },
+        primaryKey: ['id'],
+        pages: [[{ id: '7', status }]],
+      });
+    await users('2024-05-02T10:00:00.000Z', 'new');
+    await loadWarehouse({ dataDir });
+    await users('2024-05-01T10:00:00.000Z', 'old');
+    await loadWarehouse({ dataDir });
+    expect(await warehouseRows(warehouse, 'select status from raw.ticketing_users')).toEqual([{ status: 'new' }]);
+  });
+
+  it('adds new columns and widens changed types, reporting each drift once', async () => {
+    await writeRun(dataDir, {
+      resource: 'members',
+      extractedAt: '2024-05-01T10:00:00.000Z',
+      columns: { id: 'BIGINT', points: 'BIGINT', nickname: 'VARCHAR', flags: 'JSON' },
+      primaryKey: ['id'],
+      pages: [[{ id: 1, points: 10, nickname: 'anna', flags: { vip: true } }]],
+    });
+    const [created] = await loadWarehouse({ dataDir });
+    expect(created.drift).toEqual([]);
+
+    // points became fractional, flags became text, nickname is gone, tier is new.
+    await writeRun(dataDir, {
+      resource: 'members',
+      extractedAt: '2024-05-02T10:00:00.000Z',
+      columns: { id: 'BIGINT', points: 'DOUBLE', flags: 'VARCHAR' },
+      primaryKey: ['id'],
+      pages: [[{ id: 2, points: 2.5, flags: 'none', tier: 'gold' }]],
+    });
+    const [drifted] = await loadWarehouse({ dataDir });
+    expect(drifted.status).toBe('ok');
+    expect(drifted.drift).toEqual([
+      'added column tier JSON',
+      'widened column points from BIGINT to DOUBLE',
+      'widened column flags from JSON to VARCHAR',
+    ]);
+
+    await writeRun(dataDir, {
+      resource: 'members',
+      extractedAt: '2024-05-03T10:00:00.000Z',
+      columns: { id: 'BIGINT', points: 'BIGINT', flags: 'JSON' },
+      primaryKey: ['id'],
+      pages: [[{ id: 3, points: 7, flags: [1], tier: 'silver' }]],
+    });
+    const [stable] = await loadWarehouse({ dataDir });
+    expect(stable).toMatchObject({ status: 'ok', drift: [], inserted: 1 });
+
+    const types = await warehouseRows(
+      warehouse,
+      `select column_name, data_type from duckdb_columns() where table_name = 'ticketing_members' order by column_index`,
+    );
+    expect(types.map((row) => `${row.column_name} ${row.data_type}`)).toEqual([
+      'id BIGINT',
+      'points DOUBLE',
+      'nickname VARCHAR',
+      'flags VARCHAR',
+      '_run_id VARCHAR',
+      '_extracted_at TIMESTAMP WITH TIME ZONE',
+      'tier JSON',
+    ]);
+    const rows = await warehouseRows(warehouse, 'select id, points, nickname, flags, tier from raw.ticketing_members order by id');
+    expect(rows).toEqual([
+      { id: '1', points: 10, nickname: 'anna', flags: '{"vip":true}', tier: null },
+      { id: '2', points: 2.5, nickname: null, flags: 'none', tier: '"gold"' },
+      { id: '3', points: 7, nickname: null, flags: '[1]', tier: '"silver"' },
+    ]);
+  });
+
+  it('refuses a file whose content does not match its sha256, and still loads the other tables', async () => {
+    const bad = await tickets('2024-05-01T10:00:00.000Z', [{ id: 1, status: 'open', last_update: '2024-05-01T09:00:00.000Z' }]);
+    await writeRun(dataDir, {
+      resource: 'users',
+      extractedAt: '2024-05-01T10:00:00.000Z',
+      columns: { id: 'VARCHAR' },
+      primaryKey: ['id'],
+      pages: [[{ id: 'u1' }]],
+    });
+    // Same size, one byte flipped in the middle.
+    const handle = await open(join(dataDir, bad.files[0].path), 'r+');
+    const middle = Math.floor(bad.files[0].bytes / 2);
+    const byte = Buffer.alloc(1);
+    await handle.read(byte, 0, 1, middle);
+    byte[0] ^= 0xff;
+    await handle.write(byte, 0, 1, middle);
+    await handle.close();
+
+    const results = await loadWarehouse({ dataDir });
+    const failed = byTable(results, 'raw.ticketing_tickets');
+    expect(failed.status).toBe('failed');
+    expect(failed.error).toMatchObject({ code: 'E_LOAD_CHECKSUM' });
+    expect(failed.error?.message).toContain(bad.files[0].path);
+    expect(byTable(results, 'raw.ticketing_users')).toMatchObject({ status: 'ok', inserted: 1 });
+    const loaded = await warehouseRows(warehouse, 'select source, resource from raw._fanlake_loads');
+    expect(loaded).toEqual([{ source: 'ticketing', resource: 'users' }]);
+  });
+
+  it('rolls every table back when a later table fails inside the transaction', async () => {
+    await tickets('2024-05-01T10:00:00.000Z', [{ id: 1, status: 'open', last_update: '2024-05-01T09:00:00.000Z' }]);
+    await loadWarehouse({ dataDir });
+    const before = await warehouseState(warehouse);
+
+    await tickets('2024-05-02T10:00:00.000Z', [{ id: 2, status: 'open', last_update: '2024-05-02T09:00:00.000Z' }]);
+    // Sorts after ticketing/tickets, and its key column is not in its files: fails mid-load.
+    await writeRun(dataDir, {
+      resource: 'users',
+      extractedAt: '2024-05-02T10:00:00.000Z',
+      columns: { id: 'VARCHAR' },
+      primaryKey: ['user_id'],
+      pages: [[{ id: 'u1' }]],
+    });
+    const events: string[] = [];
+    const results = await loadWarehouse({ dataDir, onEvent: (event) => events.push(event.type) });
+    expect(events).toEqual(['load-started', 'table-merged', 'rolled-back']);
+    expect(byTable(results, 'raw.ticketing_users')).toMatchObject({ status: 'failed', error: { code: 'E_LOAD_KEY' } });
+    expect(byTable(results, 'raw.ticketing_tickets')).toMatchObject({
+      status: 'failed',
+      inserted: 0,
+      error: { code: 'E_LOAD_ROLLED_BACK' },
+    });
+    expect(await warehouseState(warehouse)).toEqual(before);
+  });
+});
