@@ -3,9 +3,11 @@ import { hideBin } from 'yargs/helpers';
 import { SETTINGS, type SettingSpec } from '../config/settings.js';
 import { type CommandModule, runHandler } from './command.js';
 import { out } from './output.js';
+import { extractCommand } from './commands/extract.js';
+import { loadCommand } from './commands/load.js';
 import { simulateCommand } from './commands/simulate.js';
 
-const COMMANDS: CommandModule<any>[] = [simulateCommand];
+const COMMANDS: CommandModule<any>[] = [extractCommand, loadCommand, simulateCommand];
 
 /** Every non-secret setting is also a global flag, declared from the settings table. */
 function withSettingFlags(argv: Argv): Argv {

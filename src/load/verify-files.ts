@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { FanlakeError } from '../core/errors.js';
-import { sha256File } from '../extract/spool/atomic-file.js';
+import { sha256File } from '../core/atomic-file.js';
 import type { Manifest } from '../extract/spool/manifest.js';
 import { fromDataRelative } from '../extract/spool/raw-layout.js';
 

@@ -3,13 +3,16 @@ import type { Server } from 'node:http';
 import { SimClock } from './clock.js';
 import { FaultPlan } from './http/faults.js';
 import { createSimulatorServer } from './http/server.js';
-import { type SimulatorOptions, type SimulatorOptionsInput, resolveSimulatorOptions } from './options.js';
+import { ENGAGEMENT_MODULES, type EngagementModule, type SimulatorOptions, type SimulatorOptionsInput, resolveSimulatorOptions } from './options.js';
+import { EngagementData, type EngagementResource } from './population/engagement/index.js';
 import { Population } from './population/population.js';
 import { TICKETING_RESOURCES, TicketingData, type TicketingResource } from './population/ticketing/index.js';
 import { Rng } from './random.js';
 import type { Item } from './store/cursor-resource.js';
 import { adminRouter } from './admin/routes.js';
 import { type TicketingApiState, ticketingRouter } from './ticketing/routes.js';
+import { type EngagementApiState, engagementRouter } from './engagement/routes.js';
+import { UserTokens } from './engagement/user-tokens.js';
 
 /** One record's true person: what identity resolution is scored against. */
 export interface TruthLink {
@@ -27,8 +30,10 @@ export class Simulator {
   readonly clock: SimClock;
   readonly population: Population;
   readonly ticketing: TicketingData;
+  readonly engagement: EngagementData;
   readonly faults: FaultPlan;
   private readonly ticketingState: TicketingApiState;
+  private readonly engagementState: EngagementApiState;
   private server?: Server;
   private baseUrl?: string;
 
@@ -39,6 +44,14 @@ export class Simulator {
     this.ticketing = new TicketingData(this.population, this.clock.startMs);
     this.faults = new FaultPlan(this.options.seed, this.options.faults);
     this.ticketingState = { options: this.options, clock: this.clock, data: this.ticketing, mutateRate: this.options.mutate };
+    this.engagement = new EngagementData(this.population, this.clock.startMs, this.options.orgId);
+    this.engagementState = {
+      options: this.options,
+      clock: this.clock,
+      data: this.engagement,
+      disabledModules: new Set(this.options.disabledModules),
+      tokens: new UserTokens(this.options.seed),
+    };
   }
 
   /** Builds the data and starts serving; `port: 0` takes any free port. */
@@ -75,7 +88,7 @@ export class Simulator {
 
   private async listen(): Promise<void> {
     this.server = createSimulatorServer({
-      api: [ticketingRouter(this.ticketingState)],
+      api: [ticketingRouter(this.ticketingState), engagementRouter(this.engagementState)],
       admin: this.options.admin ? adminRouter(this) : undefined,
       faults: this.faults,
       latencyMs: this.options.latencyMs,
@@ -111,6 +124,40 @@ export class Simulator {
     for (const index of members.timeline.indices()) {
       yield { system: 'ticketing_member', recordId: members.keyOf(members.record(index)), personId: members.personOf(index) };
     }
+    const { profiles, people } = this.engagement;
+    for (const index of profiles.liveIndices()) {
+      yield { system: 'engagement_customer_profile', recordId: String(profiles.idOf(index)), personId: profiles.personOf(index) };
+    }
+    for (const index of people.liveIndices()) {
+      yield { system: 'engagement_person', recordId: String(people.idOf(index)), personId: profiles.personOf(profiles.profileOfPeople(index)) };
+    }
+  }
+
+  /** The live records of an engagement resource as the API serves them (top positions: up to `positionCount`). */
+  engagementRecords(resource: EngagementResource, options: { positionCount?: number } = {}): Generator<Record<string, unknown>> {
+    return this.engagement.records(resource, options.positionCount);
+  }
+
+  /** Removes customer profiles (and their people) by id; returns the ids that were live. */
+  removeCustomerProfiles(ids: string[]): string[] {
+    return ids.filter((id) => this.engagement.removeProfile(id));
+  }
+
+  /** Switches an engagement module on or off for the organization. */
+  setEngagementModule(module: EngagementModule, enabled: boolean): void {
+    if (enabled) this.engagementState.disabledModules.delete(module);
+    else this.engagementState.disabledModules.add(module);
+  }
+
+  /** Which engagement modules are on now. */
+  engagementModules(): Record<EngagementModule, boolean> {
+    const disabled = this.engagementState.disabledModules;
+    return Object.fromEntries(ENGAGEMENT_MODULES.map((m) => [m, !disabled.has(m)])) as Record<EngagementModule, boolean>;
+  }
+
+  /** The user token cmtoken would return for a customer profile (for userapi calls in tests). */
+  userToken(customerProfileId: string): string {
+    return this.engagementState.tokens.issue(Number(customerProfileId));
   }
 
   /** The live records of a ticketing resource as the API would serve them now. */

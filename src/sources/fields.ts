@@ -23,6 +23,11 @@ export const FIELD_KINDS = {
    * decimal text, the only rewrite raw ever does (see docs/decisions.md).
    */
   id: { duckdb: 'VARCHAR', schema: z.union([z.string(), z.number().int()]) },
+  /**
+   * A scalar documented as one type but sent as another (for example a boolean
+   * "serialized as a string in samples"): kept as text, cast in staging.
+   */
+  text: { duckdb: 'VARCHAR', schema: z.union([z.string(), z.number(), z.boolean()]) },
   /** Any JSON value (objects, arrays): kept nested, as JSON. */
   json: { duckdb: 'JSON', schema: z.unknown() },
 } as const;

@@ -2,7 +2,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { FanlakeError } from '../../core/errors.js';
-import { writeFileAtomic } from './atomic-file.js';
+import { writeFileAtomic } from '../../core/atomic-file.js';
 import { manifestPath, RUN_ID_PATTERN } from './raw-layout.js';
 
 /** One Parquet file of a run, as the loader verifies it before reading. */

@@ -4,7 +4,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { IN_MEMORY, openDatabase, withConnection } from '../../core/duckdb.js';
 import { FanlakeError } from '../../core/errors.js';
-import { commitFile, sha256File } from './atomic-file.js';
+import { commitFile, sha256File } from '../../core/atomic-file.js';
 import type { RawFile } from './manifest.js';
 import { convertSpoolToParquet, LINEAGE_COLUMNS } from './ndjson-to-parquet.js';
 import { QuarantineWriter } from './quarantine-writer.js';

@@ -1,7 +1,7 @@
 import { mkdir, open, rm } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { commitFile } from './atomic-file.js';
+import { commitFile } from '../../core/atomic-file.js';
 import { TMP_SUFFIX } from './raw-layout.js';
 
 /**

@@ -1,3 +1,4 @@
+import { TMP_SUFFIX } from '../../core/atomic-file.js';
 import { randomBytes } from 'node:crypto';
 import { join, relative, sep } from 'node:path';
 import { FanlakeError } from '../../core/errors.js';
@@ -25,7 +26,7 @@ export const RUN_DIR_PREFIX = 'run=';
 export const MANIFEST_FILE = '_manifest.json';
 export const QUARANTINE_FILE = 'quarantine.ndjson';
 /** Suffix of every file still being written; a reader ignores them and a later run may delete them. */
-export const TMP_SUFFIX = '.tmp';
+export { TMP_SUFFIX };
 
 /** `YYYYMMDDTHHMMSSZ-<6 hex>`: sorts by start time, the suffix separates runs started in the same second. */
 export const RUN_ID_PATTERN = /^\d{8}T\d{6}Z-[0-9a-f]{6}$/;

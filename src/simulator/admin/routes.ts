@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { type Reply, Router, failure, json } from '../http/router.js';
+import { ENGAGEMENT_MODULES } from '../options.js';
+import { ENGAGEMENT_RESOURCES, type EngagementResource } from '../population/engagement/index.js';
 import { TICKETING_RESOURCES, type TicketingResource } from '../population/ticketing/index.js';
 import type { Simulator } from '../simulator.js';
 
@@ -11,6 +13,8 @@ const FaultControl = z.object({
   force: z.object({ pattern: z.string(), fault: z.string(), times: z.number().int().positive().optional() }).optional(),
   clear: z.boolean().optional(),
 });
+const ProfileRemoval = z.object({ ids: z.array(z.string()).min(1) });
+const ModuleSwitch = z.partialRecord(z.enum(ENGAGEMENT_MODULES), z.boolean());
 
 /**
  * `/__admin/...`: ground truth and controls for tests, only with `--admin`. Everything
@@ -25,6 +29,7 @@ export function adminRouter(sim: Simulator): Router {
       now: new Date(sim.clock.now()).toISOString(),
       dataTime: new Date(sim.clock.startMs).toISOString(),
       ticketing: Object.fromEntries(TICKETING_RESOURCES.map((r) => [r, sim.ticketing.byName[r].timeline.count])),
+      engagement: { customer_profiles: sim.engagement.profiles.liveCount, modules: sim.engagementModules() },
     }),
   );
   router.get('/__admin/truth', () => ndjson(sim.truth()));
@@ -42,6 +47,20 @@ export function adminRouter(sim: Simulator): Router {
       return json(200, { added: items.length });
     }),
   );
+  // Registered before /__admin/engagement/:resource, which would match `modules` too.
+  router.get('/__admin/engagement/modules', () => json(200, sim.engagementModules()));
+  router.add('POST', '/__admin/engagement/modules', ({ body }) => {
+    for (const [module, enabled] of Object.entries(ModuleSwitch.parse(body ?? {}))) sim.setEngagementModule(module as never, enabled!);
+    return json(200, sim.engagementModules());
+  });
+  router.add('POST', '/__admin/engagement/customer_profiles/remove', ({ body }) =>
+    json(200, { removed: sim.removeCustomerProfiles(ProfileRemoval.parse(body).ids) }),
+  );
+  router.get('/__admin/engagement/:resource', ({ params, query }) => {
+    if (!(ENGAGEMENT_RESOURCES as readonly string[]).includes(params.resource!)) return failure(404, `unknown engagement resource ${params.resource}`);
+    const positionCount = query.get('positionCount');
+    return ndjson(sim.engagementRecords(params.resource as EngagementResource, { positionCount: positionCount ? Number(positionCount) : undefined }));
+  });
   router.add('POST', '/__admin/faults', ({ body }) => {
     const control = FaultControl.parse(body ?? {});
     if (control.clear) sim.faults.clearForced();

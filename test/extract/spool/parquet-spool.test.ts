@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { queryRows, quoteLiteral, withConnection } from '../../../src/core/duckdb.js';
 import { FanlakeError } from '../../../src/core/errors.js';
-import { sha256File } from '../../../src/extract/spool/atomic-file.js';
+import { sha256File } from '../../../src/core/atomic-file.js';
 import { ParquetSpool } from '../../../src/extract/spool/parquet-spool.js';
 import type { ParquetSpoolOptions } from '../../../src/extract/spool/parquet-spool.js';
 import { newRunId, runDir } from '../../../src/extract/spool/raw-layout.js';

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { open, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { TMP_SUFFIX } from './raw-layout.js';
+/** Suffix of a file still being written. */
+export const TMP_SUFFIX = '.tmp';
 
 /**
  * Files appear under their final name only when complete and on disk: written as `<name>.tmp`,

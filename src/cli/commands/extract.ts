@@ -1,0 +1,41 @@
+import type { Argv } from 'yargs';
+import { SOURCES, type SourceName, runExtraction } from '../../extract/run-extraction.js';
+import type { CommandModule } from '../command.js';
+import { out, table } from '../output.js';
+
+interface ExtractArgs {
+  source?: SourceName;
+  resource?: string[];
+  'full-refresh': boolean;
+}
+
+export const extractCommand: CommandModule<ExtractArgs> = {
+  command: 'extract',
+  describe: 'Page every list endpoint into Parquet under $FANLAKE_DATA_DIR/raw/ (incremental; resumable)',
+  builder: (yargs: Argv) =>
+    yargs
+      .option('source', { choices: SOURCES, describe: 'Only this source (default: every configured one)' })
+      .option('resource', { type: 'string', array: true, describe: 'Only these resources, e.g. tickets user_permissions people' })
+      .option('full-refresh', { type: 'boolean', default: false, describe: 'Start over from the start date instead of the stored position' }) as unknown as Argv<ExtractArgs>,
+
+  async run(args, { config }) {
+    const { runId, results, skippedSources } = await runExtraction({
+      config,
+      sources: args.source ? [args.source] : undefined,
+      resources: args.resource,
+      fullRefresh: args['full-refresh'],
+    });
+    for (const { source, reason } of skippedSources) out.info(`${source}: skipped (${reason})`);
+    if (results.length > 0) {
+      out.result(
+        table(
+          ['resource', 'status', 'rows', 'files', 'quarantined', 'requests', 'retries', 'seconds'],
+          results.map((r) => [`${r.source}.${r.resource}`, r.status, r.rows, r.files, r.quarantined, r.requests, r.retries, Number(r.seconds.toFixed(1))]),
+        ),
+      );
+    }
+    for (const r of results) for (const message of r.messages) (r.status === 'ok' ? out.warn : out.error)(`${r.source}.${r.resource}: ${message}`);
+    out.info(`run ${runId}`);
+    return results.some((r) => r.status === 'failed' || r.status === 'partial') ? 1 : 0;
+  },
+};

@@ -1,0 +1,32 @@
+import { join } from 'node:path';
+import type { Argv } from 'yargs';
+import { WAREHOUSE_FILE, loadWarehouse } from '../../load/index.js';
+import type { CommandModule } from '../command.js';
+import { out, table } from '../output.js';
+
+export const loadCommand: CommandModule<object> = {
+  command: 'load',
+  describe: 'Merge raw Parquet runs not loaded yet into the warehouse ($FANLAKE_DATA_DIR/warehouse.duckdb), in one transaction',
+  builder: (yargs: Argv) => yargs,
+
+  async run(_args, { config }) {
+    const warehousePath = join(config.dataDir, WAREHOUSE_FILE);
+    const results = await loadWarehouse({ dataDir: config.dataDir, warehousePath, memoryLimit: '1GB', threads: 2 });
+    if (results.every((r) => r.status === 'skipped')) {
+      out.info('nothing new to load');
+      return 0;
+    }
+    out.result(
+      table(
+        ['table', 'status', 'runs', 'rows in', 'inserted', 'updated'],
+        results.map((r) => [r.table, r.status, r.runs.length, r.rowsIn, r.inserted, r.updated]),
+      ),
+    );
+    for (const r of results) {
+      for (const drift of r.drift) out.warn(`${r.table}: ${drift}`);
+      if (r.error) out.error(`${r.table}: ${r.error.message}`);
+    }
+    out.info(`warehouse ${warehousePath}`);
+    return results.some((r) => r.status === 'failed') ? 1 : 0;
+  },
+};

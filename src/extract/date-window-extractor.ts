@@ -1,0 +1,192 @@
+import type { DuckDBInstance } from '@duckdb/node-api';
+import { z } from 'zod';
+import { FanlakeError, errorMessage } from '../core/errors.js';
+import type { HttpClient } from './http/index.js';
+import { type SourceConnection, endpointUrl } from '../sources/connection.js';
+import { duckdbColumns, itemSchema } from '../sources/fields.js';
+import type { ResourceSpec } from '../sources/resource-spec.js';
+import { type DateWindow, describeWindow, splitRange } from './paging/date-window.js';
+import { detectPageBase } from './paging/detect-page-base.js';
+import { type WindowOutcome, type WindowPage, pageWindow } from './paging/window-pager.js';
+import type { ExtractProgress } from './progress.js';
+import type { ResourceResult } from './resource-result.js';
+import { ParquetSpool, writeManifest } from './spool/index.js';
+import type { SourceState } from './state.js';
+
+/** The list envelope of the ticketing API: counts and pages arrive as strings. */
+const Envelope = z.object({
+  count: z.union([z.string().regex(/^\d+$/), z.number().int().nonnegative()]).transform(Number),
+  page: z.union([z.string(), z.number()]).optional(),
+  items: z.array(z.unknown()),
+});
+
+export interface DateWindowRun {
+  readonly dataDir: string;
+  readonly runId: string;
+  readonly runStartedAt: Date;
+  readonly connection: SourceConnection;
+  readonly client: HttpClient;
+  readonly duckdb: DuckDBInstance;
+  readonly state: SourceState;
+  readonly progress: ExtractProgress;
+  readonly fullRefresh: boolean;
+  /** Where a first or full-refresh run starts. */
+  readonly startDate: Date;
+  readonly lookbackMinutes: number;
+  readonly maxWindowDays: number;
+  /** Overrides an `auto` page base. */
+  readonly pageBaseOverride?: 0 | 1;
+}
+
+/**
+ * Extracts one date-windowed resource: from its stored position (or the start date) up to
+ * just before the run started, in windows under the API's 3-year cap, each read
+ * completely (see `pageWindow`), into Parquet; then the manifest, then the state.
+ */
+export async function extractDateWindowResource(run: DateWindowRun, spec: ResourceSpec): Promise<ResourceResult> {
+  const started = performance.now();
+  const key = `${run.connection.source}.${spec.name}`;
+  const { paging } = spec;
+  const prior = run.fullRefresh ? undefined : run.state.get(spec.name);
+  const from = prior ? Math.floor(Date.parse(prior.completeThrough) / 1000) - run.lookbackMinutes * 60 : Math.floor(run.startDate.getTime() / 1000);
+  // The last whole second strictly before the run began: anything changed while the run
+  // pages lands after date_end, so windows can only lose records, never gain them (see
+  // pageWindow). Records changed in the run's first fraction of a second are left to the
+  // next run, which starts from here minus the lookback.
+  const to = Math.floor((run.runStartedAt.getTime() - 1) / 1000);
+  const windows = splitRange(Math.min(from, to), to, run.maxWindowDays * 86_400);
+  const validate = itemSchema(spec.fields, spec.primaryKey);
+  const cursor = spec.cursorField;
+  const itemKey = (item: unknown) => keyOf(item, spec.primaryKey);
+  const cursorSecond = (item: unknown) => {
+    const value = cursor && isRecord(item) ? item[cursor] : undefined;
+    const ms = typeof value === 'string' ? Date.parse(value) : Number.NaN;
+    return Number.isNaN(ms) ? undefined : Math.floor(ms / 1000);
+  };
+
+  let requests = 0;
+  const fetchPage = async (window: DateWindow, page: number, size = paging.pageSize): Promise<WindowPage> => {
+    requests++;
+    const url = endpointUrl(run.connection.baseUrl, spec.path, { date_init: window.from, date_end: window.to, count_elements: size, page, order: 'ASC' });
+    const context = { source: run.connection.source, resource: spec.name, window: describeWindow(window), page };
+    const response = await run.client.getJson(url, {
+      headers: { authorization: run.connection.authorization, accept: 'application/json' },
+      context,
+      credentialHint: run.connection.credentialHint,
+    });
+    const envelope = Envelope.safeParse(response.body);
+    if (!envelope.success) {
+      throw new FanlakeError('E_BAD_ENVELOPE', `${spec.path} answered without the documented count/page/items envelope (window ${context.window}, page ${page})`, { context });
+    }
+    return envelope.data;
+  };
+
+  const spool = new ParquetSpool({
+    dataDir: run.dataDir,
+    source: run.connection.source,
+    resource: spec.name,
+    runId: run.runId,
+    columns: duckdbColumns(spec.fields),
+    extractedAt: run.runStartedAt.toISOString(),
+    duckdb: run.duckdb,
+  });
+  run.progress.started(key);
+  let highWaterMark: string | undefined;
+  const counted = new Set<DateWindow>();
+  const onPage = async ({ items, count }: WindowPage, window: DateWindow) => {
+    const valid: Record<string, unknown>[] = [];
+    for (const item of items) {
+      const parsed = validate.safeParse(item);
+      if (parsed.success) {
+        valid.push(item as Record<string, unknown>);
+        const value = cursor ? (item as Record<string, unknown>)[cursor] : undefined;
+        if (typeof value === 'string' && (!highWaterMark || value > highWaterMark)) highWaterMark = value;
+      } else {
+        await spool.quarantine(item, describeIssues(parsed.error));
+      }
+    }
+    await spool.append(valid);
+    // The first count of each planned window adds up to the total the ETA aims at.
+    const planned = windows.includes(window) && !counted.has(window);
+    counted.add(window);
+    run.progress.page(key, items.length, planned ? count : 0);
+  };
+
+  try {
+    const pageBase = paging.pageBase === 'auto' ? run.pageBaseOverride ?? (await detectPageBase(windows, fetchPage, itemKey)) : paging.pageBase;
+    const options = { fetchPage, onPage, cursorSecond, itemKey, pageBase, pageSize: paging.pageSize };
+    const settled = await Promise.allSettled(windows.map((window) => pageWindow(window, options)));
+    const outcomes = settled.flatMap((s) => (s.status === 'fulfilled' ? s.value : []));
+    const failed = windows.filter((_, k) => settled[k]!.status === 'rejected');
+    const errors = [...new Set(settled.flatMap((s) => (s.status === 'rejected' ? [errorMessage(s.reason)] : [])))];
+    if (failed.length === windows.length && windows.length > 0) throw new FanlakeError('E_RESOURCE_FAILED', errors.join('; '));
+
+    const written = await spool.finish();
+    const incomplete = outcomes.filter((outcome) => !outcome.complete).map((o) => o.window);
+    const messages = [
+      ...errors,
+      ...incomplete.map((w) => `window ${describeWindow(w)} kept changing while it was read; it will be read again next run`),
+    ];
+    const unstable = outcomes.reduce((sum, o) => sum + o.unstablePasses, 0);
+    if (unstable > 0) messages.push(`${unstable} window passes saw records change and were re-read in smaller windows`);
+    if (written.quarantined > 0) messages.push(`${written.quarantined} records quarantined (see ${spool.dir}/quarantine.ndjson)`);
+    // State may only claim what is complete: up to the first window that failed or kept changing.
+    const gaps = [...failed, ...incomplete];
+    const completeThrough = gaps.length > 0 ? Math.min(...gaps.map((w) => w.from)) : to;
+    const finishedAt = new Date().toISOString();
+    await writeManifest(run.dataDir, {
+      version: 1,
+      source: run.connection.source,
+      resource: spec.name,
+      runId: run.runId,
+      startedAt: run.runStartedAt.toISOString(),
+      finishedAt,
+      extractedAt: run.runStartedAt.toISOString(),
+      primaryKey: [...spec.primaryKey],
+      cursorField: cursor,
+      snapshot: false,
+      columns: written.columns,
+      files: written.files,
+      rows: written.rows,
+      quarantined: written.quarantined,
+      windows: outcomes.map((o) => ({ ...o.window, complete: o.complete, requests: o.requests })),
+      highWaterMark,
+    });
+    const prevThrough = prior ? Math.floor(Date.parse(prior.completeThrough) / 1000) : undefined;
+    if (prevThrough === undefined || completeThrough > prevThrough || run.fullRefresh) {
+      await run.state.advance(spec.name, {
+        completeThrough: new Date(completeThrough * 1000).toISOString(),
+        highWaterMark: highWaterMark ?? prior?.highWaterMark,
+        lastRunId: run.runId,
+        updatedAt: finishedAt,
+      });
+    }
+    return result(failed.length > 0 ? 'partial' : 'ok', written.rows, written.files.length, written.quarantined, messages);
+  } catch (error) {
+    await spool.abort();
+    return result('failed', 0, 0, 0, [errorMessage(error)]);
+  }
+
+  function result(status: ResourceResult['status'], rows: number, files: number, quarantined: number, messages: string[]): ResourceResult {
+    const outcome = { source: run.connection.source, resource: spec.name, status, rows, files, quarantined, requests, retries: run.progress.retriesOf(key), seconds: (performance.now() - started) / 1000, messages };
+    run.progress.finished(key, outcome);
+    return outcome;
+  }
+}
+
+function keyOf(item: unknown, primaryKey: readonly string[]): string | undefined {
+  if (!isRecord(item)) return undefined;
+  return primaryKey.map((field) => JSON.stringify(item[field] ?? null)).join('|');
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A short reason naming fields and types, never values (they may be personal data). */
+function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 5)
+    .map((issue) => `${issue.path.join('.') || '(item)'}: ${issue.message}`)
+    .join('; ');
+}

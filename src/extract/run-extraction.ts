@@ -1,0 +1,127 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Config } from '../config/load-config.js';
+import { registerSecret } from '../config/secrets.js';
+import { IN_MEMORY, openDatabase } from '../core/duckdb.js';
+import { UsageError } from '../core/errors.js';
+import { TICKETING_RESOURCES, ticketingConnection } from '../sources/ticketing/index.js';
+import type { ResourceSpec } from '../sources/resource-spec.js';
+import { extractDateWindowResource } from './date-window-extractor.js';
+import { createHttpClient } from './http/index.js';
+import { ExtractProgress } from './progress.js';
+import type { ResourceResult } from './resource-result.js';
+import { writeFileAtomic } from '../core/atomic-file.js';
+import { newRunId } from './spool/index.js';
+import { SourceState } from './state.js';
+
+export const SOURCES = ['ticketing', 'engagement'] as const;
+export type SourceName = (typeof SOURCES)[number];
+
+export interface ExtractRequest {
+  readonly config: Config;
+  /** Sources to extract; all configured ones when absent. */
+  readonly sources?: readonly SourceName[];
+  /** Resource names without the source prefix; all when absent. */
+  readonly resources?: readonly string[];
+  readonly fullRefresh?: boolean;
+  readonly progress?: ExtractProgress;
+}
+
+export interface ExtractRunResult {
+  readonly runId: string;
+  readonly results: ResourceResult[];
+  /** Sources left out, with why (not configured): not a failure. */
+  readonly skippedSources: { source: SourceName; reason: string }[];
+}
+
+const CATALOG: Record<SourceName, readonly ResourceSpec[]> = {
+  ticketing: TICKETING_RESOURCES,
+  engagement: [],
+};
+
+/** Runs one extraction: every selected resource of every configured source, concurrently. */
+export async function runExtraction(request: ExtractRequest): Promise<ExtractRunResult> {
+  const { config } = request;
+  const selected = request.sources ?? SOURCES;
+  checkResourceNames(selected, request.resources);
+  const runStartedAt = new Date();
+  const runId = newRunId(runStartedAt);
+  const progress = request.progress ?? new ExtractProgress();
+  const skippedSources: ExtractRunResult['skippedSources'] = [];
+  const results: ResourceResult[] = [];
+  const duckdb = await openDatabase(IN_MEMORY, { memoryLimit: '192MB', threads: 1 });
+  try {
+    for (const source of selected) {
+      if (source === 'engagement') {
+        skippedSources.push({ source, reason: 'engagement extraction is not built yet' });
+        continue;
+      }
+      const outcome = ticketingConnection(config);
+      if ('skipped' in outcome) {
+        skippedSources.push({ source, reason: outcome.skipped });
+        continue;
+      }
+      const { connection } = outcome;
+      registerSecret(connection.authorization.replace(/^Basic /, ''));
+      const client = createHttpClient({
+        concurrency: config.concurrency,
+        timeoutMs: config['http.timeoutMs'],
+        maxAttempts: config['http.maxAttempts'],
+        userAgent: 'fanlake/0.1',
+        onRetry: (event) => progress.retried(`${event.context.source}.${event.context.resource}`),
+      });
+      try {
+        const state = await SourceState.open(config.dataDir, source);
+        const specs = CATALOG[source].filter((spec) => !request.resources || request.resources.includes(spec.name));
+        const membersBase = config['ticketing.membersPageBase'];
+        const sourceResults = await Promise.all(
+          specs.map((spec) =>
+            extractDateWindowResource(
+              {
+                dataDir: config.dataDir,
+                runId,
+                runStartedAt,
+                connection,
+                client,
+                duckdb,
+                state,
+                progress,
+                fullRefresh: request.fullRefresh ?? false,
+                startDate: new Date(config['ticketing.startDate']),
+                lookbackMinutes: config['ticketing.lookbackMinutes'],
+                maxWindowDays: config['ticketing.maxWindowDays'],
+                pageBaseOverride: spec.name === 'members' && membersBase !== 'auto' ? (Number(membersBase) as 0 | 1) : undefined,
+              },
+              spec,
+            ),
+          ),
+        );
+        results.push(...sourceResults);
+      } finally {
+        await client.close();
+      }
+    }
+  } finally {
+    duckdb.closeSync();
+    progress.close();
+  }
+  await writeRunSummary(config.dataDir, runId, runStartedAt, results, skippedSources);
+  return { runId, results, skippedSources };
+}
+
+function checkResourceNames(sources: readonly SourceName[], resources?: readonly string[]): void {
+  if (!resources) return;
+  const known = sources.flatMap((source) => CATALOG[source].map((spec) => spec.name));
+  const unknown = resources.filter((name) => !known.includes(name));
+  if (unknown.length > 0) {
+    throw new UsageError(`unknown resource ${unknown.join(', ')}; known: ${known.join(', ')}`);
+  }
+}
+
+/** `$DATA/runs/<runId>.json`: what `status` reports about past runs. */
+async function writeRunSummary(dataDir: string, runId: string, startedAt: Date, results: ResourceResult[], skipped: ExtractRunResult['skippedSources']): Promise<void> {
+  const dir = join(dataDir, 'runs');
+  await mkdir(dir, { recursive: true });
+  const summary = { runId, startedAt: startedAt.toISOString(), finishedAt: new Date().toISOString(), results, skippedSources: skipped };
+  await writeFileAtomic(join(dir, `${runId}.json`), `${JSON.stringify(summary, null, 2)}\n`);
+}

@@ -1,0 +1,73 @@
+import { mkdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { FanlakeError } from '../core/errors.js';
+import { writeFileAtomic } from '../core/atomic-file.js';
+
+const ResourceStateSchema = z.object({
+  /** Every unchanged record with a cursor up to here is in raw files that are durable. */
+  completeThrough: z.iso.datetime(),
+  /** The newest cursor value seen, for `status`. */
+  highWaterMark: z.string().optional(),
+  lastRunId: z.string(),
+  updatedAt: z.iso.datetime(),
+});
+
+const SourceStateSchema = z.object({
+  version: z.literal(1),
+  resources: z.record(z.string(), ResourceStateSchema),
+});
+
+export type ResourceState = z.infer<typeof ResourceStateSchema>;
+
+/**
+ * `$DATA/state/<source>.json`: where incremental runs resume. It advances only after the
+ * files it covers are durable and their manifest is written, so a kill at any moment
+ * leaves state pointing at data that exists; a re-run reads the gap again.
+ */
+export class SourceState {
+  private constructor(
+    private readonly path: string,
+    private readonly data: z.infer<typeof SourceStateSchema>,
+    private writing: Promise<void> = Promise.resolve(),
+  ) {}
+
+  static async open(dataDir: string, source: string): Promise<SourceState> {
+    const path = join(dataDir, 'state', `${source}.json`);
+    let text: string;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch {
+      return new SourceState(path, { version: 1, resources: {} });
+    }
+    const parsed = SourceStateSchema.safeParse(safeJson(text));
+    if (!parsed.success) {
+      throw new FanlakeError('E_STATE_INVALID', `state file ${path} is damaged; move it away to re-extract ${source} from the start date`);
+    }
+    return new SourceState(path, parsed.data);
+  }
+
+  get(resource: string): ResourceState | undefined {
+    return this.data.resources[resource];
+  }
+
+  /** Records a resource's new position; writes are serialised and atomic. */
+  async advance(resource: string, state: ResourceState): Promise<void> {
+    this.data.resources[resource] = state;
+    const snapshot = `${JSON.stringify(this.data, null, 2)}\n`;
+    const write = this.writing.then(async () => {
+      await mkdir(join(this.path, '..'), { recursive: true });
+      await writeFileAtomic(this.path, snapshot);
+    });
+    this.writing = write.catch(() => undefined);
+    await write;
+  }
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
