@@ -59,7 +59,7 @@ export function adminRouter(sim: Simulator): Router {
   router.get('/__admin/engagement/:resource', ({ params, query }) => {
     if (!(ENGAGEMENT_RESOURCES as readonly string[]).includes(params.resource!)) return failure(404, `unknown engagement resource ${params.resource}`);
     const positionCount = query.get('positionCount');
-    return ndjson(sim.engagementRecords(params.resource as EngagementResource, { positionCount: positionCount ? Number(positionCount) : undefined }));
+    return ndjson(sim.engagementRecords(params.resource as EngagementResource, { positionCount: positionCount && /^\d+$/.test(positionCount) ? Number(positionCount) : undefined }));
   });
   router.add('POST', '/__admin/faults', ({ body }) => {
     const control = FaultControl.parse(body ?? {});

@@ -110,7 +110,10 @@ export function boolParam(query: URLSearchParams, name: string, fallback: boolea
  */
 export const MAX_PAGE_SIZE = 1000;
 
-/** pageIndex (zero-based, default 0) and pageSize (default 50, at most MAX_PAGE_SIZE). */
+/**
+ * pageIndex (zero-based, default 0) and pageSize (default 50, at most MAX_PAGE_SIZE).
+ * The profile list's defaults are not documented; it uses those of the other lists.
+ */
 export function paging(query: URLSearchParams): { pageIndex: number; pageSize: number } {
   return {
     pageIndex: intParam(query, 'pageIndex', 0, 0, Number.MAX_SAFE_INTEGER),

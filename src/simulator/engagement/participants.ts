@@ -1,6 +1,6 @@
 import type { Router } from '../http/router.js';
 import { failure } from '../http/router.js';
-import { idParam, jsonApi, pageOf, paging, v2 } from './guard.js';
+import { idParam, jsonApi, paging, v2 } from './guard.js';
 import type { EngagementApiState } from './state.js';
 
 /** Campaign app participants (create module), optionally of one campaign app: `{campaignAppParticipants}`. */
