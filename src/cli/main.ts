@@ -3,11 +3,16 @@ import { hideBin } from 'yargs/helpers';
 import { SETTINGS, type SettingSpec } from '../config/settings.js';
 import { type CommandModule, runHandler } from './command.js';
 import { out } from './output.js';
+import { buildCommand } from './commands/build.js';
+import { checkCommand } from './commands/check.js';
 import { extractCommand } from './commands/extract.js';
 import { loadCommand } from './commands/load.js';
+import { shellCommand } from './commands/shell.js';
 import { simulateCommand } from './commands/simulate.js';
+import { sqlCommand } from './commands/sql.js';
+import { statusCommand } from './commands/status.js';
 
-const COMMANDS: CommandModule<any>[] = [extractCommand, loadCommand, simulateCommand];
+const COMMANDS: CommandModule<any>[] = [extractCommand, loadCommand, buildCommand, checkCommand, sqlCommand, shellCommand, statusCommand, simulateCommand];
 
 /** Every non-secret setting is also a global flag, declared from the settings table. */
 function withSettingFlags(argv: Argv): Argv {

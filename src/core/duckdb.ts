@@ -8,6 +8,10 @@ export interface DatabaseOptions {
   memoryLimit?: string;
   /** Worker threads; DuckDB's default (all cores) when absent. */
   threads?: number;
+  /** READ_ONLY lets other processes read while one writes elsewhere, and forbids changes. */
+  accessMode?: 'READ_ONLY' | 'READ_WRITE';
+  /** False lets DuckDB stream without keeping row order, which saves memory when order is irrelevant. */
+  preserveInsertionOrder?: boolean;
 }
 
 /** Path DuckDB reads as a private in-memory database. */
@@ -23,6 +27,8 @@ export async function openDatabase(path: string, options: DatabaseOptions = {}):
   const config: Record<string, string> = {};
   if (options.memoryLimit !== undefined) config.memory_limit = options.memoryLimit;
   if (options.threads !== undefined) config.threads = String(options.threads);
+  if (options.accessMode !== undefined) config.access_mode = options.accessMode;
+  if (options.preserveInsertionOrder !== undefined) config.preserve_insertion_order = String(options.preserveInsertionOrder);
   try {
     return await DuckDBInstance.create(path, config);
   } catch (cause) {

@@ -1,9 +1,10 @@
 import type { DuckDBInstance } from '@duckdb/node-api';
+import type { LimitFunction } from 'p-limit';
 import { z } from 'zod';
 import { FanlakeError, errorMessage } from '../core/errors.js';
 import type { HttpClient } from './http/index.js';
 import { type SourceConnection, endpointUrl } from '../sources/connection.js';
-import { duckdbColumns, itemSchema } from '../sources/fields.js';
+import { duckdbColumns, itemValidator } from '../sources/fields.js';
 import type { ResourceSpec } from '../sources/resource-spec.js';
 import { type DateWindow, describeWindow, splitRange } from './paging/date-window.js';
 import { detectPageBase } from './paging/detect-page-base.js';
@@ -34,6 +35,8 @@ export interface DateWindowRun {
   readonly startDate: Date;
   readonly lookbackMinutes: number;
   readonly maxWindowDays: number;
+  /** Bounds the pages fetched but not yet written, across the source's resources. */
+  readonly pageSlots: LimitFunction;
   /** Overrides an `auto` page base. */
   readonly pageBaseOverride?: 0 | 1;
 }
@@ -55,7 +58,7 @@ export async function extractDateWindowResource(run: DateWindowRun, spec: Resour
   // next run, which starts from here minus the lookback.
   const to = Math.floor((run.runStartedAt.getTime() - 1) / 1000);
   const windows = splitRange(Math.min(from, to), to, run.maxWindowDays * 86_400);
-  const validate = itemSchema(spec.fields, spec.primaryKey);
+  const validate = itemValidator(spec.fields, spec.primaryKey);
   const cursor = spec.cursorField;
   const itemKey = (item: unknown) => keyOf(item, spec.primaryKey);
   const cursorSecond = (item: unknown) => {
@@ -96,13 +99,13 @@ export async function extractDateWindowResource(run: DateWindowRun, spec: Resour
   const onPage = async ({ items, count }: WindowPage, window: DateWindow) => {
     const valid: Record<string, unknown>[] = [];
     for (const item of items) {
-      const parsed = validate.safeParse(item);
-      if (parsed.success) {
+      const verdict = validate(item);
+      if (verdict.ok) {
         valid.push(item as Record<string, unknown>);
         const value = cursor ? (item as Record<string, unknown>)[cursor] : undefined;
         if (typeof value === 'string' && (!highWaterMark || value > highWaterMark)) highWaterMark = value;
       } else {
-        await spool.quarantine(item, describeIssues(parsed.error));
+        await spool.quarantine(item, verdict.reason);
       }
     }
     await spool.append(valid);
@@ -114,7 +117,7 @@ export async function extractDateWindowResource(run: DateWindowRun, spec: Resour
 
   try {
     const pageBase = paging.pageBase === 'auto' ? run.pageBaseOverride ?? (await detectPageBase(windows, fetchPage, itemKey)) : paging.pageBase;
-    const options = { fetchPage, onPage, cursorSecond, itemKey, pageBase, pageSize: paging.pageSize };
+    const options = { fetchPage, onPage, cursorSecond, itemKey, pageBase, pageSize: paging.pageSize, schedule: run.pageSlots };
     const settled = await Promise.allSettled(windows.map((window) => pageWindow(window, options)));
     const outcomes = settled.flatMap((s) => (s.status === 'fulfilled' ? s.value : []));
     const failed = windows.filter((_, k) => settled[k]!.status === 'rejected');
@@ -181,12 +184,4 @@ function keyOf(item: unknown, primaryKey: readonly string[]): string | undefined
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** A short reason naming fields and types, never values (they may be personal data). */
-function describeIssues(error: z.ZodError): string {
-  return error.issues
-    .slice(0, 5)
-    .map((issue) => `${issue.path.join('.') || '(item)'}: ${issue.message}`)
-    .join('; ');
 }

@@ -1,5 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import pLimit from 'p-limit';
 import type { Config } from '../config/load-config.js';
 import { registerSecret } from '../config/secrets.js';
 import { IN_MEMORY, openDatabase } from '../core/duckdb.js';
@@ -49,7 +50,9 @@ export async function runExtraction(request: ExtractRequest): Promise<ExtractRun
   const progress = request.progress ?? new ExtractProgress();
   const skippedSources: ExtractRunResult['skippedSources'] = [];
   const results: ResourceResult[] = [];
-  const duckdb = await openDatabase(IN_MEMORY, { memoryLimit: '192MB', threads: 1 });
+  // Only Parquet writing runs in this DuckDB; its limit is most of the extract's memory
+  // budget. A second thread does not speed the conversion up and doubles its buffers.
+  const duckdb = await openDatabase(IN_MEMORY, { memoryLimit: '160MB', threads: 1, preserveInsertionOrder: false });
   try {
     for (const source of selected) {
       if (source === 'engagement') {
@@ -74,6 +77,7 @@ export async function runExtraction(request: ExtractRequest): Promise<ExtractRun
         const state = await SourceState.open(config.dataDir, source);
         const specs = CATALOG[source].filter((spec) => !request.resources || request.resources.includes(spec.name));
         const membersBase = config['ticketing.membersPageBase'];
+        const pageSlots = pLimit(config.concurrency * 2);
         const sourceResults = await Promise.all(
           specs.map((spec) =>
             extractDateWindowResource(
@@ -90,6 +94,7 @@ export async function runExtraction(request: ExtractRequest): Promise<ExtractRun
                 startDate: new Date(config['ticketing.startDate']),
                 lookbackMinutes: config['ticketing.lookbackMinutes'],
                 maxWindowDays: config['ticketing.maxWindowDays'],
+                pageSlots,
                 pageBaseOverride: spec.name === 'members' && membersBase !== 'auto' ? (Number(membersBase) as 0 | 1) : undefined,
               },
               spec,

@@ -12,9 +12,10 @@ import { ensureLedger, loadedRuns, recordLoads, runKey } from './load-ledger.js'
 import { mergeTable } from './merge-table.js';
 import type { TableMergeInput } from './merge-table.js';
 import { verifyRunFiles } from './verify-files.js';
+import { WAREHOUSE_FILE } from '../warehouse/warehouse.js';
 
 /** The warehouse file inside the data dir (fixed by the contract). */
-export const WAREHOUSE_FILE = 'warehouse.duckdb';
+export { WAREHOUSE_FILE };
 
 export const LOAD_STATUSES = ['ok', 'failed', 'skipped'] as const;
 /** `ok`: merged and committed; `failed`: nothing of it committed (see `error`); `skipped`: no new runs. */

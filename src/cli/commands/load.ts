@@ -1,6 +1,6 @@
-import { join } from 'node:path';
 import type { Argv } from 'yargs';
-import { WAREHOUSE_FILE, loadWarehouse } from '../../load/index.js';
+import { loadWarehouse } from '../../load/index.js';
+import { warehousePath as pathOf } from '../../warehouse/warehouse.js';
 import type { CommandModule } from '../command.js';
 import { out, table } from '../output.js';
 
@@ -10,7 +10,7 @@ export const loadCommand: CommandModule<object> = {
   builder: (yargs: Argv) => yargs,
 
   async run(_args, { config }) {
-    const warehousePath = join(config.dataDir, WAREHOUSE_FILE);
+    const warehousePath = pathOf(config.dataDir);
     const results = await loadWarehouse({ dataDir: config.dataDir, warehousePath, memoryLimit: '1GB', threads: 2 });
     if (results.every((r) => r.status === 'skipped')) {
       out.info('nothing new to load');

@@ -19,6 +19,11 @@ export interface WindowPagerOptions {
   itemKey(item: unknown): string | undefined;
   pageBase: 0 | 1;
   pageSize: number;
+  /**
+   * Runs a page's fetch-and-write; a shared limiter here bounds how many pages are in
+   * memory at once, so a slow disk slows the fetching instead of filling the heap.
+   */
+  schedule?: <T>(task: () => Promise<T>) => Promise<T>;
   /** Passes over one window that cannot be split further before giving up on it. */
   maxPasses?: number;
 }
@@ -95,19 +100,21 @@ async function readPass(window: DateWindow, options: WindowPagerOptions): Promis
     }
     if (key !== undefined) firstKeys.set(key, page.count);
     await options.onPage(page, window);
-    return page;
+    // Only the count and size are kept: the items are written, and a window's pages must
+    // not pile up in memory until the pass ends.
+    return { count: page.count, received: page.items.length };
   };
-  const first = await take(await options.fetchPage(window, pageBase));
+  const schedule = options.schedule ?? ((task) => task());
+  const read = (page: number) => schedule(async () => take(await options.fetchPage(window, page)));
+  const first = await read(pageBase);
   const pages = Math.max(1, Math.ceil(first.count / pageSize));
   if (pages > MAX_PAGES_PER_WINDOW) {
     throw new FanlakeError('E_PAGING_RUNAWAY', `the server reports ${first.count} records in window ${describeWindow(window)}: more than ${MAX_PAGES_PER_WINDOW} pages`, {
       context: { window: describeWindow(window) },
     });
   }
-  const rest = await Promise.all(
-    Array.from({ length: pages - 1 }, (_, k) => options.fetchPage(window, pageBase + 1 + k).then(take)),
-  );
-  const received = [first, ...rest].reduce((sum, page) => sum + page.items.length, 0);
+  const rest = await Promise.all(Array.from({ length: pages - 1 }, (_, k) => read(pageBase + 1 + k)));
+  const received = [first, ...rest].reduce((sum, page) => sum + page.received, 0);
   const stable = rest.every((page) => page.count === first.count) && received === first.count;
   return { stable, requests: pages, pageStarts };
 }

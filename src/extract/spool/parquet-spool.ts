@@ -11,15 +11,27 @@ import { QuarantineWriter } from './quarantine-writer.js';
 import { partFileName, QUARANTINE_FILE, runDir, spoolFileName, TMP_SUFFIX, toDataRelative } from './raw-layout.js';
 import type { RawRunRef } from './raw-layout.js';
 
+const conversions = new WeakMap<DuckDBInstance, Promise<unknown>>();
+
+/**
+ * Conversions sharing one DuckDB run one after another: each holds a row group of wide
+ * rows in memory, and several at once would break the instance's memory limit.
+ */
+function oneAtATime<T>(duckdb: DuckDBInstance, task: () => Promise<T>): Promise<T> {
+  const next = (conversions.get(duckdb) ?? Promise.resolve()).then(task, task);
+  conversions.set(duckdb, next.catch(() => undefined));
+  return next;
+}
+
 /** The type undeclared fields get: any JSON value fits, and nested values stay nested. */
 export const UNDECLARED_COLUMN_TYPE = 'JSON';
 
 /** Sized so one part is a few tens of MB for typical records and converts in seconds. */
 export const DEFAULT_ROWS_PER_FILE = 250_000;
 
-// The Parquet writer holds a row group in memory; 30 DuckDB vectors keeps wide JSON rows
-// well inside the spool's 256MB DuckDB.
-const DEFAULT_ROW_GROUP_SIZE = 61_440;
+// The Parquet writer holds a row group in memory; 8 DuckDB vectors keeps wide JSON rows
+// well inside a DuckDB of 160MB.
+const DEFAULT_ROW_GROUP_SIZE = 16_384;
 
 const OWN_DUCKDB = { memoryLimit: '256MB', threads: 1 } as const;
 
@@ -197,7 +209,8 @@ export class ParquetSpool {
     this.#spool = undefined;
     const part = this.#partPath();
     const tmp = `${part}${TMP_SUFFIX}`;
-    const written = await withConnection(await this.#duckdb(), (connection) =>
+    const duckdb = await this.#duckdb();
+    const written = await oneAtATime(duckdb, () => withConnection(duckdb, (connection) =>
       convertSpoolToParquet(connection, {
         spoolPath: this.#spoolPath(),
         parquetPath: tmp,
@@ -207,7 +220,7 @@ export class ParquetSpool {
         longestLineBytes: this.#longestLine,
         rowGroupSize: this.#options.rowGroupSize ?? DEFAULT_ROW_GROUP_SIZE,
       }),
-    );
+    ));
     if (written !== this.#spoolRows) {
       throw new FanlakeError('E_SPOOL_CONVERT', `spooled ${this.#spoolRows} rows but DuckDB wrote ${written}`, this.#context());
     }

@@ -2,6 +2,8 @@ import { Timeline } from './timeline.js';
 
 export type Item = Record<string, unknown>;
 
+const RECENT_RECORDS = 4096;
+
 /**
  * A resource paged by `last_update` windows. Records are generated on demand from their
  * index and version; what changes after start-up (a new version from `--mutate` or the
@@ -15,6 +17,8 @@ export abstract class CursorResource {
   /** Records added verbatim (for example malformed ones for quarantine tests). */
   private readonly verbatim = new Map<number, Item>();
   private readonly copies = new Map<number, number>();
+  /** Recently generated records, oldest first (a small FIFO cache). */
+  private readonly recent = new Map<number, { version: number; lastUpdateMs: number; item: Item }>();
 
   protected constructor(
     readonly name: string,
@@ -32,10 +36,18 @@ export abstract class CursorResource {
 
   /** The record as the API serves it now. */
   record(index: number): Item {
-    const lastUpdate = new Date(this.timeline.lastUpdateOf(index)).toISOString();
-    const item = this.verbatim.get(index) ?? this.generate(index, this.versions[index]!, lastUpdate);
+    const lastUpdateMs = this.timeline.lastUpdateOf(index);
+    const version = this.versions[index] ?? 0;
+    const cached = this.recent.get(index);
+    if (cached && cached.version === version && cached.lastUpdateMs === lastUpdateMs && !this.patches.has(index)) return cached.item;
+    const lastUpdate = new Date(lastUpdateMs).toISOString();
+    const item = this.verbatim.get(index) ?? this.generate(index, version, lastUpdate);
     const patch = this.patches.get(index);
-    return patch ? { ...item, ...patch, last_update: lastUpdate } : item;
+    const served = patch ? { ...item, ...patch, last_update: lastUpdate } : item;
+    // Tickets and merchandise embed their buyer's user record: popular buyers recur.
+    if (this.recent.size >= RECENT_RECORDS) this.recent.delete(this.recent.keys().next().value!);
+    this.recent.set(index, { version, lastUpdateMs, item: served });
+    return served;
   }
 
   /** A new version of the record, updated at `atMs`. */

@@ -56,7 +56,7 @@ describe('engagement access rules', () => {
     } as const;
     for (const [module, paths] of Object.entries(byModule)) {
       const switched = await fetch(`${sim.url}/__admin/engagement/modules`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ [module]: false }) });
-      expect((await switched.json())[module]).toBe(false);
+      expect(((await switched.json()) as Record<string, boolean>)[module]).toBe(false);
       for (const path of paths) {
         const answer = await engagementGet(sim, v2(sim, path));
         expect(answer.status, path).toBe(403);

@@ -186,8 +186,22 @@ function matchOf(matchStart: Uint32Array, index: number): number {
   return lo;
 }
 
+/** Facts of recently seen orders: every ticket of an order asks for them, and prices of siblings. */
+const recentOrders = new WeakMap<TicketSource, Map<number, OrderFacts>>();
+
 function orderFacts(source: TicketSource, index: number): OrderFacts {
   const first = source.orderStart[index]!;
+  let cache = recentOrders.get(source);
+  if (!cache) recentOrders.set(source, (cache = new Map()));
+  const known = cache.get(first);
+  if (known) return known;
+  const facts = computeOrderFacts(source, first);
+  if (cache.size >= 2048) cache.delete(cache.keys().next().value!);
+  cache.set(first, facts);
+  return facts;
+}
+
+function computeOrderFacts(source: TicketSource, first: number): OrderFacts {
   let size = 1;
   while (first + size < source.orderStart.length && source.orderStart[first + size] === first) size++;
   const match = source.matches[matchOf(source.matchStart, first)]!;

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# `make demo`: the whole job on the simulator — serve both APIs, extract, load, query.
+# Writes to $FANLAKE_DATA_DIR (default ./data/demo); DEMO_SCALE sizes the fan base (default 0.5).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+export FANLAKE_DATA_DIR="${FANLAKE_DATA_DIR:-./data/demo}"
+export FANLAKE_TICKETING_TOKEN="${FANLAKE_TICKETING_TOKEN:-demo-ticketing-token}"
+export FANLAKE_ENGAGEMENT_API_KEY="${FANLAKE_ENGAGEMENT_API_KEY:-demo-engagement-key}"
+export FANLAKE_ENGAGEMENT_ORG_ID="${FANLAKE_ENGAGEMENT_ORG_ID:-4711}"
+
+log=$(mktemp)
+bin/fanlake simulate --port 0 --scale "${DEMO_SCALE:-0.5}" --seed 7 >"$log" 2>&1 &
+simulator=$!
+trap 'kill "$simulator" 2>/dev/null || true; rm -f "$log"' EXIT
+
+url=""
+for _ in $(seq 1 150); do
+  url=$(grep -o 'listening on http://[^ ]*' "$log" | cut -d' ' -f3 || true)
+  [ -n "$url" ] && break
+  kill -0 "$simulator" 2>/dev/null || { cat "$log"; exit 1; }
+  sleep 0.2
+done
+[ -n "$url" ] || { echo "the simulator did not start"; cat "$log"; exit 1; }
+export FANLAKE_TICKETING_URL="$url" FANLAKE_ENGAGEMENT_URL="$url"
+echo "== simulator at $url (data in $FANLAKE_DATA_DIR)"
+
+step() { echo; echo "== fanlake $*"; bin/fanlake "$@"; }
+step extract
+step load
+step status
+step sql "select season, count(*) as tickets, sum(ticket_price::decimal(12,2)) as revenue_nok from raw.ticketing_tickets group by season order by season"
+echo
+echo "Explore further with: FANLAKE_DATA_DIR=$FANLAKE_DATA_DIR bin/fanlake shell"

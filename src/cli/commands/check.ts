@@ -1,0 +1,64 @@
+import type { Json } from '@duckdb/node-api';
+import type { Argv } from 'yargs';
+import { checksFailed, runChecks } from '../../models/index.js';
+import type { TestResult } from '../../models/index.js';
+import type { CommandModule } from '../command.js';
+import { out, table } from '../output.js';
+
+export interface CheckCommandDefaults {
+  /** Models root; the package's `sql/` when absent (tests point it at fixtures). */
+  modelsDir?: string;
+  /** Clock for freshness tests. */
+  now?: () => Date;
+}
+
+/** `fanlake check`, with the models root and clock injectable for tests. */
+export function createCheckCommand(defaults: CheckCommandDefaults = {}): CommandModule<object> {
+  return {
+    command: 'check',
+    describe: 'Run the data tests of sources and models; exit 1 when an error-level test fails',
+    builder: (yargs: Argv) => yargs,
+
+    async run(_args, { config }) {
+      const results = await runChecks({
+        dataDir: config.dataDir,
+        modelsDir: defaults.modelsDir,
+        now: defaults.now?.(),
+        memoryLimit: '1GB',
+        threads: 2,
+      });
+      if (results.length === 0) {
+        out.info('no data tests declared');
+        return 0;
+      }
+      out.result(
+        table(
+          ['test', 'severity', 'status', 'failures'],
+          results.map((r) => [r.name, r.severity, r.status, r.failures]),
+        ),
+      );
+      for (const result of results.filter((r) => r.status !== 'pass')) out.result(`\n${details(result)}`);
+      const failing = results.filter((r) => r.status !== 'pass');
+      const errors = failing.filter((r) => r.severity === 'error').length;
+      out.info(`${results.length - failing.length} passed, ${errors} failed, ${failing.length - errors} warned`);
+      return checksFailed(results) ? 1 : 0;
+    },
+  };
+}
+
+export const checkCommand = createCheckCommand();
+
+function details(result: TestResult): string {
+  const lines = [`${result.status === 'error' ? 'could not run' : 'failing'}: ${result.name}${result.message ? ` — ${result.message}` : ''}`];
+  if (result.sample.length > 0) {
+    const columns = [...new Set(result.sample.flatMap((row) => Object.keys(row)))];
+    lines.push(table(columns, result.sample.map((row) => columns.map((column) => cell(row[column])))));
+    if (result.failures > result.sample.length) lines.push(`... ${result.failures - result.sample.length} more`);
+  }
+  return lines.join('\n');
+}
+
+function cell(value: Json | undefined): string {
+  const text = value === undefined ? '' : value === null ? 'null' : typeof value === 'object' ? JSON.stringify(value) : String(value);
+  return text.length > 40 ? `${text.slice(0, 39)}…` : text;
+}

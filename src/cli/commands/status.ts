@@ -1,0 +1,52 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Argv } from 'yargs';
+import { queryRows } from '../../core/duckdb.js';
+import { SOURCES } from '../../extract/run-extraction.js';
+import { LEDGER_TABLE } from '../../load/index.js';
+import { warehousePath, withWarehouseReader } from '../../warehouse/warehouse.js';
+import type { CommandModule } from '../command.js';
+import { out, table } from '../output.js';
+
+export const statusCommand: CommandModule<object> = {
+  command: 'status',
+  describe: 'What was extracted and loaded when, and how fresh each table is',
+  builder: (yargs: Argv) => yargs,
+
+  async run(_args, { config }) {
+    const dataDir = config.dataDir;
+    const extracted: (string | number)[][] = [];
+    for (const source of SOURCES) {
+      const path = join(dataDir, 'state', `${source}.json`);
+      if (!existsSync(path)) continue;
+      const state = JSON.parse(readFileSync(path, 'utf8')) as { resources: Record<string, { completeThrough: string; highWaterMark?: string; lastRunId: string; updatedAt: string }> };
+      for (const [resource, s] of Object.entries(state.resources)) {
+        extracted.push([`${source}.${resource}`, s.updatedAt, s.completeThrough, s.highWaterMark ?? '', s.lastRunId]);
+      }
+    }
+    out.result(extracted.length ? table(['resource', 'extracted at', 'complete through', 'newest record', 'last run'], extracted) : 'nothing extracted yet');
+
+    const runsDir = join(dataDir, 'runs');
+    const runs = existsSync(runsDir) ? readdirSync(runsDir).filter((f) => f.endsWith('.json')).sort() : [];
+    if (runs.length > 0) {
+      const last = JSON.parse(readFileSync(join(runsDir, runs.at(-1)!), 'utf8')) as { runId: string; finishedAt: string; results: { status: string }[] };
+      const failed = last.results.filter((r) => r.status !== 'ok').length;
+      out.result(`\nlast extraction ${last.runId} finished ${last.finishedAt}: ${last.results.length} resources, ${failed} not ok`);
+    }
+
+    if (!existsSync(warehousePath(dataDir))) {
+      out.result('\nno warehouse yet (run fanlake load)');
+      return 0;
+    }
+    const loads = await withWarehouseReader(dataDir, (connection) =>
+      queryRows(
+        connection,
+        `select source || '_' || resource as "table", count(*) as runs, sum(rows) as rows_loaded, max(loaded_at)::varchar as last_loaded, max(extracted_at)::varchar as newest_extract, (now() - max(extracted_at))::varchar as age
+         from raw.${LEDGER_TABLE} group by all order by 1`,
+      ),
+    );
+    out.result(`\nwarehouse ${warehousePath(dataDir)}`);
+    out.result(table(['raw table', 'runs', 'rows loaded', 'last loaded', 'newest extract', 'age'], loads.map((r) => [String(r.table), Number(r.runs), Number(r.rows_loaded), String(r.last_loaded), String(r.newest_extract), String(r.age)])));
+    return 0;
+  },
+};

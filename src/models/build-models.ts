@@ -1,0 +1,171 @@
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { IN_MEMORY, openDatabase, queryRows, quoteIdent } from '../core/duckdb.js';
+import type { DatabaseOptions } from '../core/duckdb.js';
+import { FanlakeError } from '../core/errors.js';
+import { WAREHOUSE_FILE } from '../load/index.js';
+import { discoverProject, DEFAULT_MODELS_DIR, SOURCE_SCHEMA } from './discover-project.js';
+import { collectLineage, writeLineage } from './lineage.js';
+import { loadSeed, materializeModel } from './materialize.js';
+import type { Materialization } from './model-header.js';
+import { MODEL_ERROR_CODES, modelFailure } from './model-errors.js';
+import { buildGraph } from './model-graph.js';
+import type { GraphNode, ModelGraph } from './model-graph.js';
+import { runGraph } from './run-graph.js';
+import { selectModels } from './select-models.js';
+
+export const BUILD_STATUSES = ['ok', 'failed', 'skipped'] as const;
+/** `ok`: written; `failed`: its SQL failed, the old object is kept (see `error`); `skipped`: a parent did not build (see `reason`). */
+export type BuildStatus = (typeof BUILD_STATUSES)[number];
+
+/** The outcome for one model or seed; the CLI prints these and picks the exit code. */
+export interface ModelResult {
+  /** Table name, e.g. `stg_ticketing__tickets`. */
+  model: string;
+  /** `staging`, `intermediate`, `marts` or `seeds`. */
+  schema: string;
+  materialized: Materialization | 'seed';
+  status: BuildStatus;
+  /** Rows written: the whole table, an incremental model's increment, a seed's rows; absent for views. */
+  rows?: number;
+  seconds: number;
+  error?: FanlakeError;
+  /** Why it was skipped, naming the parent that failed. */
+  reason?: string;
+}
+
+export type BuildEvent = { type: 'build-started'; nodes: number } | { type: 'node-finished'; result: ModelResult };
+
+export interface BuildModelsOptions extends DatabaseOptions {
+  dataDir: string;
+  /** Defaults to `<dataDir>/warehouse.duckdb`. */
+  warehousePath?: string;
+  /** Defaults to the package's `sql/` folder. */
+  modelsDir?: string;
+  /** `--select` selectors (see selectModels); none builds everything. */
+  select?: readonly string[];
+  /** Rebuild incremental models from scratch. */
+  fullRefresh?: boolean;
+  /**
+   * Models built at once on separate connections. Default 1: on two shared cores DuckDB already
+   * uses both for one query, and parallel models measured no faster (see index.ts).
+   */
+  concurrency?: number;
+  onEvent?: (event: BuildEvent) => void;
+}
+
+/**
+ * `fanlake build`: loads every seed, then runs the selected models in dependency order and
+ * writes `<dataDir>/lineage.json`. A failed model skips its descendants; independent
+ * branches still build. Throws only before anything ran: a broken SQL project
+ * (ModelProjectError), an unknown `--select` name (UsageError), or a warehouse that cannot
+ * be opened; and after the run only if lineage.json cannot be written.
+ */
+export async function buildModels(options: BuildModelsOptions): Promise<ModelResult[]> {
+  const project = await discoverProject(options.modelsDir ?? DEFAULT_MODELS_DIR);
+  await mkdir(options.dataDir, { recursive: true });
+  const instance = await openDatabase(options.warehousePath ?? join(options.dataDir, WAREHOUSE_FILE), options);
+  const connections: DuckDBConnection[] = [];
+  try {
+    connections.push(await instance.connect());
+    const main = connections[0]!;
+    const graph = await buildGraph(project, main);
+    const seeds = graph.order.filter((relation) => graph.nodes.get(relation)!.kind === 'seed');
+    const chosen = new Set([...seeds, ...selectModels(graph, options.select)]);
+    const order = graph.order.filter((relation) => chosen.has(relation));
+    options.onEvent?.({ type: 'build-started', nodes: order.length });
+    if (order.length === 0) return [];
+
+    for (const schema of new Set(order.map((relation) => graph.nodes.get(relation)!.schema))) {
+      await main.run(`create schema if not exists ${quoteIdent(schema)}`);
+    }
+    const sources = await existingSources(main);
+    const concurrency = Math.max(1, options.concurrency ?? 1);
+    while (connections.length < concurrency) connections.push(await instance.connect());
+
+    const results = new Map<string, ModelResult>();
+    const outcomes = await runGraph({
+      order,
+      parentsOf: (relation) => graph.nodes.get(relation)!.parents,
+      concurrency,
+      run: async (relation, slot) => {
+        const result = await buildNode(connections[slot]!, graph.nodes.get(relation)!, sources, options.fullRefresh ?? false);
+        results.set(relation, result);
+        options.onEvent?.({ type: 'node-finished', result });
+        return { failed: result.status === 'failed', value: result };
+      },
+    });
+    for (const [relation, outcome] of outcomes) {
+      if (outcome.status !== 'skipped') continue;
+      const node = graph.nodes.get(relation)!;
+      const reason =
+        outcome.via === outcome.failedAncestor ? `parent ${outcome.failedAncestor} failed` : `upstream ${outcome.failedAncestor} failed (via ${outcome.via})`;
+      const result: ModelResult = { ...identity(node), status: 'skipped', seconds: 0, reason };
+      results.set(relation, result);
+      options.onEvent?.({ type: 'node-finished', result });
+    }
+
+    await writeLineage(options.dataDir, await collectLineage(main, graph));
+    return order.map((relation) => results.get(relation)!);
+  } finally {
+    for (const connection of connections) connection.closeSync();
+    instance.closeSync();
+  }
+}
+
+/** The graph of the SQL project, parsed with a throwaway in-memory DuckDB; for tools and tests. */
+export async function loadModelGraph(modelsDir: string = DEFAULT_MODELS_DIR, instance?: DuckDBInstance): Promise<ModelGraph> {
+  const project = await discoverProject(modelsDir);
+  const owned = instance ?? (await openDatabase(IN_MEMORY, { threads: 1 }));
+  try {
+    const connection = await owned.connect();
+    try {
+      return await buildGraph(project, connection);
+    } finally {
+      connection.closeSync();
+    }
+  } finally {
+    if (!instance) owned.closeSync();
+  }
+}
+
+async function buildNode(connection: DuckDBConnection, node: GraphNode, sources: ReadonlySet<string>, fullRefresh: boolean): Promise<ModelResult> {
+  const started = performance.now();
+  const seconds = () => Math.round(performance.now() - started) / 1000;
+  try {
+    if (node.kind === 'seed') {
+      const { rows } = await loadSeed(connection, node.seed);
+      return { ...identity(node), status: 'ok', rows, seconds: seconds() };
+    }
+    const missing = node.sources.filter((source) => !sources.has(source));
+    if (missing.length > 0) {
+      throw new FanlakeError(
+        MODEL_ERROR_CODES.sourceMissing,
+        `${node.relation} (${node.file}) reads ${missing.join(', ')}, not in the warehouse; extract and load ${missing.length > 1 ? 'them' : 'it'} first`,
+        { context: { model: node.relation, missing } },
+      );
+    }
+    const { rows } = await materializeModel(connection, node.model, { fullRefresh, firstBuildSql: node.firstBuildSql });
+    return { ...identity(node), status: 'ok', ...(rows === undefined ? {} : { rows }), seconds: seconds() };
+  } catch (cause) {
+    const code = node.kind === 'seed' ? MODEL_ERROR_CODES.seedFailed : MODEL_ERROR_CODES.modelFailed;
+    return { ...identity(node), status: 'failed', seconds: seconds(), error: modelFailure(code, node.relation, cause) };
+  }
+}
+
+function identity(node: GraphNode): Pick<ModelResult, 'model' | 'schema' | 'materialized'> {
+  return { model: node.name, schema: node.schema, materialized: node.kind === 'seed' ? 'seed' : node.model.materialized };
+}
+
+/** `raw.*` tables and views present now; raw is not changed by a build, so one look suffices. */
+async function existingSources(connection: DuckDBConnection): Promise<Set<string>> {
+  const rows = await queryRows(
+    connection,
+    `select lower(schema_name || '.' || table_name) as relation from duckdb_tables() where database_name = current_database() and schema_name = $schema
+     union all
+     select lower(schema_name || '.' || view_name) from duckdb_views() where database_name = current_database() and schema_name = $schema`,
+    { schema: SOURCE_SCHEMA },
+  );
+  return new Set(rows.map((row) => String(row.relation)));
+}

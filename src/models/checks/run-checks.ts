@@ -1,0 +1,125 @@
+import type { DuckDBConnection, Json } from '@duckdb/node-api';
+import { access } from 'node:fs/promises';
+import { join } from 'node:path';
+import { queryRows, quoteIdent, withConnection } from '../../core/duckdb.js';
+import type { DatabaseOptions } from '../../core/duckdb.js';
+import { FanlakeError } from '../../core/errors.js';
+import { WAREHOUSE_FILE } from '../../load/index.js';
+import { DEFAULT_MODELS_DIR, discoverProject } from '../discover-project.js';
+import { MODEL_ERROR_CODES } from '../model-errors.js';
+import { planTests } from './plan-tests.js';
+import type { CheckKind, PlannedTest } from './plan-tests.js';
+import type { Freshness } from './sources-file.js';
+import type { Severity } from './test-declaration.js';
+
+export const TEST_STATUSES = ['pass', 'fail', 'error'] as const;
+/** `pass`; `fail`: failing rows found (or data too old); `error`: the test could not run (missing table, bad SQL). */
+export type TestStatus = (typeof TEST_STATUSES)[number];
+
+export interface TestResult {
+  name: string;
+  kind: CheckKind;
+  target?: string;
+  /** The level it is judged at: the declared one, or for freshness the threshold crossed. */
+  severity: Severity;
+  status: TestStatus;
+  /** Failing rows (for unique and accepted_values: failing values); 1 for stale data. */
+  failures: number;
+  /** The first few failing rows, JSON-safe. */
+  sample: Record<string, Json>[];
+  seconds: number;
+  /** What a person should read: the staleness, or why the test could not run. */
+  message?: string;
+  error?: FanlakeError;
+}
+
+export interface RunChecksOptions extends DatabaseOptions {
+  dataDir: string;
+  /** Defaults to `<dataDir>/warehouse.duckdb`. */
+  warehousePath?: string;
+  /** Defaults to the package's `sql/` folder. */
+  modelsDir?: string;
+  /** The time freshness is measured against; defaults to now. */
+  now?: Date;
+  /** Failing rows kept per test; default 5. */
+  sampleSize?: number;
+}
+
+/** Whether a set of results should fail `check`: any error-level test that failed or could not run. */
+export function checksFailed(results: readonly TestResult[]): boolean {
+  return results.some((result) => result.severity === 'error' && result.status !== 'pass');
+}
+
+const FAILURES_COLUMN = '__fanlake_failures';
+
+/**
+ * `fanlake check`: runs every source test, model test and custom SQL test against the
+ * warehouse, one after the other, and returns a result per test; never throws for a test.
+ *
+ * @throws ModelProjectError for a broken declaration, FanlakeError `E_WAREHOUSE_MISSING`.
+ */
+export async function runChecks(options: RunChecksOptions): Promise<TestResult[]> {
+  const project = await discoverProject(options.modelsDir ?? DEFAULT_MODELS_DIR);
+  const tests = planTests(project);
+  const warehousePath = options.warehousePath ?? join(options.dataDir, WAREHOUSE_FILE);
+  await access(warehousePath).catch((cause: unknown) => {
+    throw new FanlakeError(MODEL_ERROR_CODES.warehouseMissing, `no warehouse at ${warehousePath}; run fanlake load and build first`, { cause });
+  });
+  const now = options.now ?? new Date();
+  return withConnection(
+    warehousePath,
+    async (connection) => {
+      // Timestamps without a zone (and ISO text without an offset) are UTC in raw and the marts.
+      await connection.run(`set TimeZone = 'UTC'`);
+      const results: TestResult[] = [];
+      for (const test of tests) results.push(await runTest(connection, test, now, options.sampleSize ?? 5));
+      return results;
+    },
+    options,
+  );
+}
+
+async function runTest(connection: DuckDBConnection, test: PlannedTest, now: Date, sampleSize: number): Promise<TestResult> {
+  const started = performance.now();
+  const base = { name: test.name, kind: test.kind, ...(test.target ? { target: test.target } : {}), severity: test.severity };
+  const seconds = () => Math.round(performance.now() - started) / 1000;
+  try {
+    if ('freshness' in test) return { ...base, ...(await measureFreshness(connection, test.target!, test.freshness, now)), seconds: seconds() };
+    const rows = await queryRows(connection, `select count(*) over () as ${FAILURES_COLUMN}, * from (\n${test.sql}\n) as failing limit ${sampleSize}`);
+    const failures = Number(rows[0]?.[FAILURES_COLUMN] ?? 0);
+    const sample = rows.map(({ [FAILURES_COLUMN]: _count, ...row }) => row);
+    return { ...base, status: failures > 0 ? 'fail' : 'pass', failures, sample, seconds: seconds() };
+  } catch (cause) {
+    const message = cause instanceof Error ? cause.message : String(cause);
+    const error = new FanlakeError(MODEL_ERROR_CODES.testBroken, `${test.name}: ${message}`, { context: { model: test.target }, cause });
+    return { ...base, status: 'error', failures: 0, sample: [], seconds: seconds(), message, error };
+  }
+}
+
+async function measureFreshness(
+  connection: DuckDBConnection,
+  relation: string,
+  freshness: Freshness,
+  now: Date,
+): Promise<Pick<TestResult, 'status' | 'severity' | 'failures' | 'sample' | 'message'>> {
+  const table = relation.split('.').map(quoteIdent).join('.');
+  const field = quoteIdent(freshness.field);
+  const [row] = await queryRows(
+    connection,
+    `select max(try_cast(${field} as timestamptz))::varchar as latest, epoch(max(try_cast(${field} as timestamptz))) as latest_epoch from ${table}`,
+  );
+  const limits = [
+    freshness.warnAfterHours === undefined ? '' : `warn after ${freshness.warnAfterHours} h`,
+    freshness.errorAfterHours === undefined ? '' : `error after ${freshness.errorAfterHours} h`,
+  ].filter(Boolean).join(', ');
+  const worst: Severity = freshness.errorAfterHours === undefined ? 'warn' : 'error';
+  if (row?.latest_epoch === null || row?.latest_epoch === undefined) {
+    return { status: 'fail', severity: worst, failures: 1, sample: [], message: `no ${freshness.field} values in ${relation} (${limits})` };
+  }
+  const ageHours = (now.getTime() / 1000 - Number(row.latest_epoch)) / 3600;
+  const sample = [{ latest: row.latest as Json, age_hours: Math.round(ageHours * 10) / 10 }];
+  const message = `latest ${freshness.field} is ${ageHours.toFixed(1)} h old (${limits})`;
+  if (freshness.errorAfterHours !== undefined && ageHours > freshness.errorAfterHours) return { status: 'fail', severity: 'error', failures: 1, sample, message };
+  if (freshness.warnAfterHours !== undefined && ageHours > freshness.warnAfterHours) return { status: 'fail', severity: 'warn', failures: 1, sample, message };
+  return { status: 'pass', severity: worst, failures: 0, sample, message };
+}

@@ -1,0 +1,169 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { basename, join, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseSourcesFile, SOURCES_FILE } from './checks/sources-file.js';
+import type { SourceDefinition } from './checks/sources-file.js';
+import type { Severity } from './checks/test-declaration.js';
+import { DEFAULT_MATERIALIZATION, headerEntries, MODEL_SCHEMAS, parseModelHeader } from './model-header.js';
+import type { DeclaredTest, Materialization, ModelSchema } from './model-header.js';
+import { ModelProjectError } from './model-errors.js';
+
+/**
+ * `<package root>/sql`, wherever the code runs from (`src/models` under vitest, `dist/models`
+ * when built): both sit two levels below the package root.
+ */
+export const DEFAULT_MODELS_DIR = fileURLToPath(new URL('../../sql', import.meta.url));
+
+/** Schema of the tables loaded from `sql/seeds/*.csv`. */
+export const SEEDS_SCHEMA = 'seeds';
+/** Schema of the extracted tables; models read them as sources. */
+export const SOURCE_SCHEMA = 'raw';
+
+/** One SQL model: `sql/<schema>/[...]/<name>.sql` becomes `<schema>.<name>`. */
+export interface ModelDefinition {
+  name: string;
+  schema: ModelSchema;
+  /** `schema.name`, how other models and DuckDB users refer to it. */
+  relation: string;
+  /** Path for messages, from the models root's folder name: `sql/marts/dim_fan.sql`. */
+  file: string;
+  sql: string;
+  materialized: Materialization;
+  /** Merge key of an incremental model; empty otherwise. */
+  uniqueKey: string[];
+  description?: string;
+  tests: DeclaredTest[];
+}
+
+/** `sql/seeds/<name>.csv`, loaded as `seeds.<name>`. */
+export interface SeedDefinition {
+  name: string;
+  relation: string;
+  file: string;
+  /** Absolute path, given to DuckDB's read_csv. */
+  path: string;
+}
+
+/** `sql/tests/<name>.sql`: a query that returns the failing rows. */
+export interface CustomTestDefinition {
+  name: string;
+  file: string;
+  sql: string;
+  severity: Severity;
+  description?: string;
+}
+
+/** Everything under a models root, read and header-checked but not yet parsed by DuckDB. */
+export interface ModelProject {
+  root: string;
+  models: ModelDefinition[];
+  seeds: SeedDefinition[];
+  customTests: CustomTestDefinition[];
+  sources: SourceDefinition[];
+}
+
+const NAME = /^[a-z][a-z0-9_]*$/;
+
+/**
+ * Reads the models root. Files and folders starting with `_` or `.` are ignored, as is
+ * anything outside `staging/`, `intermediate/`, `marts/`, `seeds/`, `tests/` and `sources.json`.
+ * A missing root is an empty project.
+ *
+ * @throws ModelProjectError listing every problem (bad header, bad name, duplicate name).
+ */
+export async function discoverProject(root: string = DEFAULT_MODELS_DIR): Promise<ModelProject> {
+  const problems: string[] = [];
+  const display = (path: string) => [basename(root), ...relative(root, path).split(sep)].join('/');
+  const project: ModelProject = { root, models: [], seeds: [], customTests: [], sources: [] };
+
+  for (const schema of MODEL_SCHEMAS) {
+    for (const path of await listFiles(join(root, schema), '.sql', true)) {
+      const file = display(path);
+      const name = basename(path, '.sql');
+      if (!NAME.test(name)) {
+        problems.push(`${file}: a model's file name is its table name: use lowercase letters, digits and _`);
+        continue;
+      }
+      const sql = await readFile(path, 'utf8');
+      const { header, problems: headerProblems } = parseModelHeader(sql);
+      problems.push(...headerProblems.map((problem) => `${file}: ${problem}`));
+      project.models.push({
+        name,
+        schema,
+        relation: `${schema}.${name}`,
+        file,
+        sql,
+        materialized: header.materialized ?? DEFAULT_MATERIALIZATION[schema],
+        uniqueKey: header.uniqueKey ?? [],
+        description: header.description,
+        tests: header.tests,
+      });
+    }
+  }
+
+  for (const path of await listFiles(join(root, SEEDS_SCHEMA), '.csv', false)) {
+    const name = basename(path, '.csv');
+    if (NAME.test(name)) project.seeds.push({ name, relation: `${SEEDS_SCHEMA}.${name}`, file: display(path), path });
+    else problems.push(`${display(path)}: a seed's file name is its table name: use lowercase letters, digits and _`);
+  }
+
+  for (const path of await listFiles(join(root, 'tests'), '.sql', false)) {
+    const file = display(path);
+    const sql = await readFile(path, 'utf8');
+    const test: CustomTestDefinition = { name: basename(path, '.sql'), file, sql, severity: 'error' };
+    for (const { key, value } of headerEntries(sql)) {
+      if (key === 'severity') {
+        if (value === 'warn' || value === 'error') test.severity = value;
+        else problems.push(`${file}: severity: "${value}" is not warn or error`);
+      } else if (key === 'description') {
+        test.description = value;
+      }
+    }
+    project.customTests.push(test);
+  }
+
+  const sourcesText = await readFile(join(root, SOURCES_FILE), 'utf8').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    throw error;
+  });
+  if (sourcesText !== undefined) {
+    const parsed = parseSourcesFile(sourcesText, display(join(root, SOURCES_FILE)));
+    project.sources = parsed.sources;
+    problems.push(...parsed.problems);
+  }
+
+  problems.push(...duplicateNames(project));
+  if (problems.length > 0) throw new ModelProjectError(problems, { root });
+  return project;
+}
+
+/** Model and seed names must be unique across layers: `--select` and messages use bare names. */
+function duplicateNames(project: ModelProject): string[] {
+  const seen = new Map<string, string>();
+  const problems: string[] = [];
+  for (const node of [...project.seeds, ...project.models]) {
+    const other = seen.get(node.name);
+    if (other) problems.push(`${node.file}: the name "${node.name}" is also used by ${other}; names must be unique`);
+    else seen.set(node.name, node.file);
+  }
+  return problems;
+}
+
+/** Files ending in `extension`, sorted, optionally through sub-folders; none when the folder is missing. */
+async function listFiles(folder: string, extension: string, recursive: boolean): Promise<string[]> {
+  let entries;
+  try {
+    entries = await readdir(folder, { withFileTypes: true });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  const files: string[] = [];
+  for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+    if (entry.name.startsWith('_') || entry.name.startsWith('.')) continue;
+    const path = join(folder, entry.name);
+    if (entry.isDirectory() && recursive) files.push(...(await listFiles(path, extension, true)));
+    else if (entry.isFile() && entry.name.endsWith(extension)) files.push(path);
+  }
+  return files;
+}

@@ -1,0 +1,73 @@
+/**
+ * The models stage: `fanlake build` and `fanlake check`.
+ *
+ * ## Layout of the models root (`<repo>/sql`)
+ * ```text
+ * sql/staging/<source>/stg_<source>__<entity>.sql   -> staging.stg_<source>__<entity>   (view by default)
+ * sql/intermediate/int_<name>.sql                   -> intermediate.int_<name>         (table by default)
+ * sql/marts/<name>.sql                              -> marts.<name>                    (table by default)
+ * sql/seeds/<name>.csv                              -> seeds.<name>  (read_csv with a header row; reloaded on every build)
+ * sql/tests/<name>.sql                              a query returning failing rows (header: -- severity: warn)
+ * sql/sources.json                                  tests and freshness of raw.* tables (see checks/sources-file.ts)
+ * ```
+ * One model per file, file name = table name (lowercase, digits, `_`; unique across layers),
+ * folder = schema. Names starting with `_` or `.` are ignored.
+ *
+ * ## A model
+ * A single SELECT (CTEs welcome) that reads sources, seeds and other models by schema-qualified
+ * name (`raw.ticketing_tickets`, `seeds.country_codes`, `staging.stg_ticketing__tickets`), so it
+ * pastes into a DuckDB shell unchanged. The graph comes from DuckDB's own parser
+ * (`json_serialize_sql`): every table in the parse tree that is not a CTE is a parent.
+ * Unqualified table names, unknown models and schemas other than raw/seeds/staging/
+ * intermediate/marts are problems reported before anything runs, as are cycles.
+ * Table functions (`read_parquet(...)`) are not tracked.
+ *
+ * The header (leading `--` lines) sets how it is written; see model-header.ts:
+ * ```sql
+ * -- materialized: incremental
+ * -- unique_key: ticket_id
+ * -- description: One row per ticket, latest version.
+ * -- test: unique(ticket_id)
+ * -- test: relationships(fan_id -> marts.dim_fan.fan_id)
+ * -- test[warn]: accepted_values(status: paid, refunded)
+ * ```
+ *
+ * ## Incremental models
+ * The first build (or `--full-refresh`) creates the table from the whole SELECT; later builds
+ * compute the SELECT into a temp table and MERGE it by `unique_key` (insert new keys, update
+ * keys whose values changed, leave identical rows alone). To make a build cost proportional to
+ * new data the model may read ITS OWN table in an AND-ed WHERE condition, for a high-water mark:
+ * ```sql
+ * where _extracted_at > (select coalesce(max(_extracted_at), '-infinity') from marts.fct_tickets)
+ * ```
+ * That self-reference is not a dependency. On the first build the table does not exist, so the
+ * runner drops exactly those conditions from DuckDB's parse tree and rebuilds the SQL with
+ * `json_deserialize_sql` — the same idea as dbt's `is_incremental()`, without a template
+ * language. A self-reference anywhere else (FROM, SELECT list) is a problem.
+ *
+ * ## Running
+ * Seeds load first, then models in dependency order; a failed model keeps its previous
+ * view/table (each write is one DuckDB transaction) and skips its descendants, while
+ * independent branches still build. Models can run on several connections (`concurrency`),
+ * but on the two shared cores that bought nothing measurable: DuckDB already spreads one query
+ * over both threads. Through this runner, 46 nodes (20 views, 6 grouping tables and 20 small
+ * tables over 2M raw rows), four alternating rounds: 0.88-0.98 s on one connection, 0.83-0.95 s
+ * on two, within the noise of the shared host. So the default is 1.
+ * After a build, `<dataDir>/lineage.json` describes every model, its parents and its columns.
+ */
+export { buildModels, loadModelGraph, BUILD_STATUSES } from './build-models.js';
+export type { BuildEvent, BuildModelsOptions, BuildStatus, ModelResult } from './build-models.js';
+export { checksFailed, runChecks, TEST_STATUSES } from './checks/run-checks.js';
+export type { RunChecksOptions, TestResult, TestStatus } from './checks/run-checks.js';
+export type { CheckKind } from './checks/plan-tests.js';
+export { SOURCES_FILE } from './checks/sources-file.js';
+export { SEVERITIES, TEST_KINDS } from './checks/test-declaration.js';
+export type { Severity, TestKind } from './checks/test-declaration.js';
+export { DEFAULT_MODELS_DIR, discoverProject } from './discover-project.js';
+export type { ModelDefinition, ModelProject } from './discover-project.js';
+export { LINEAGE_FILE, readLineage } from './lineage.js';
+export type { Lineage, LineageColumn, LineageModel, LineageRelation } from './lineage.js';
+export { MATERIALIZATIONS, MODEL_SCHEMAS } from './model-header.js';
+export type { Materialization, ModelSchema } from './model-header.js';
+export { MODEL_ERROR_CODES, ModelProjectError } from './model-errors.js';
+export { selectModels } from './select-models.js';

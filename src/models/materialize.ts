@@ -1,0 +1,153 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { queryRows, quoteIdent, quoteLiteral } from '../core/duckdb.js';
+import { FanlakeError } from '../core/errors.js';
+import type { ModelDefinition, SeedDefinition } from './discover-project.js';
+import { MODEL_ERROR_CODES } from './model-errors.js';
+import { selectBody } from './sql-references.js';
+
+export type RelationKind = 'table' | 'view';
+
+export interface MaterializeOptions {
+  /** Rebuild incremental models from scratch instead of merging. */
+  fullRefresh: boolean;
+  /** SQL for an incremental model's first build when it reads itself (see ModelGraph). */
+  firstBuildSql?: string;
+}
+
+/** Rows the build produced: the whole table, an incremental model's increment, none for a view. */
+export interface MaterializeOutcome {
+  rows?: number;
+}
+
+/**
+ * Writes one model. Every change to the warehouse happens in one transaction, so a failed
+ * build leaves the previous view or table exactly as it was (DuckDB DDL is transactional:
+ * `create or replace` inside a transaction that rolls back keeps the old object).
+ */
+export async function materializeModel(connection: DuckDBConnection, model: ModelDefinition, options: MaterializeOptions): Promise<MaterializeOutcome> {
+  const target = `${quoteIdent(model.schema)}.${quoteIdent(model.name)}`;
+  const existing = await relationKind(connection, model.schema, model.name);
+  const body = selectBody(model.sql);
+  switch (model.materialized) {
+    case 'view':
+      await inTransaction(connection, async () => {
+        if (existing === 'table') await connection.run(`drop table ${target}`);
+        await connection.run(`create or replace view ${target} as\n${body}\n`);
+      });
+      return {};
+    case 'table':
+      return { rows: await replaceTable(connection, target, existing, body) };
+    case 'incremental':
+      if (existing !== 'table' || options.fullRefresh) {
+        return { rows: await replaceTable(connection, target, existing, selectBody(options.firstBuildSql ?? model.sql)) };
+      }
+      return { rows: await mergeIncrement(connection, model, target, body) };
+  }
+}
+
+/** `(create or replace) seeds.<name>` from the CSV, header row required, types sniffed by DuckDB. */
+export async function loadSeed(connection: DuckDBConnection, seed: SeedDefinition): Promise<MaterializeOutcome> {
+  const reader = await connection.runAndReadAll(
+    `create or replace table ${quoteIdent('seeds')}.${quoteIdent(seed.name)} as select * from read_csv(${quoteLiteral(seed.path)}, header = true)`,
+  );
+  return { rows: countOf(reader.getRowObjectsJson()) };
+}
+
+/** Whether `schema.name` exists in the warehouse, and as what. */
+export async function relationKind(connection: DuckDBConnection, schema: string, name: string): Promise<RelationKind | undefined> {
+  const rows = await queryRows(
+    connection,
+    `select 'table' as kind from duckdb_tables() where database_name = current_database() and schema_name = $schema and table_name = $name
+     union all
+     select 'view' from duckdb_views() where database_name = current_database() and schema_name = $schema and view_name = $name`,
+    { schema, name },
+  );
+  return rows[0]?.kind as RelationKind | undefined;
+}
+
+async function replaceTable(connection: DuckDBConnection, target: string, existing: RelationKind | undefined, body: string): Promise<number> {
+  return inTransaction(connection, async () => {
+    if (existing === 'view') await connection.run(`drop view ${target}`);
+    const reader = await connection.runAndReadAll(`create or replace table ${target} as\n${body}\n`);
+    return countOf(reader.getRowObjectsJson());
+  });
+}
+
+/**
+ * Computes the model's rows into a temp table, checks its keys, then MERGEs by `unique_key`:
+ * new keys are inserted, keys whose other columns changed are updated, identical rows are
+ * left alone. Returns the increment's size, which is what this build cost.
+ */
+async function mergeIncrement(connection: DuckDBConnection, model: ModelDefinition, target: string, body: string): Promise<number> {
+  const increment = `temp.${quoteIdent(`__fanlake_increment__${model.name}`)}`;
+  try {
+    await connection.run(`create or replace temp table ${increment} as\n${body}\n`);
+    const columns = (await queryRows(connection, `describe ${increment}`)).map((row) => String(row.column_name));
+    const existingColumns = (await queryRows(connection, `describe ${target}`)).map((row) => String(row.column_name));
+    assertSameColumns(model, columns, existingColumns);
+
+    const keys = model.uniqueKey.map((key) => columns.find((column) => column.toLowerCase() === key.toLowerCase()) ?? key);
+    const missingKeys = keys.filter((key) => !columns.includes(key));
+    if (missingKeys.length > 0) throw incrementalError(model, `unique_key column ${missingKeys.join(', ')} is not in the model's output`);
+    const keyList = keys.map(quoteIdent).join(', ');
+    const [stats] = await queryRows(
+      connection,
+      `select
+           count(*) as row_count,
+           count(*) filter (where ${keys.map((key) => `${quoteIdent(key)} is null`).join(' or ')}) as null_keys,
+           (select count(*) from (select 1 from ${increment} group by ${keyList} having count(*) > 1)) as repeated_keys
+       from ${increment}`,
+    );
+    if (Number(stats!.null_keys) > 0) throw incrementalError(model, `${stats!.null_keys} row(s) have a null in unique_key (${keys.join(', ')})`);
+    if (Number(stats!.repeated_keys) > 0) throw incrementalError(model, `${stats!.repeated_keys} unique_key value(s) occur more than once in the new rows (${keys.join(', ')})`);
+
+    const others = columns.filter((column) => !keys.includes(column));
+    const on = keys.map((key) => `existing.${quoteIdent(key)} = increment.${quoteIdent(key)}`).join(' and ');
+    const changed = others.map((column) => `existing.${quoteIdent(column)} is distinct from increment.${quoteIdent(column)}`).join(' or ');
+    const update = others.map((column) => `${quoteIdent(column)} = increment.${quoteIdent(column)}`).join(', ');
+    const whenMatched = others.length > 0 ? `when matched and (${changed}) then update set ${update}\n` : '';
+    await inTransaction(connection, () =>
+      connection.run(
+        `merge into ${target} as existing
+         using ${increment} as increment
+         on ${on}
+         ${whenMatched}when not matched then insert (${columns.map(quoteIdent).join(', ')}) values (${columns.map((column) => `increment.${quoteIdent(column)}`).join(', ')})`,
+      ),
+    );
+    return Number(stats!.row_count);
+  } finally {
+    await connection.run(`drop table if exists ${increment}`);
+  }
+}
+
+function assertSameColumns(model: ModelDefinition, columns: string[], existingColumns: string[]): void {
+  const lower = (list: string[]) => new Set(list.map((column) => column.toLowerCase()));
+  const now = lower(columns);
+  const before = lower(existingColumns);
+  const added = columns.filter((column) => !before.has(column.toLowerCase()));
+  const removed = existingColumns.filter((column) => !now.has(column.toLowerCase()));
+  if (added.length === 0 && removed.length === 0) return;
+  const changes = [added.length ? `new column(s) ${added.join(', ')}` : '', removed.length ? `dropped column(s) ${removed.join(', ')}` : ''].filter(Boolean).join('; ');
+  throw incrementalError(model, `the model's columns changed (${changes}); rebuild it with: fanlake build --full-refresh --select ${model.name}`);
+}
+
+function incrementalError(model: ModelDefinition, detail: string): FanlakeError {
+  return new FanlakeError(MODEL_ERROR_CODES.incrementalMismatch, `${model.relation}: ${detail}`, { context: { model: model.relation } });
+}
+
+async function inTransaction<T>(connection: DuckDBConnection, fn: () => Promise<T>): Promise<T> {
+  await connection.run('begin transaction');
+  try {
+    const result = await fn();
+    await connection.run('commit');
+    return result;
+  } catch (error) {
+    await connection.run('rollback').catch(() => undefined);
+    throw error;
+  }
+}
+
+/** The `Count` row DuckDB returns for `create table ... as`. */
+function countOf(rows: Record<string, unknown>[]): number {
+  return Number(rows[0]?.Count ?? 0);
+}

@@ -1,0 +1,44 @@
+import { FanlakeError } from '../core/errors.js';
+import type { ErrorContext } from '../core/errors.js';
+
+/** Stable codes of the models stage; declared once, branch on these, never on message text. */
+export const MODEL_ERROR_CODES = {
+  /** The SQL project itself is broken (header, parse, missing reference, cycle): nothing was built. */
+  project: 'E_MODEL_PROJECT',
+  /** One model's SQL failed in DuckDB; its descendants were skipped. */
+  modelFailed: 'E_MODEL_FAILED',
+  /** A model reads a `raw.*` table the warehouse does not have. */
+  sourceMissing: 'E_MODEL_SOURCE_MISSING',
+  /** An incremental model's output no longer fits its table, or its keys are null or repeated. */
+  incrementalMismatch: 'E_MODEL_INCREMENTAL',
+  /** A seed CSV could not be loaded. */
+  seedFailed: 'E_SEED_FAILED',
+  /** `check` needs a warehouse and there is none. */
+  warehouseMissing: 'E_WAREHOUSE_MISSING',
+  /** A data test could not run at all (missing table or column, bad SQL). */
+  testBroken: 'E_TEST_BROKEN',
+} as const;
+
+export type ModelErrorCode = (typeof MODEL_ERROR_CODES)[keyof typeof MODEL_ERROR_CODES];
+
+/**
+ * Every problem found in the SQL project, reported at once before anything runs, so one
+ * `build` shows all the typos instead of one per attempt.
+ */
+export class ModelProjectError extends FanlakeError {
+  override readonly name = 'ModelProjectError';
+  constructor(
+    readonly problems: readonly string[],
+    context: ErrorContext = {},
+  ) {
+    const header = problems.length === 1 ? '1 problem in the SQL models' : `${problems.length} problems in the SQL models`;
+    super(MODEL_ERROR_CODES.project, `${header}:\n${problems.map((p) => `  - ${p}`).join('\n')}`, { context: { ...context, problems } });
+  }
+}
+
+/** Wraps an engine error for one model; the DuckDB message is kept, it names columns and positions. */
+export function modelFailure(code: ModelErrorCode, relation: string, cause: unknown): FanlakeError {
+  if (cause instanceof FanlakeError) return cause;
+  const detail = cause instanceof Error ? cause.message : String(cause);
+  return new FanlakeError(code, `${relation}: ${detail}`, { context: { model: relation }, cause });
+}

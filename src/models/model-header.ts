@@ -1,0 +1,119 @@
+import { closeMatches } from './close-matches.js';
+import { parseTestDeclaration } from './checks/test-declaration.js';
+import type { Severity, TestDeclaration } from './checks/test-declaration.js';
+
+/**
+ * How a model is written to the warehouse.
+ * - `view`: `create or replace view`; default for `staging`.
+ * - `table`: rebuilt in full, atomically (a failed build keeps the old table); default for
+ *   `intermediate` and `marts`.
+ * - `incremental`: created in full the first time, later merged by `unique_key`.
+ */
+export const MATERIALIZATIONS = ['view', 'table', 'incremental'] as const;
+export type Materialization = (typeof MATERIALIZATIONS)[number];
+
+/** The model layers; the folder under the models root is the DuckDB schema. */
+export const MODEL_SCHEMAS = ['staging', 'intermediate', 'marts'] as const;
+export type ModelSchema = (typeof MODEL_SCHEMAS)[number];
+
+export const DEFAULT_MATERIALIZATION: Record<ModelSchema, Materialization> = {
+  staging: 'view',
+  intermediate: 'table',
+  marts: 'table',
+};
+
+/** A data test declared in a header or in `sources.json`. */
+export interface DeclaredTest {
+  declaration: TestDeclaration;
+  severity: Severity;
+}
+
+export interface ModelHeader {
+  materialized?: Materialization;
+  /** Columns of the merge key, for `incremental`. */
+  uniqueKey?: string[];
+  description?: string;
+  tests: DeclaredTest[];
+}
+
+/**
+ * The header of a model file: the leading lines that are blank or `--` comments, up to the
+ * first line of SQL. Lines of the form `-- key: value` with a known key are read; other
+ * comment lines are prose and ignored (a key that looks like a misspelt known key is a problem,
+ * so `-- materialised: table` does not silently build a view).
+ *
+ * ```sql
+ * -- materialized: incremental          view | table | incremental (default: view in staging, table elsewhere)
+ * -- unique_key: season_id, fan_id      required for incremental; comma-separated for a composite key
+ * -- description: One row per ticket.   free text, copied to lineage.json
+ * -- test: unique(ticket_id)            a data test run by `fanlake check`, see test-declaration.ts
+ * -- test[warn]: not_null(email)        the same at warning level: reported, does not fail `check`
+ * select ...
+ * ```
+ */
+export const HEADER_KEYS = ['materialized', 'unique_key', 'description', 'test', 'test[warn]'] as const;
+
+export type ParsedHeader = { header: ModelHeader; problems: string[] };
+
+const HEADER_LINE = /^--\s*([a-z_]+(?:\[[a-z]+\])?)\s*:\s*(.*?)\s*$/;
+
+export function parseModelHeader(sql: string): ParsedHeader {
+  const header: ModelHeader = { tests: [] };
+  const problems: string[] = [];
+  for (const { key, value } of headerEntries(sql)) {
+    switch (key) {
+      case 'materialized':
+        if ((MATERIALIZATIONS as readonly string[]).includes(value)) header.materialized = value as Materialization;
+        else problems.push(`materialized: "${value}" is not one of ${MATERIALIZATIONS.join(', ')}`);
+        break;
+      case 'unique_key': {
+        const columns = value.split(',').map((column) => column.trim()).filter(Boolean);
+        if (columns.length === 0) problems.push('unique_key: name at least one column');
+        header.uniqueKey = columns;
+        break;
+      }
+      case 'description':
+        header.description = value;
+        break;
+      case 'test':
+      case 'test[warn]': {
+        const parsed = parseTestDeclaration(value);
+        if (parsed.ok) header.tests.push({ declaration: parsed.declaration, severity: key === 'test' ? 'error' : 'warn' });
+        else problems.push(`${key}: ${parsed.problem}`);
+        break;
+      }
+      default: {
+        const near = closeMatches(key, HEADER_KEYS, 1);
+        if (near.length > 0) problems.push(`unknown header key "${key}" (did you mean "${near[0]}"?)`);
+      }
+    }
+  }
+  for (const key of misplacedKeys(sql)) problems.push(`"-- ${key}:" comes after the SQL has started and would be ignored; move it into the leading comment block`);
+  if (header.materialized === 'incremental' && !header.uniqueKey) problems.push('materialized: incremental needs a "-- unique_key: column[, column]" line');
+  if (header.uniqueKey && header.materialized !== 'incremental') problems.push('unique_key only applies to materialized: incremental');
+  return { header, problems };
+}
+
+/** Known header keys written below the first line of SQL, where they have no effect. */
+function misplacedKeys(sql: string): string[] {
+  const lines = sql.split(/\r?\n/).map((line) => line.trim());
+  const firstSql = lines.findIndex((line) => line !== '' && !line.startsWith('--'));
+  if (firstSql < 0) return [];
+  return lines
+    .slice(firstSql)
+    .map((line) => HEADER_LINE.exec(line)?.[1])
+    .filter((key): key is string => key !== undefined && (HEADER_KEYS as readonly string[]).includes(key));
+}
+
+/** `-- key: value` lines of the leading comment block; also used for custom test files. */
+export function headerEntries(sql: string): { key: string; value: string }[] {
+  const entries: { key: string; value: string }[] = [];
+  for (const rawLine of sql.split(/\r?\n/)) {
+    const line = rawLine.trim();
+    if (line === '') continue;
+    if (!line.startsWith('--')) break;
+    const match = HEADER_LINE.exec(line);
+    if (match) entries.push({ key: match[1]!, value: match[2]! });
+  }
+  return entries;
+}

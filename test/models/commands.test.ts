@@ -1,0 +1,78 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createBuildCommand } from '../../src/cli/commands/build.js';
+import { createCheckCommand } from '../../src/cli/commands/check.js';
+import type { LoadedConfig } from '../../src/config/load-config.js';
+import { exitCodeFor } from '../../src/core/errors.js';
+import { CHECKED_PROJECT, seedRaw, workspace } from './fixtures.js';
+import type { Workspace } from './fixtures.js';
+
+let ws: Workspace;
+let stdout: string[];
+let stderr: string[];
+
+const NOW = new Date('2024-05-03T12:00:00Z');
+
+beforeEach(async () => {
+  ws = await workspace();
+  await ws.write(CHECKED_PROJECT);
+  stdout = [];
+  stderr = [];
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => (stdout.push(String(chunk)), true));
+  vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => (stderr.push(String(chunk)), true));
+});
+
+afterEach(async () => {
+  vi.restoreAllMocks();
+  await ws.cleanup();
+});
+
+function config(): LoadedConfig {
+  return { config: { dataDir: ws.dataDir }, origins: {} } as unknown as LoadedConfig;
+}
+
+describe('build and check commands', () => {
+  const build = () => createBuildCommand({ modelsDir: ws.modelsDir });
+  const check = () => createCheckCommand({ modelsDir: ws.modelsDir, now: () => NOW });
+
+  it('exit 0 when everything builds and passes, with a result table on stdout', async () => {
+    await seedRaw(ws, '2024-05-03T10:00:00Z');
+
+    expect(await build().run({ 'full-refresh': false }, config())).toBe(0);
+    expect(stdout.join('')).toMatch(/marts\.fct_tickets\s+table\s+ok\s+2/);
+    expect(await check().run({}, config())).toBe(0);
+    expect(stdout.join('')).toMatch(/marts\.dim_fan: unique\(fan_id\)\s+error\s+pass\s+0/);
+  });
+
+  it('exit 1 when a model fails or an error-level test fails; warnings alone pass', async () => {
+    await seedRaw(ws, '2024-05-03T10:00:00Z');
+    await ws.exec(`insert into raw.ticketing_tickets values (11, 2, 'paid', 1.0)`);
+
+    expect(await build().run({ 'full-refresh': false }, config())).toBe(0);
+    // Only the warn-level unique(ticket_id) fails.
+    expect(await check().run({}, config())).toBe(0);
+    expect(stdout.join('')).toContain('failing: marts.fct_tickets: unique(ticket_id)');
+    expect(stderr.join('')).toContain('9 passed, 0 failed, 1 warned');
+
+    await ws.exec(`insert into raw.ticketing_tickets values (12, 2, 'lost', 1.0)`);
+    expect(await build().run({ 'full-refresh': false }, config())).toBe(0);
+    expect(await check().run({}, config())).toBe(1);
+
+    await ws.write({ 'marts/dim_fan.sql': 'select no_such_column as fan_id from staging.stg_ticketing__users' });
+    expect(await build().run({ 'full-refresh': false }, config())).toBe(1);
+    expect(stderr.join('')).toContain('error: marts.dim_fan: Binder Error');
+    expect(stderr.join('')).toContain('2 built, 1 failed, 0 skipped');
+  });
+
+  it('usage errors (exit 2) for an unknown --select name; project errors exit 1', async () => {
+    await seedRaw(ws, '2024-05-03T10:00:00Z');
+
+    const unknown = await build().run({ select: ['dim_fans'], 'full-refresh': false }, config()).catch((error: unknown) => error);
+    expect(unknown).toMatchObject({ name: 'UsageError', message: expect.stringContaining('did you mean dim_fan') });
+    expect(exitCodeFor(unknown)).toBe(2);
+
+    await ws.write({ 'marts/loop_a.sql': 'select * from marts.loop_b', 'marts/loop_b.sql': 'select * from marts.loop_a' });
+    const cycle = await build().run({ 'full-refresh': false }, config()).catch((error: unknown) => error);
+    expect(cycle).toMatchObject({ code: 'E_MODEL_PROJECT' });
+    expect(exitCodeFor(cycle)).toBe(1);
+  });
+});

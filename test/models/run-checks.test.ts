@@ -1,0 +1,135 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { buildModels } from '../../src/models/build-models.js';
+import { checksFailed, runChecks } from '../../src/models/checks/run-checks.js';
+import type { TestResult } from '../../src/models/checks/run-checks.js';
+import { CHECKED_PROJECT, seedRaw, workspace } from './fixtures.js';
+import type { Workspace } from './fixtures.js';
+
+let ws: Workspace;
+
+const NOW = new Date('2024-05-03T12:00:00Z');
+const hoursBefore = (hours: number) => new Date(NOW.getTime() - hours * 3_600_000).toISOString();
+
+function byName(results: TestResult[], name: string): TestResult {
+  const result = results.find((candidate) => candidate.name === name);
+  if (!result) throw new Error(`no result ${name}; have ${results.map((r) => r.name).join(', ')}`);
+  return result;
+}
+
+beforeEach(async () => {
+  ws = await workspace();
+  await ws.write(CHECKED_PROJECT);
+});
+
+afterEach(async () => {
+  await ws.cleanup();
+});
+
+describe('runChecks', () => {
+  it('passes a clean warehouse, sources first, then models by layer, then custom tests', async () => {
+    await seedRaw(ws, hoursBefore(6));
+    await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir });
+
+    const results = await runChecks({ dataDir: ws.dataDir, modelsDir: ws.modelsDir, now: NOW });
+
+    expect(results.map((r) => [r.name, r.severity, r.status, r.failures])).toEqual([
+      ['raw.ticketing_users: unique(id)', 'error', 'pass', 0],
+      ['raw.ticketing_users: not_null(email)', 'warn', 'pass', 0],
+      ['raw.ticketing_users: freshness(_extracted_at)', 'error', 'pass', 0],
+      ['raw.ticketing_tickets: not_null(id, id_user)', 'error', 'pass', 0],
+      ['marts.dim_fan: unique(fan_id)', 'error', 'pass', 0],
+      ['marts.dim_fan: not_null(fan_id)', 'error', 'pass', 0],
+      ['marts.fct_tickets: relationships(fan_id -> marts.dim_fan.fan_id)', 'error', 'pass', 0],
+      ['marts.fct_tickets: accepted_values(status)', 'error', 'pass', 0],
+      ['marts.fct_tickets: unique(ticket_id)', 'warn', 'pass', 0],
+      ['tests/no_negative_prices', 'error', 'pass', 0],
+    ]);
+    expect(byName(results, 'raw.ticketing_users: freshness(_extracted_at)').message).toBe('latest _extracted_at is 6.0 h old (warn after 24 h, error after 48 h)');
+    expect(checksFailed(results)).toBe(false);
+  });
+
+  it('reports each failing test with its count and a sample of failing rows', async () => {
+    await seedRaw(ws, hoursBefore(6));
+    await ws.exec(`
+        insert into raw.ticketing_users values (1, null, '${hoursBefore(6)}'), (3, null, '${hoursBefore(6)}');
+        insert into raw.ticketing_tickets values (12, 99, 'paid', 5.0), (13, 1, 'lost', -1.0), (13, 2, 'lost', 4.0), (14, null, 'paid', 1.0);
+    `);
+    await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir });
+
+    const results = await runChecks({ dataDir: ws.dataDir, modelsDir: ws.modelsDir, now: NOW });
+
+    expect(byName(results, 'raw.ticketing_users: unique(id)')).toMatchObject({ status: 'fail', failures: 1, sample: [{ id: 1, n_records: '2' }] });
+    expect(byName(results, 'raw.ticketing_users: not_null(email)')).toMatchObject({ severity: 'warn', status: 'fail', failures: 2 });
+    expect(byName(results, 'raw.ticketing_tickets: not_null(id, id_user)')).toMatchObject({ status: 'fail', failures: 1, sample: [{ id: 14, id_user: null }] });
+    expect(byName(results, 'marts.fct_tickets: relationships(fan_id -> marts.dim_fan.fan_id)')).toMatchObject({
+      status: 'fail',
+      failures: 1,
+      sample: [{ ticket_id: 12, fan_id: 99, status: 'paid' }],
+    });
+    expect(byName(results, 'marts.fct_tickets: accepted_values(status)')).toMatchObject({ status: 'fail', failures: 1, sample: [{ status: 'lost', n_records: '2' }] });
+    expect(byName(results, 'marts.fct_tickets: unique(ticket_id)')).toMatchObject({ severity: 'warn', status: 'fail', failures: 1 });
+    expect(byName(results, 'tests/no_negative_prices')).toMatchObject({ status: 'fail', failures: 1, sample: [{ ticket_id: 13 }] });
+    expect(byName(results, 'marts.dim_fan: unique(fan_id)').status).toBe('pass');
+    expect(checksFailed(results)).toBe(true);
+  });
+
+  it('keeps at most sampleSize failing rows but counts them all', async () => {
+    await seedRaw(ws, hoursBefore(6));
+    await ws.exec(`insert into raw.ticketing_tickets select 100 + range, null, 'paid', 1.0 from range(12)`);
+
+    const results = await runChecks({ dataDir: ws.dataDir, modelsDir: ws.modelsDir, now: NOW, sampleSize: 3 });
+
+    expect(byName(results, 'raw.ticketing_tickets: not_null(id, id_user)')).toMatchObject({ failures: 12 });
+    expect(byName(results, 'raw.ticketing_tickets: not_null(id, id_user)').sample).toHaveLength(3);
+  });
+
+  it('judges freshness against the warn and error thresholds', async () => {
+    const freshness = async (hoursOld: number | undefined) => {
+      if (hoursOld === undefined) await ws.exec('delete from raw.ticketing_users');
+      else await seedRaw(ws, hoursBefore(hoursOld));
+      const results = await runChecks({ dataDir: ws.dataDir, modelsDir: ws.modelsDir, now: NOW });
+      return byName(results, 'raw.ticketing_users: freshness(_extracted_at)');
+    };
+
+    expect(await freshness(30)).toMatchObject({ status: 'fail', severity: 'warn', sample: [{ age_hours: 30 }] });
+    expect(await freshness(50)).toMatchObject({ status: 'fail', severity: 'error', message: 'latest _extracted_at is 50.0 h old (warn after 24 h, error after 48 h)' });
+    expect(await freshness(undefined)).toMatchObject({ status: 'fail', severity: 'error', message: 'no _extracted_at values in raw.ticketing_users (warn after 24 h, error after 48 h)' });
+  });
+
+  it('marks a test that cannot run as an error, and only error-level ones fail the check', async () => {
+    await seedRaw(ws, hoursBefore(6));
+    // The models were never built: their tests cannot run.
+    const results = await runChecks({ dataDir: ws.dataDir, modelsDir: ws.modelsDir, now: NOW });
+
+    const broken = byName(results, 'marts.dim_fan: unique(fan_id)');
+    expect(broken).toMatchObject({ status: 'error', failures: 0 });
+    expect(broken.error?.code).toBe('E_TEST_BROKEN');
+    expect(broken.message).toMatch(/dim_fan/);
+    expect(checksFailed(results)).toBe(true);
+    expect(checksFailed(results.filter((r) => r.severity === 'warn'))).toBe(false);
+  });
+
+  it('refuses to run without a warehouse', async () => {
+    await expect(runChecks({ dataDir: ws.dataDir, modelsDir: ws.modelsDir })).rejects.toMatchObject({ code: 'E_WAREHOUSE_MISSING' });
+  });
+
+  it('reports a malformed sources.json with the path of the problem', async () => {
+    await ws.write({ 'sources.json': JSON.stringify({ 'ticketing_users': {}, 'raw.x': { freshness: { field: 'at' } } }) });
+    await expect(runChecks({ dataDir: ws.dataDir, modelsDir: ws.modelsDir })).rejects.toMatchObject({
+      code: 'E_MODEL_PROJECT',
+      problems: [
+        'sql/sources.json: raw.x.freshness: give warn_after_hours, error_after_hours or both',
+        'sql/sources.json: ticketing_users: keys are raw relations such as "raw.ticketing_tickets"',
+      ],
+    });
+
+    await ws.write({ 'sources.json': JSON.stringify({ 'raw.x': { tests: ['unique()', 'accepted_values(status)', 'relationships(a -> b.c)'] } }) });
+    await expect(runChecks({ dataDir: ws.dataDir, modelsDir: ws.modelsDir })).rejects.toMatchObject({
+      problems: [
+        'sql/sources.json: raw.x: unique() needs at least one column',
+        'sql/sources.json: raw.x: accepted_values needs "column: value, value", got "status"',
+        'sql/sources.json: raw.x: relationships target must be schema.table.column, got "b.c"',
+      ],
+    });
+  });
+});

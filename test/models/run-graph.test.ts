@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { runGraph } from '../../src/models/run-graph.js';
+
+const PARENTS: Record<string, string[]> = { a1: [], a2: ['a1'], b1: [], b2: ['b1'], c: ['a2', 'b2'] };
+const ORDER = ['a1', 'b1', 'a2', 'b2', 'c'];
+
+describe('runGraph', () => {
+  it('runs independent branches at once, up to the concurrency, each in its own slot', async () => {
+    let inFlight = 0;
+    let peak = 0;
+    const slots = new Set<number>();
+    const started: string[] = [];
+    const outcomes = await runGraph({
+      order: ORDER,
+      parentsOf: (node) => PARENTS[node]!,
+      concurrency: 2,
+      run: async (node, slot) => {
+        expect(slots.has(slot)).toBe(false);
+        slots.add(slot);
+        started.push(node);
+        peak = Math.max(peak, ++inFlight);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        inFlight--;
+        slots.delete(slot);
+        return { failed: false, value: node };
+      },
+    });
+    expect(peak).toBe(2);
+    expect(started.slice(0, 2).sort()).toEqual(['a1', 'b1']);
+    expect(started.at(-1)).toBe('c');
+    expect([...outcomes.values()].every((outcome) => outcome.status === 'ok')).toBe(true);
+  });
+
+  it('skips the descendants of a failed node and keeps building the other branch', async () => {
+    const ran: string[] = [];
+    const outcomes = await runGraph({
+      order: ORDER,
+      parentsOf: (node) => PARENTS[node]!,
+      concurrency: 1,
+      run: async (node) => {
+        ran.push(node);
+        if (node === 'a1') throw new Error('boom');
+        return { failed: false, value: node };
+      },
+    });
+    expect(ran).toEqual(['a1', 'b1', 'b2']);
+    expect(outcomes.get('a1')).toMatchObject({ status: 'failed' });
+    expect(outcomes.get('a2')).toEqual({ status: 'skipped', failedAncestor: 'a1', via: 'a1' });
+    expect(outcomes.get('c')).toEqual({ status: 'skipped', failedAncestor: 'a1', via: 'a2' });
+    expect(outcomes.get('b2')).toMatchObject({ status: 'ok' });
+  });
+
+  it('treats parents outside the run as built', async () => {
+    const outcomes = await runGraph({ order: ['c'], parentsOf: (node) => PARENTS[node]!, concurrency: 1, run: async () => ({ failed: false, value: 1 }) });
+    expect(outcomes.get('c')).toEqual({ status: 'ok', value: 1 });
+  });
+});
