@@ -20,6 +20,11 @@ export interface SettingSpec {
 
 const url = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 const positiveInt = z.coerce.number().int('must be a whole number').positive('must be positive');
+/** A comma-separated list (environment, flag) or a JSON array (config file). */
+const idList = z
+  .union([z.string(), z.array(z.union([z.string(), z.number()]))])
+  .transform((value) => (Array.isArray(value) ? value.map(String) : value.split(',')).map((v) => v.trim()).filter(Boolean));
+const flag = z.union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'must be true or false' })]).transform((v) => v === true || v === 'true' || v === '1' || v === 'yes');
 const isoDate = z.string().refine((value) => !Number.isNaN(Date.parse(value)), 'must be an ISO date');
 
 export const SETTINGS = [
@@ -47,6 +52,12 @@ export const SETTINGS = [
     description: 'Numeric organization id' },
   { key: 'engagement.pageSize', env: 'FANLAKE_ENGAGEMENT_PAGE_SIZE', flag: 'engagement-page-size',
     schema: positiveInt, default: 50, description: 'pageSize of engagement list requests (the maximum is not documented)' },
+  { key: 'engagement.contextRoots', env: 'FANLAKE_ENGAGEMENT_CONTEXT_ROOTS', flag: 'context-roots', schema: idList, default: '',
+    description: 'Context node ids whose trees are extracted (comma-separated; the API cannot list them)' },
+  { key: 'engagement.demographicValues', env: 'FANLAKE_ENGAGEMENT_DEMOGRAPHIC_VALUES', flag: 'demographic-values', schema: idList,
+    default: '', description: 'Demographic values whose leaderboards are extracted (comma-separated; the API cannot list them)' },
+  { key: 'engagement.loyalty', env: 'FANLAKE_ENGAGEMENT_LOYALTY', flag: 'loyalty', schema: flag, default: false,
+    description: 'Also fetch each customer profile\'s loyalty summary (one request per profile)' },
   { key: 'dataDir', env: 'FANLAKE_DATA_DIR', flag: 'data-dir', schema: z.string().min(1), default: './data',
     description: 'Root of everything fanlake writes' },
   { key: 'concurrency', env: 'FANLAKE_CONCURRENCY', flag: 'concurrency', schema: positiveInt.max(64), default: 8,

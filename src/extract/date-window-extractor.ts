@@ -1,17 +1,15 @@
-import type { DuckDBInstance } from '@duckdb/node-api';
 import type { LimitFunction } from 'p-limit';
 import { z } from 'zod';
 import { FanlakeError, errorMessage } from '../core/errors.js';
 import type { HttpClient } from './http/index.js';
 import { type SourceConnection, endpointUrl } from '../sources/connection.js';
-import { duckdbColumns, itemValidator } from '../sources/fields.js';
 import type { ResourceSpec } from '../sources/resource-spec.js';
 import { type DateWindow, describeWindow, splitRange } from './paging/date-window.js';
 import { detectPageBase } from './paging/detect-page-base.js';
 import { type WindowOutcome, type WindowPage, pageWindow } from './paging/window-pager.js';
 import type { ExtractProgress } from './progress.js';
 import type { ResourceResult } from './resource-result.js';
-import { ParquetSpool, writeManifest } from './spool/index.js';
+import { ResourceSink, type RunContext } from './resource-sink.js';
 import type { SourceState } from './state.js';
 
 /** The list envelope of the ticketing API: counts and pages arrive as strings. */
@@ -21,13 +19,9 @@ const Envelope = z.object({
   items: z.array(z.unknown()),
 });
 
-export interface DateWindowRun {
-  readonly dataDir: string;
-  readonly runId: string;
-  readonly runStartedAt: Date;
+export interface DateWindowRun extends RunContext {
   readonly connection: SourceConnection;
   readonly client: HttpClient;
-  readonly duckdb: DuckDBInstance;
   readonly state: SourceState;
   readonly progress: ExtractProgress;
   readonly fullRefresh: boolean;
@@ -58,7 +52,6 @@ export async function extractDateWindowResource(run: DateWindowRun, spec: Resour
   // next run, which starts from here minus the lookback.
   const to = Math.floor((run.runStartedAt.getTime() - 1) / 1000);
   const windows = splitRange(Math.min(from, to), to, run.maxWindowDays * 86_400);
-  const validate = itemValidator(spec.fields, spec.primaryKey);
   const cursor = spec.cursorField;
   const itemKey = (item: unknown) => keyOf(item, spec.primaryKey);
   const cursorSecond = (item: unknown) => {
@@ -84,31 +77,11 @@ export async function extractDateWindowResource(run: DateWindowRun, spec: Resour
     return envelope.data;
   };
 
-  const spool = new ParquetSpool({
-    dataDir: run.dataDir,
-    source: run.connection.source,
-    resource: spec.name,
-    runId: run.runId,
-    columns: duckdbColumns(spec.fields),
-    extractedAt: run.runStartedAt.toISOString(),
-    duckdb: run.duckdb,
-  });
+  const sink = new ResourceSink(run, { source: run.connection.source, ...spec });
   run.progress.started(key);
-  let highWaterMark: string | undefined;
   const counted = new Set<DateWindow>();
   const onPage = async ({ items, count }: WindowPage, window: DateWindow) => {
-    const valid: Record<string, unknown>[] = [];
-    for (const item of items) {
-      const verdict = validate(item);
-      if (verdict.ok) {
-        valid.push(item as Record<string, unknown>);
-        const value = cursor ? (item as Record<string, unknown>)[cursor] : undefined;
-        if (typeof value === 'string' && (!highWaterMark || value > highWaterMark)) highWaterMark = value;
-      } else {
-        await spool.quarantine(item, verdict.reason);
-      }
-    }
-    await spool.append(valid);
+    await sink.accept(items);
     // The first count of each planned window adds up to the total the ETA aims at.
     const planned = windows.includes(window) && !counted.has(window);
     counted.add(window);
@@ -124,7 +97,10 @@ export async function extractDateWindowResource(run: DateWindowRun, spec: Resour
     const errors = [...new Set(settled.flatMap((s) => (s.status === 'rejected' ? [errorMessage(s.reason)] : [])))];
     if (failed.length === windows.length && windows.length > 0) throw new FanlakeError('E_RESOURCE_FAILED', errors.join('; '));
 
-    const written = await spool.finish();
+    const written = await sink.commit({
+      snapshot: false,
+      windows: outcomes.map((o) => ({ ...o.window, complete: o.complete, requests: o.requests })),
+    });
     const incomplete = outcomes.filter((outcome) => !outcome.complete).map((o) => o.window);
     const messages = [
       ...errors,
@@ -132,41 +108,23 @@ export async function extractDateWindowResource(run: DateWindowRun, spec: Resour
     ];
     const unstable = outcomes.reduce((sum, o) => sum + o.unstablePasses, 0);
     if (unstable > 0) messages.push(`${unstable} window passes saw records change and were re-read in smaller windows`);
-    if (written.quarantined > 0) messages.push(`${written.quarantined} records quarantined (see ${spool.dir}/quarantine.ndjson)`);
+    if (written.quarantined > 0) messages.push(`${written.quarantined} records quarantined (see ${sink.dir}/quarantine.ndjson)`);
     // State may only claim what is complete: up to the first window that failed or kept changing.
     const gaps = [...failed, ...incomplete];
     const completeThrough = gaps.length > 0 ? Math.min(...gaps.map((w) => w.from)) : to;
     const finishedAt = new Date().toISOString();
-    await writeManifest(run.dataDir, {
-      version: 1,
-      source: run.connection.source,
-      resource: spec.name,
-      runId: run.runId,
-      startedAt: run.runStartedAt.toISOString(),
-      finishedAt,
-      extractedAt: run.runStartedAt.toISOString(),
-      primaryKey: [...spec.primaryKey],
-      cursorField: cursor,
-      snapshot: false,
-      columns: written.columns,
-      files: written.files,
-      rows: written.rows,
-      quarantined: written.quarantined,
-      windows: outcomes.map((o) => ({ ...o.window, complete: o.complete, requests: o.requests })),
-      highWaterMark,
-    });
     const prevThrough = prior ? Math.floor(Date.parse(prior.completeThrough) / 1000) : undefined;
     if (prevThrough === undefined || completeThrough > prevThrough || run.fullRefresh) {
       await run.state.advance(spec.name, {
         completeThrough: new Date(completeThrough * 1000).toISOString(),
-        highWaterMark: highWaterMark ?? prior?.highWaterMark,
+        highWaterMark: sink.highWaterMark ?? prior?.highWaterMark,
         lastRunId: run.runId,
         updatedAt: finishedAt,
       });
     }
     return result(failed.length > 0 ? 'partial' : 'ok', written.rows, written.files.length, written.quarantined, messages);
   } catch (error) {
-    await spool.abort();
+    await sink.abort();
     return result('failed', 0, 0, 0, [errorMessage(error)]);
   }
 

@@ -6,8 +6,10 @@ import { registerSecret } from '../config/secrets.js';
 import { IN_MEMORY, openDatabase } from '../core/duckdb.js';
 import { UsageError } from '../core/errors.js';
 import { TICKETING_RESOURCES, ticketingConnection } from '../sources/ticketing/index.js';
-import type { ResourceSpec } from '../sources/resource-spec.js';
-import { extractDateWindowResource } from './date-window-extractor.js';
+import { engagementConnection } from '../sources/engagement/index.js';
+import { type DateWindowRun, extractDateWindowResource } from './date-window-extractor.js';
+import { ENGAGEMENT_RESOURCE_NAMES } from './engagement/engagement-resources.js';
+import { extractEngagement } from './engagement/extract-engagement.js';
 import { createHttpClient } from './http/index.js';
 import { ExtractProgress } from './progress.js';
 import type { ResourceResult } from './resource-result.js';
@@ -35,9 +37,10 @@ export interface ExtractRunResult {
   readonly skippedSources: { source: SourceName; reason: string }[];
 }
 
-const CATALOG: Record<SourceName, readonly ResourceSpec[]> = {
-  ticketing: TICKETING_RESOURCES,
-  engagement: [],
+/** Resource names per source, for `--resource` and the results. */
+const RESOURCE_NAMES: Record<SourceName, readonly string[]> = {
+  ticketing: TICKETING_RESOURCES.map((spec) => spec.name),
+  engagement: ENGAGEMENT_RESOURCE_NAMES,
 };
 
 /** Runs one extraction: every selected resource of every configured source, concurrently. */
@@ -55,16 +58,14 @@ export async function runExtraction(request: ExtractRequest): Promise<ExtractRun
   const duckdb = await openDatabase(IN_MEMORY, { memoryLimit: '160MB', threads: 1, preserveInsertionOrder: false });
   try {
     for (const source of selected) {
-      if (source === 'engagement') {
-        skippedSources.push({ source, reason: 'engagement extraction is not built yet' });
-        continue;
-      }
-      const outcome = ticketingConnection(config);
+      const outcome = source === 'ticketing' ? ticketingConnection(config) : engagementConnection(config);
       if ('skipped' in outcome) {
         skippedSources.push({ source, reason: outcome.skipped });
         continue;
       }
       const { connection } = outcome;
+      const only = request.resources?.filter((name) => RESOURCE_NAMES[source].includes(name));
+      if (request.resources && only!.length === 0) continue;
       registerSecret(connection.authorization.replace(/^Basic /, ''));
       const client = createHttpClient({
         concurrency: config.concurrency,
@@ -73,35 +74,22 @@ export async function runExtraction(request: ExtractRequest): Promise<ExtractRun
         userAgent: 'fanlake/0.1',
         onRetry: (event) => progress.retried(`${event.context.source}.${event.context.resource}`),
       });
+      const context = { dataDir: config.dataDir, runId, runStartedAt, duckdb, connection, client, progress };
       try {
-        const state = await SourceState.open(config.dataDir, source);
-        const specs = CATALOG[source].filter((spec) => !request.resources || request.resources.includes(spec.name));
-        const membersBase = config['ticketing.membersPageBase'];
-        const pageSlots = pLimit(config.concurrency * 2);
-        const sourceResults = await Promise.all(
-          specs.map((spec) =>
-            extractDateWindowResource(
-              {
-                dataDir: config.dataDir,
-                runId,
-                runStartedAt,
-                connection,
-                client,
-                duckdb,
-                state,
-                progress,
-                fullRefresh: request.fullRefresh ?? false,
-                startDate: new Date(config['ticketing.startDate']),
-                lookbackMinutes: config['ticketing.lookbackMinutes'],
-                maxWindowDays: config['ticketing.maxWindowDays'],
-                pageSlots,
-                pageBaseOverride: spec.name === 'members' && membersBase !== 'auto' ? (Number(membersBase) as 0 | 1) : undefined,
-              },
-              spec,
-            ),
-          ),
-        );
-        results.push(...sourceResults);
+        if (source === 'ticketing') results.push(...(await extractTicketing(context, config, only, request.fullRefresh ?? false)));
+        else {
+          results.push(
+            ...(await extractEngagement({
+              ...context,
+              pageSize: config['engagement.pageSize'],
+              concurrency: config.concurrency,
+              contextRoots: config['engagement.contextRoots'],
+              demographicValues: config['engagement.demographicValues'],
+              loyalty: config['engagement.loyalty'],
+              only,
+            })),
+          );
+        }
       } finally {
         await client.close();
       }
@@ -114,9 +102,35 @@ export async function runExtraction(request: ExtractRequest): Promise<ExtractRun
   return { runId, results, skippedSources };
 }
 
+/** Every date-windowed ticketing resource, concurrently, through one client and state file. */
+async function extractTicketing(
+  context: Omit<DateWindowRun, 'state' | 'pageSlots' | 'fullRefresh' | 'startDate' | 'lookbackMinutes' | 'maxWindowDays'>,
+  config: Config,
+  only: readonly string[] | undefined,
+  fullRefresh: boolean,
+): Promise<ResourceResult[]> {
+  const state = await SourceState.open(config.dataDir, 'ticketing');
+  const membersBase = config['ticketing.membersPageBase'];
+  const run: DateWindowRun = {
+    ...context,
+    state,
+    pageSlots: pLimit(config.concurrency * 2),
+    fullRefresh,
+    startDate: new Date(config['ticketing.startDate']),
+    lookbackMinutes: config['ticketing.lookbackMinutes'],
+    maxWindowDays: config['ticketing.maxWindowDays'],
+  };
+  const specs = TICKETING_RESOURCES.filter((spec) => !only || only.includes(spec.name));
+  return Promise.all(
+    specs.map((spec) =>
+      extractDateWindowResource({ ...run, pageBaseOverride: spec.name === 'members' && membersBase !== 'auto' ? (Number(membersBase) as 0 | 1) : undefined }, spec),
+    ),
+  );
+}
+
 function checkResourceNames(sources: readonly SourceName[], resources?: readonly string[]): void {
   if (!resources) return;
-  const known = sources.flatMap((source) => CATALOG[source].map((spec) => spec.name));
+  const known = sources.flatMap((source) => RESOURCE_NAMES[source]);
   const unknown = resources.filter((name) => !known.includes(name));
   if (unknown.length > 0) {
     throw new UsageError(`unknown resource ${unknown.join(', ')}; known: ${known.join(', ')}`);

@@ -12,6 +12,7 @@ import { ensureLedger, loadedRuns, recordLoads, runKey } from './load-ledger.js'
 import { mergeTable } from './merge-table.js';
 import type { TableMergeInput } from './merge-table.js';
 import { verifyRunFiles } from './verify-files.js';
+import { flagVanished } from './flag-vanished.js';
 import { WAREHOUSE_FILE } from '../warehouse/warehouse.js';
 
 /** The warehouse file inside the data dir (fixed by the contract). */
@@ -39,6 +40,8 @@ export interface TableLoadResult {
   unchanged?: number;
   /** Schema changes made to the table by this load, one line each. */
   drift: string[];
+  /** Records a complete snapshot no longer had, newly flagged in `_vanished_at`. */
+  vanished?: number;
   status: LoadStatus;
   error?: FanlakeError;
 }
@@ -112,9 +115,7 @@ async function mergeAll(
     for (const table of tables) {
       current = table;
       Object.assign(table.result, await mergeTable(connection, table.input), { status: 'ok' });
-      // Hook for vanished records (engagement issue): when the newest of table.manifests has
-      // `snapshot: true`, keys of this table absent from that run were not seen by a full
-      // extraction; flag them here, inside this transaction. Deliberately not built yet.
+      table.result.vanished = await flagVanished(connection, table.input.schema, table.input.table, table.manifests);
       onEvent?.({ type: 'table-merged', result: table.result });
     }
     current = undefined;

@@ -34,7 +34,8 @@ export const extractCommand: CommandModule<ExtractArgs> = {
         ),
       );
     }
-    for (const r of results) for (const message of r.messages) (r.status === 'ok' ? out.warn : out.error)(`${r.source}.${r.resource}: ${message}`);
+    const say = { ok: out.warn, skipped: out.info, partial: out.error, failed: out.error } as const;
+    for (const r of results) for (const message of r.messages) say[r.status](`${r.source}.${r.resource}: ${message}`);
     out.info(`run ${runId}`);
     return results.some((r) => r.status === 'failed' || r.status === 'partial') ? 1 : 0;
   },

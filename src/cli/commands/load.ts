@@ -18,8 +18,8 @@ export const loadCommand: CommandModule<object> = {
     }
     out.result(
       table(
-        ['table', 'status', 'runs', 'rows in', 'inserted', 'updated'],
-        results.map((r) => [r.table, r.status, r.runs.length, r.rowsIn, r.inserted, r.updated]),
+        ['table', 'status', 'runs', 'rows in', 'inserted', 'updated', 'vanished'],
+        results.map((r) => [r.table, r.status, r.runs.length, r.rowsIn, r.inserted, r.updated, r.vanished ?? 0]),
       ),
     );
     for (const r of results) {

@@ -1,0 +1,42 @@
+import { FanlakeError } from '../../core/errors.js';
+
+export interface IndexPage {
+  readonly items: readonly unknown[];
+  /** The whole response body, for linked members. */
+  readonly body: Record<string, unknown>;
+}
+
+export interface PageIndexOptions {
+  /** Fetches page `pageIndex` (zero-based). */
+  fetchPage(pageIndex: number): Promise<IndexPage>;
+  /** Receives pages in order. */
+  onPage(page: IndexPage): Promise<void>;
+  pageSize: number;
+  /** Most pages fetched ahead at once; waves grow 1, 2, 4... up to this. */
+  wave: number;
+}
+
+/** No list has more pages than this: a guard against a server that never ends a list. */
+const MAX_PAGES = 1_000_000;
+
+/**
+ * Pages a zero-based `pageIndex` list to its end: a short or empty page ends it (the
+ * engagement API has no count and its `links` are not paging links). Pages are fetched in
+ * growing waves so small lists cost one request and large ones keep requests in flight;
+ * pages after the end are fetched at most one wave too many and dropped.
+ */
+export async function listAllPages(options: PageIndexOptions): Promise<{ pages: number; requests: number }> {
+  let next = 0;
+  let requests = 0;
+  for (let wave = 1; ; wave = Math.min(wave * 2, options.wave)) {
+    const indices = Array.from({ length: wave }, (_, k) => next + k);
+    const pages = await Promise.all(indices.map((index) => options.fetchPage(index)));
+    requests += pages.length;
+    for (const [k, page] of pages.entries()) {
+      await options.onPage(page);
+      if (page.items.length < options.pageSize) return { pages: next + k + 1, requests };
+    }
+    next += wave;
+    if (next >= MAX_PAGES) throw new FanlakeError('E_PAGING_RUNAWAY', `a list did not end after ${MAX_PAGES} pages`);
+  }
+}

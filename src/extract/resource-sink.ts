@@ -1,0 +1,119 @@
+import type { DuckDBInstance } from '@duckdb/node-api';
+import { duckdbColumns, type FieldDeclarations, itemValidator } from '../sources/fields.js';
+import { ParquetSpool, type SpoolResult, writeManifest } from './spool/index.js';
+
+/** What every resource of one run shares. */
+export interface RunContext {
+  readonly dataDir: string;
+  readonly runId: string;
+  readonly runStartedAt: Date;
+  /** Converts spools to Parquet; shared so its memory limit holds for the whole run. */
+  readonly duckdb: DuckDBInstance;
+}
+
+/** The raw shape of one resource: what is validated, keyed and stored. */
+export interface SinkSpec {
+  readonly source: string;
+  readonly name: string;
+  readonly fields: FieldDeclarations;
+  readonly primaryKey: readonly string[];
+  /** Key fields that must be present; defaults to the primary key (some keys may be NULL). */
+  readonly requiredKey?: readonly string[];
+  readonly cursorField?: string;
+}
+
+/**
+ * Where one resource's items go in a run: validated against the declaration, invalid ones
+ * quarantined with the reason, valid ones spooled to Parquet; `commit` writes the parts and
+ * then the manifest that makes them visible to the loader.
+ */
+export class ResourceSink {
+  private readonly spool: ParquetSpool;
+  private readonly validate: ReturnType<typeof itemValidator>;
+  private newest?: string;
+  private seenKeys?: Set<string>;
+
+  constructor(
+    private readonly run: RunContext,
+    readonly spec: SinkSpec,
+    options: { dedupe?: boolean } = {},
+  ) {
+    this.validate = itemValidator(spec.fields, spec.requiredKey ?? spec.primaryKey);
+    this.spool = new ParquetSpool({
+      dataDir: run.dataDir,
+      source: spec.source,
+      resource: spec.name,
+      runId: run.runId,
+      columns: duckdbColumns(spec.fields),
+      extractedAt: run.runStartedAt.toISOString(),
+      duckdb: run.duckdb,
+    });
+    // Small resources repeated in many responses (linked consent texts) are written once.
+    if (options.dedupe) this.seenKeys = new Set();
+  }
+
+  get dir(): string {
+    return this.spool.dir;
+  }
+
+  /** The newest cursor value among accepted items. */
+  get highWaterMark(): string | undefined {
+    return this.newest;
+  }
+
+  /** Validates and spools a page of items; returns how many were accepted. */
+  async accept(items: readonly unknown[]): Promise<number> {
+    const valid: Record<string, unknown>[] = [];
+    const cursor = this.spec.cursorField;
+    for (const item of items) {
+      const verdict = this.validate(item);
+      if (!verdict.ok) {
+        await this.spool.quarantine(item, verdict.reason);
+        continue;
+      }
+      const record = item as Record<string, unknown>;
+      if (this.seenKeys) {
+        const key = this.spec.primaryKey.map((field) => JSON.stringify(record[field] ?? null)).join('|');
+        if (this.seenKeys.has(key)) continue;
+        this.seenKeys.add(key);
+      }
+      valid.push(record);
+      const value = cursor ? record[cursor] : undefined;
+      if (typeof value === 'string' && (!this.newest || value > this.newest)) this.newest = value;
+    }
+    if (valid.length > 0) await this.spool.append(valid);
+    return valid.length;
+  }
+
+  /**
+   * Finishes the Parquet parts, then writes the manifest. `snapshot` says the run saw the
+   * resource's full set, so the load may flag keys missing from it as vanished.
+   */
+  async commit(details: { snapshot: boolean; windows?: unknown[] }): Promise<SpoolResult> {
+    const written = await this.spool.finish();
+    const at = this.run.runStartedAt.toISOString();
+    await writeManifest(this.run.dataDir, {
+      version: 1,
+      source: this.spec.source,
+      resource: this.spec.name,
+      runId: this.run.runId,
+      startedAt: at,
+      finishedAt: new Date().toISOString(),
+      extractedAt: at,
+      primaryKey: [...this.spec.primaryKey],
+      cursorField: this.spec.cursorField,
+      snapshot: details.snapshot,
+      columns: written.columns,
+      files: written.files,
+      rows: written.rows,
+      quarantined: written.quarantined,
+      windows: details.windows,
+      highWaterMark: this.newest,
+    });
+    return written;
+  }
+
+  abort(): Promise<void> {
+    return this.spool.abort();
+  }
+}

@@ -1,0 +1,125 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Simulator } from '../../src/simulator/simulator.js';
+import { ENGAGEMENT_RESOURCES, type EngagementResource } from '../../src/simulator/population/engagement/index.js';
+import { runCli, tempDataDir } from '../helpers/cli.js';
+import { startTestSimulator } from '../helpers/simulator.js';
+import { queryWarehouse } from '../helpers/warehouse.js';
+
+let sims: Simulator[] = [];
+afterEach(async () => {
+  await Promise.all(sims.map((sim) => sim.close()));
+  sims = [];
+});
+
+async function simulator(options: Parameters<typeof startTestSimulator>[0] = {}): Promise<Simulator> {
+  const sim = await startTestSimulator({ scale: 0.03, ...options });
+  sims.push(sim);
+  return sim;
+}
+
+function envFor(sim: Simulator, dataDir: string): Record<string, string> {
+  return {
+    FANLAKE_ENGAGEMENT_URL: sim.url,
+    FANLAKE_ENGAGEMENT_API_KEY: sim.options.engagementApiKey,
+    FANLAKE_ENGAGEMENT_ORG_ID: sim.options.orgId,
+    FANLAKE_ENGAGEMENT_CONTEXT_ROOTS: contextRoots(sim).join(','),
+    FANLAKE_ENGAGEMENT_LOYALTY: 'true',
+    FANLAKE_DATA_DIR: dataDir,
+    FANLAKE_HTTP_TIMEOUT_MS: '1500',
+  };
+}
+
+function contextRoots(sim: Simulator): string[] {
+  return [...sim.engagementRecords('context_nodes')].filter((node) => !String(node.path).includes('.')).map((node) => String(node.id));
+}
+
+const KEY_SQL: Partial<Record<EngagementResource, string>> = {
+  top_positions: "season_id || '|' || coalesce(interval_id, '-') || '|' || customerProfileId",
+};
+
+function truthKeys(sim: Simulator, resource: EngagementResource): Set<string> {
+  return new Set(
+    [...sim.engagementRecords(resource, { positionCount: 100 })]
+      // Demographic boards are read only for configured values; none are configured here.
+      .filter((r) => resource !== 'top_positions' || r.demographic_value === null)
+      .map((r) =>
+      resource === 'top_positions' ? `${r.season_id}|${r.interval_id ?? '-'}|${r.customerProfileId}` : String(r.id),
+    ),
+  );
+}
+
+async function warehouseKeys(dataDir: string, resource: EngagementResource, where = 'true'): Promise<Set<string>> {
+  const rows = await queryWarehouse(dataDir, `select ${KEY_SQL[resource] ?? 'id'} as k from raw.engagement_${resource} where ${where}`);
+  const keys = new Set(rows.map((row) => String(row.k)));
+  expect(keys.size, `raw.engagement_${resource}: one row per key`).toBe(rows.length);
+  return keys;
+}
+
+describe('fanlake extract --source engagement, then load', () => {
+  it('lands every resource completely despite faults, and names the user-scoped ones as skipped', async () => {
+    const sim = await simulator({ faults: 0.1, stallMs: 3000 });
+    const dataDir = tempDataDir();
+    const extract = await runCli(['extract', '--source', 'engagement'], envFor(sim, dataDir));
+    expect(extract.code, extract.stderr).toBe(0);
+    expect(extract.stdout).toMatch(/engagement\.activities\s+skipped/);
+    expect(extract.stderr).toMatch(/user-scoped/);
+    expect((await runCli(['load'], envFor(sim, dataDir))).code).toBe(0);
+    for (const resource of ENGAGEMENT_RESOURCES) {
+      if (resource === 'top_positions' || resource === 'context_nodes') continue;
+      const expected = truthKeys(sim, resource);
+      const actual = await warehouseKeys(dataDir, resource);
+      expect([...expected].filter((key) => !actual.has(key)).slice(0, 3), resource).toEqual([]);
+      expect(actual.size, resource).toBe(expected.size);
+    }
+    const positions = await warehouseKeys(dataDir, 'top_positions');
+    expect(positions).toEqual(truthKeys(sim, 'top_positions'));
+    const nodes = await queryWarehouse(dataDir, 'select count(*) as n, count(*) filter (where parent_id is null) as roots from raw.engagement_context_nodes');
+    expect(nodes[0]).toEqual({ n: String([...sim.engagementRecords('context_nodes')].length), roots: String(contextRoots(sim).length) });
+    const loyalty = await queryWarehouse(dataDir, 'select count(*) as n from raw.engagement_loyalty_summaries');
+    expect(Number(loyalty[0]!.n)).toBeGreaterThan(0);
+  });
+
+  it('flags a customer profile removed between two runs as vanished, keeping the row', async () => {
+    const sim = await simulator();
+    const dataDir = tempDataDir();
+    expect((await runCli(['extract', '--resource', 'customer_profiles'], envFor(sim, dataDir))).code).toBe(0);
+    expect((await runCli(['load'], envFor(sim, dataDir))).code).toBe(0);
+    const [victim] = [...truthKeys(sim, 'customer_profiles')];
+    expect(sim.removeCustomerProfiles([victim!])).toEqual([victim]);
+    expect((await runCli(['extract', '--resource', 'customer_profiles'], envFor(sim, dataDir))).code).toBe(0);
+    const load = await runCli(['load'], envFor(sim, dataDir));
+    expect(load.stdout).toMatch(/raw\.engagement_customer_profiles\s+ok\s+1\s+\d+\s+0\s+0\s+1/);
+    const flagged = await queryWarehouse(dataDir, 'select id from raw.engagement_customer_profiles where _vanished_at is not null');
+    expect(flagged).toEqual([{ id: victim }]);
+    expect((await warehouseKeys(dataDir, 'customer_profiles')).has(victim!)).toBe(true);
+    const people = await queryWarehouse(dataDir, `select count(*) as n from raw.engagement_people where "customerProfileId" = '${victim}' and _vanished_at is not null`);
+    expect(Number(people[0]!.n)).toBeGreaterThan(0);
+  });
+
+  it('reports a module the organization lacks and goes on with the others', async () => {
+    const sim = await simulator({ disabledModules: ['create'] });
+    const dataDir = tempDataDir();
+    const extract = await runCli(['extract', '--source', 'engagement'], envFor(sim, dataDir));
+    expect(extract.code, extract.stderr).toBe(0);
+    expect(extract.stdout).toMatch(/engagement\.campaign_apps\s+skipped/);
+    expect(extract.stdout).toMatch(/engagement\.participants\s+skipped/);
+    expect(extract.stderr).toMatch(/campaign_apps: not enabled for this organization/);
+    expect(extract.stdout).toMatch(/engagement\.customer_profiles\s+ok/);
+  });
+
+  it('reports a failing fan-out child by id, lands the rest and exits 1', async () => {
+    const sim = await simulator();
+    const dataDir = tempDataDir();
+    const [profile] = [...sim.engagementRecords('customer_profiles')];
+    const personId = (profile!.links as { people: string[] }).people[0]!;
+    sim.faults.force(new RegExp(`/customerprofiles/${personId}/consents`), 'status-500');
+    const extract = await runCli(['extract', '--resource', 'consents'], { ...envFor(sim, dataDir), FANLAKE_HTTP_MAX_ATTEMPTS: '2' });
+    expect(extract.code).toBe(1);
+    expect(extract.stdout).toMatch(/engagement\.consents\s+partial/);
+    expect(extract.stderr).toContain(`identity ${personId}`);
+    expect((await runCli(['load'], envFor(sim, dataDir))).code).toBe(0);
+    const expected = [...sim.engagementRecords('consents')].filter((c) => String(c.customerProfileId) !== String(profile!.id));
+    const actual = await warehouseKeys(dataDir, 'consents');
+    expect(expected.filter((c) => !actual.has(String(c.id)))).toEqual([]);
+  });
+});
