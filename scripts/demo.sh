@@ -8,6 +8,9 @@ export FANLAKE_DATA_DIR="${FANLAKE_DATA_DIR:-./data/demo}"
 export FANLAKE_TICKETING_TOKEN="${FANLAKE_TICKETING_TOKEN:-demo-ticketing-token}"
 export FANLAKE_ENGAGEMENT_API_KEY="${FANLAKE_ENGAGEMENT_API_KEY:-demo-engagement-key}"
 export FANLAKE_ENGAGEMENT_ORG_ID="${FANLAKE_ENGAGEMENT_ORG_ID:-4711}"
+# The simulator's two context trees (the API cannot list roots) and loyalty summaries.
+export FANLAKE_ENGAGEMENT_CONTEXT_ROOTS="${FANLAKE_ENGAGEMENT_CONTEXT_ROOTS:-1001,1043}"
+export FANLAKE_ENGAGEMENT_LOYALTY="${FANLAKE_ENGAGEMENT_LOYALTY:-true}"
 
 log=$(mktemp)
 bin/fanlake simulate --port 0 --scale "${DEMO_SCALE:-0.5}" --seed 7 >"$log" 2>&1 &

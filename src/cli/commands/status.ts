@@ -30,8 +30,8 @@ export const statusCommand: CommandModule<object> = {
     const runs = existsSync(runsDir) ? readdirSync(runsDir).filter((f) => f.endsWith('.json')).sort() : [];
     if (runs.length > 0) {
       const last = JSON.parse(readFileSync(join(runsDir, runs.at(-1)!), 'utf8')) as { runId: string; finishedAt: string; results: { status: string }[] };
-      const failed = last.results.filter((r) => r.status !== 'ok').length;
-      out.result(`\nlast extraction ${last.runId} finished ${last.finishedAt}: ${last.results.length} resources, ${failed} not ok`);
+      const count = (status: string) => last.results.filter((r) => r.status === status).length;
+      out.result(`\nlast extraction ${last.runId} finished ${last.finishedAt}: ${count('ok')} ok, ${count('partial')} partial, ${count('failed')} failed, ${count('skipped')} skipped`);
     }
 
     if (!existsSync(warehousePath(dataDir))) {
