@@ -1,12 +1,21 @@
 // `make bench`: every benchmark, printed as one table of figures and ratios from this run.
-// Usage: node bench/run.mjs [--scale N]   (default 10)
+// Usage: node bench/run.mjs [--scale N] [--only extraction,engagement]   (default scale 10)
+import { benchEngagement } from './engagement.mjs';
 import { benchExtraction } from './extraction.mjs';
 
-const scaleFlag = process.argv.indexOf('--scale');
-const scale = scaleFlag > 0 ? Number(process.argv[scaleFlag + 1]) : 10;
+const BENCHES = { extraction: benchExtraction, engagement: benchEngagement };
 
+function flag(name) {
+  const at = process.argv.indexOf(name);
+  return at > 0 ? process.argv[at + 1] : undefined;
+}
+
+const scale = Number(flag('--scale') ?? 10);
+const only = flag('--only')?.split(',');
 const rows = [];
-for (const bench of [benchExtraction]) rows.push(...(await bench({ scale })));
+for (const [name, bench] of Object.entries(BENCHES)) {
+  if (!only || only.includes(name)) rows.push(...(await bench({ scale })));
+}
 
 const widths = [0, 1, 2, 3].map((c) => Math.max(...rows.map((r) => String(r[c]).length)));
 for (const row of rows) console.log(row.map((cell, c) => String(cell).padEnd(widths[c])).join('  ').trimEnd());
