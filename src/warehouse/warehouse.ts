@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { openDatabase } from '../core/duckdb.js';
+import { withConnection } from '../core/duckdb.js';
 import { UsageError } from '../core/errors.js';
 
 export const WAREHOUSE_FILE = 'warehouse.duckdb';
@@ -17,15 +17,5 @@ export function warehousePath(dataDir: string): string {
 export async function withWarehouseReader<T>(dataDir: string, fn: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
   const path = warehousePath(dataDir);
   if (!existsSync(path)) throw new UsageError(`no warehouse at ${path} yet: run fanlake extract and fanlake load first`);
-  const instance = await openDatabase(path, { accessMode: 'READ_ONLY', memoryLimit: '2GB' });
-  try {
-    const connection = await instance.connect();
-    try {
-      return await fn(connection);
-    } finally {
-      connection.closeSync();
-    }
-  } finally {
-    instance.closeSync();
-  }
+  return withConnection(path, fn, { accessMode: 'READ_ONLY', memoryLimit: '2GB' });
 }
