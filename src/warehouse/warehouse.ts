@@ -11,8 +11,8 @@ export function warehousePath(dataDir: string): string {
 }
 
 /**
- * Opens the warehouse for reading and runs `fn`; read-only, so analysts' queries can run
- * beside a load (DuckDB allows one writer process) and can never change data by accident.
+ * Opens the warehouse for reading and runs `fn`: read-only, so several readers can share
+ * the file at once and a query can never change data by accident.
  */
 export async function withWarehouseReader<T>(dataDir: string, fn: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
   const path = warehousePath(dataDir);
