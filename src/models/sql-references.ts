@@ -93,7 +93,9 @@ export function withoutSelfReferences(tree: SqlTree, self: TableReference): SqlT
 
 /** SQL text of a (rewritten) tree, through DuckDB's own `json_deserialize_sql`. */
 export async function treeToSql(connection: DuckDBConnection, tree: SqlTree): Promise<string> {
-  const json = JSON.stringify({ error: false, statements: [tree] });
+  // DuckDB marks "no location" with the largest uint64, which a JavaScript number rounds to
+  // 18446744073709552000; DuckDB rejects that, so the exact value is written back.
+  const json = JSON.stringify({ error: false, statements: [tree] }).replaceAll('"query_location":18446744073709552000', '"query_location":18446744073709551615');
   const reader = await connection.runAndReadAll('select json_deserialize_sql($1::json) as sql', [json]);
   return String(reader.getRowObjectsJson()[0]!.sql);
 }

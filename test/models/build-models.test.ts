@@ -268,6 +268,27 @@ where id > 0
     and _extracted_at > (select coalesce(max(_extracted_at), '-infinity') from marts.fct_events)
 `;
 
+  it('builds a first increment whose SQL holds coalesce, case and boolean literals', async () => {
+    // DuckDB marks "no location" with the largest uint64, which JSON numbers in JavaScript
+    // round; the rewritten first-build SQL must still deserialize.
+    await ws.exec(RAW_EVENTS);
+    await ws.write({
+      'marts/fct_flags.sql': `-- materialized: incremental
+-- unique_key: event_id
+select
+    id as event_id,
+    coalesce(value, '?') as value,
+    case when value = 'a' then true else false end as is_first,
+    _extracted_at,
+from raw.events
+where _extracted_at > (select coalesce(max(_extracted_at), '-infinity') from marts.fct_flags)
+`,
+    });
+    const [first] = await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir });
+    expect(first).toMatchObject({ model: 'fct_flags', status: 'ok', rows: 3 });
+    expect(await ws.query('select count(*) filter (where is_first)::int as n from marts.fct_flags')).toEqual([{ n: 1 }]);
+  });
+
   it('creates the table on the first build, then merges only new and changed rows by key', async () => {
     await ws.exec(RAW_EVENTS);
     await ws.write({ 'marts/fct_events.sql': FCT_EVENTS });
