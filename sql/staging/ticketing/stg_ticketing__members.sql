@@ -1,0 +1,41 @@
+-- materialized: view
+-- description: One row per imported member entry, typed; phone normalized (members link to users by phone).
+-- test: unique(member_id)
+-- test: not_null(member_id)
+
+with
+
+source as (
+
+    select * from raw.ticketing_members
+
+),
+
+renamed as (
+
+    select
+        id as member_id,
+        name as member_name,
+        nullif(trim(phone), '') as phone_raw,
+        -- The same rule as stg_ticketing__users.phone_e164; see docs/metrics.md.
+        nullif(regexp_extract(
+            regexp_replace(regexp_replace(regexp_replace(phone, '[^0-9+]', '', 'g'), '^00', '+'), '^([1-9][0-9]{7})$', '+47\1'),
+            '^\+[1-9][0-9]{6,14}$'
+        ), '') as phone_e164,
+        category_id as member_category_id,
+        category as member_category_name,
+        max_tickets_per_match,
+        ticket_pool_used,
+        -- -1 is the API's "unlimited", kept as sent; marts turn it into is_unlimited.
+        ticket_pool_total,
+        ticket_pool_total_text,
+        coalesce(ticket_pool_total < 0, false) as has_unlimited_pool,
+        tasks,
+        try_cast(last_update as timestamptz) as updated_at,
+        _extracted_at,
+
+    from source
+
+)
+
+select * from renamed

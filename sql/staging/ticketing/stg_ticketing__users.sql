@@ -1,0 +1,47 @@
+-- materialized: view
+-- description: One row per ticketing user, typed; e-mail and phone normalized for matching.
+-- test: unique(user_id)
+-- test: not_null(user_id)
+-- test[warn]: not_null(email)
+
+with
+
+source as (
+
+    select * from raw.ticketing_users
+
+),
+
+renamed as (
+
+    select
+        id as user_id,
+        username,
+        name_first as first_name,
+        name_last as last_name,
+        completename as full_name,
+        try_cast(birthday as date) as birth_date,
+        gender,
+        -- Normalized once here; see docs/metrics.md "Contact normalization".
+        nullif(lower(trim(email)), '') as email,
+        nullif(trim(phone), '') as phone_raw,
+        nullif(regexp_extract(
+            regexp_replace(regexp_replace(regexp_replace(phone, '[^0-9+]', '', 'g'), '^00', '+'), '^([1-9][0-9]{7})$', '+47\1'),
+            '^\+[1-9][0-9]{6,14}$'
+        ), '') as phone_e164,
+        enabled as is_enabled,
+        address,
+        city,
+        country as country_code,
+        zip_code,
+        user_category,
+        try_cast(user_created as timestamptz) as created_at,
+        try_cast(user_last_login as timestamptz) as last_login_at,
+        try_cast(last_update as timestamptz) as updated_at,
+        _extracted_at,
+
+    from source
+
+)
+
+select * from renamed

@@ -1,0 +1,345 @@
+import { cpSync } from 'node:fs';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Simulator } from '../../src/simulator/simulator.js';
+import type { Item } from '../../src/simulator/store/cursor-resource.js';
+import { type CliResult, runCli, tempDataDir } from '../helpers/cli.js';
+import { startTestSimulator } from '../helpers/simulator.js';
+import { queryWarehouse } from '../helpers/warehouse.js';
+import { runPackageCli, TICKETING_SELECT, ticketingOnlyPackage } from './ticketing-project.js';
+
+/** The code tables of the ticketing API document (seed 001). */
+const TICKET_STATUS: Record<number, string> = {
+  1: 'Free', 2: 'Reserved', 3: 'Paid', 4: 'Redeemed', 5: 'Unredeemed', 6: 'RedeemCodeChecked', 7: 'ForSell', 8: 'Used', 9: 'ReadyForPickUp',
+};
+const ORDER_TYPE: Record<number, string> = {
+  5: 'Kiosk', 6: 'Ticket', 7: 'Auction', 8: 'Merchandise', 9: 'Pledge', 10: 'Competition', 11: 'Deposit', 12: 'SeasonTicket',
+  13: 'Lottery', 14: 'PlayerVotes', 15: 'Subscription', 16: 'GiftCard',
+};
+
+/** Users added to the simulator with phones and e-mails in the forms the data uses. */
+const CONTACT_FORMS: { phone: string; email: string; phoneE164: string | null; normalizedEmail: string | null }[] = [
+  { phone: '+4791234567', email: ' Ola.Nordmann@Example.NO ', phoneE164: '+4791234567', normalizedEmail: 'ola.nordmann@example.no' },
+  { phone: '91234567', email: '', phoneE164: '+4791234567', normalizedEmail: null },
+  { phone: '004791234567', email: 'a@b.no', phoneE164: '+4791234567', normalizedEmail: 'a@b.no' },
+  { phone: '+47 912 34 567', email: 'a@b.no', phoneE164: '+4791234567', normalizedEmail: 'a@b.no' },
+  { phone: '91 23 45 67', email: 'a@b.no', phoneE164: '+4791234567', normalizedEmail: 'a@b.no' },
+  { phone: 'tel:+47-912-34-567', email: 'a@b.no', phoneE164: '+4791234567', normalizedEmail: 'a@b.no' },
+  { phone: '+47-91234567', email: 'a@b.no', phoneE164: '+4791234567', normalizedEmail: 'a@b.no' },
+  { phone: ' +46 70 123 45 67 ', email: 'a@b.no', phoneE164: '+46701234567', normalizedEmail: 'a@b.no' },
+  { phone: '0046701234567', email: 'a@b.no', phoneE164: '+46701234567', normalizedEmail: 'a@b.no' },
+  // A national number of another country: which country is unknown, so no E.164.
+  { phone: '0701234567', email: 'a@b.no', phoneE164: null, normalizedEmail: 'a@b.no' },
+  { phone: '', email: 'a@b.no', phoneE164: null, normalizedEmail: 'a@b.no' },
+  { phone: '12345', email: 'a@b.no', phoneE164: null, normalizedEmail: 'a@b.no' },
+];
+const CONTACT_USER_ID_BASE = 9_900_001;
+
+const cents = (amount: unknown): number => Math.round(Number(amount) * 100);
+
+function expectOk(result: CliResult, what: string): void {
+  expect(result.code, `${what}\n${result.stdout}\n${result.stderr}`).toBe(0);
+}
+
+let sim: Simulator;
+let dataDir: string;
+let env: Record<string, string>;
+let packageRoot: string;
+
+beforeAll(async () => {
+  sim = await startTestSimulator({ scale: 0.02, seed: 5, now: undefined });
+  const template = sim.ticketingRecords('users').next().value as Item;
+  // A minute back: the extractor's date_end is whole seconds, so "now" may fall after it.
+  const at = sim.clock.now() - 60_000;
+  sim.addTicketingVerbatim(
+    'users',
+    CONTACT_FORMS.map((form, k) => ({ ...template, id: CONTACT_USER_ID_BASE + k, last_update: new Date(at).toISOString(), phone: form.phone, email: form.email })),
+    at,
+  );
+  dataDir = tempDataDir();
+  env = { FANLAKE_TICKETING_URL: sim.url, FANLAKE_TICKETING_TOKEN: sim.options.ticketingToken, FANLAKE_DATA_DIR: dataDir };
+  expectOk(await runCli(['extract', '--source', 'ticketing'], env), 'extract');
+  expectOk(await runCli(['load'], env), 'load');
+  expectOk(await runCli(['build', ...TICKETING_SELECT], env), 'build');
+  packageRoot = ticketingOnlyPackage();
+}, 120_000);
+
+afterAll(async () => {
+  await sim?.close();
+});
+
+function records(resource: 'users' | 'members' | 'tickets' | 'merchandise'): Item[] {
+  return [...sim.ticketingRecords(resource)];
+}
+
+const byKey = <T extends Record<string, unknown>>(rows: T[], key: keyof T) => [...rows].sort((a, b) => String(a[key]).localeCompare(String(b[key])));
+
+/** fct_tickets as the API's records say it should be. */
+async function expectTicketsMatchTruth(): Promise<void> {
+  const expected = records('tickets').map((ticket) => ({
+    ticket_id: ticket.id,
+    match_id: String(ticket.id_event),
+    holder_user_id: String(ticket.user_held_id),
+    buyer_user_id: String(ticket.user_aquired_id),
+    ticket_status_name: TICKET_STATUS[ticket.id_ticket_status as number],
+    order_type_name: ticket.order_type === null ? null : ORDER_TYPE[ticket.order_type as number],
+    order_status_name: ticket.order_status_text,
+    order_channel: ticket.order_channel,
+    ticket_price_cents: cents(ticket.ticket_price),
+    ticket_vat_cents: cents(ticket.ticket_vat),
+    is_sold: ticket.order_type !== null && ticket.order_status_text === 'Completed',
+    is_distributed: ticket.order_type === null && ticket.order_status_text === 'Completed',
+    is_attended: ticket.ticket_redeemed === true || ticket.id_ticket_status === 4 || ticket.id_ticket_status === 8,
+    is_released: ticket.ticket_released === 'true',
+  }));
+  const rows = await queryWarehouse(
+    dataDir,
+    `select ticket_id, match_id, holder_user_id, buyer_user_id, ticket_status_name, order_type_name, order_status_name, order_channel,
+            ticket_price, ticket_vat, is_sold, is_distributed, is_attended, is_released
+     from marts.fct_tickets`,
+  );
+  const actual = rows.map(({ ticket_price, ticket_vat, ...row }): Record<string, unknown> => ({ ...row, ticket_price_cents: cents(ticket_price), ticket_vat_cents: cents(ticket_vat) }));
+  expect(actual.length).toBe(expected.length);
+  expect(byKey(actual, 'ticket_id')).toEqual(byKey(expected, 'ticket_id'));
+}
+
+interface MatchTruth {
+  sold: number;
+  distributed: number;
+  cancelled: number;
+  refunded: number;
+  attended: number;
+  revenueCents: number;
+  byChannel: Record<string, number>;
+  byOrderType: Record<string, number>;
+  finished: boolean;
+  seasonTicketSale: boolean;
+}
+
+function matchTruth(): Map<string, MatchTruth> {
+  const matches = new Map<string, MatchTruth>();
+  for (const ticket of records('tickets')) {
+    const id = String(ticket.id_event);
+    const match = matches.get(id) ?? {
+      sold: 0, distributed: 0, cancelled: 0, refunded: 0, attended: 0, revenueCents: 0, byChannel: {}, byOrderType: {}, finished: false, seasonTicketSale: false,
+    };
+    matches.set(id, match);
+    const completed = ticket.order_status_text === 'Completed';
+    const sold = completed && ticket.order_type !== null;
+    const distributed = completed && ticket.order_type === null;
+    if (sold) {
+      match.sold++;
+      // ticket_price, never order_price: that is the whole order's total on each ticket.
+      const price = cents(ticket.ticket_price);
+      match.revenueCents += price;
+      const channel = ticket.order_channel as string;
+      match.byChannel[channel] = (match.byChannel[channel] ?? 0) + price;
+      const type = ORDER_TYPE[ticket.order_type as number]!;
+      match.byOrderType[type] = (match.byOrderType[type] ?? 0) + price;
+    }
+    if (distributed) match.distributed++;
+    if (ticket.order_status_text === 'Cancelled') match.cancelled++;
+    if (ticket.order_status_text === 'Refunded') match.refunded++;
+    if ((sold || distributed) && (ticket.ticket_redeemed === true || ticket.id_ticket_status === 4 || ticket.id_ticket_status === 8)) match.attended++;
+    match.finished ||= ticket.match_finished === true;
+    match.seasonTicketSale ||= ticket.just_seasonticket_sales === true;
+  }
+  return matches;
+}
+
+const mapToCents = (entries: { key: string; value: string }[]) => Object.fromEntries(entries.map(({ key, value }) => [key, cents(value)]));
+
+async function expectMatchSummaryMatchesTruth(): Promise<void> {
+  const truth = matchTruth();
+  const rows = await queryWarehouse(dataDir, 'select * from marts.match_summary');
+  expect(rows.length).toBe(truth.size);
+  for (const row of rows) {
+    const expected = truth.get(row.match_id)!;
+    const label = `match ${row.match_id}`;
+    expect(expected, label).toBeDefined();
+    expect(
+      {
+        sold: Number(row.tickets_sold),
+        distributed: Number(row.tickets_distributed),
+        cancelled: Number(row.tickets_cancelled),
+        refunded: Number(row.tickets_refunded),
+        attended: Number(row.tickets_attended),
+        revenueCents: cents(row.ticket_revenue),
+        byChannel: mapToCents(row.ticket_revenue_by_channel),
+        byOrderType: mapToCents(row.ticket_revenue_by_order_type),
+        finished: row.is_finished,
+        seasonTicketSale: row.is_season_ticket_sale,
+      },
+      label,
+    ).toEqual(expected);
+    const issued = expected.sold + expected.distributed;
+    if (expected.finished && !expected.seasonTicketSale && issued > 0) expect(row.no_show_rate, label).toBeCloseTo((issued - expected.attended) / issued, 12);
+    else expect(row.no_show_rate, label).toBeNull();
+  }
+}
+
+describe('ticketing marts against the simulator ground truth', () => {
+  it('fct_tickets: one row per ticket, documented status names, sold/distributed/attended flags, ticket amounts', async () => {
+    await expectTicketsMatchTruth();
+  });
+
+  it('dim_match: one row per id_event with teams, league, season, UTC kickoff and flags', async () => {
+    const truth = new Map<string, Record<string, unknown>>();
+    for (const ticket of records('tickets')) {
+      const id = String(ticket.id_event);
+      const seen = truth.get(id);
+      truth.set(id, {
+        match_id: id,
+        season: ticket.season,
+        league_name: ticket.league_name,
+        home_team_name: ticket.match_team_home_name,
+        away_team_name: ticket.match_team_away_name,
+        kickoff_ms: Date.parse(`${ticket.match_date as string}T${ticket.match_time as string}Z`),
+        is_finished: ticket.match_finished === true || seen?.is_finished === true,
+        is_season_ticket_sale: ticket.just_seasonticket_sales,
+      });
+    }
+    const rows = await queryWarehouse(
+      dataDir,
+      `select match_id, season, league_name, home_team_name, away_team_name, epoch_ms(kickoff_at) as kickoff_ms, is_finished, is_season_ticket_sale
+       from marts.dim_match`,
+    );
+    const actual = rows.map((row): Record<string, unknown> => ({ ...row, kickoff_ms: Number(row.kickoff_ms) }));
+    expect(byKey(actual, 'match_id')).toEqual(byKey([...truth.values()], 'match_id'));
+    expect(actual.some((row) => row.is_season_ticket_sale)).toBe(true);
+  });
+
+  it('match_summary: sold, distributed, attended, no-show rate and ticket revenue by channel and order type per match', async () => {
+    await expectMatchSummaryMatchesTruth();
+    // The trap the metric avoids: order_price repeats the order total on every ticket.
+    const [inflated] = await queryWarehouse(dataDir, 'select sum(order_price) filter (where is_sold) > sum(ticket_price) filter (where is_sold) as inflated from marts.fct_tickets');
+    expect(inflated!.inflated).toBe(true);
+  });
+
+  it('fct_merchandise_lines and fct_orders: revenue is price_subtotal + vat per line, summed per id_order', async () => {
+    const items = records('merchandise');
+    const lines = await queryWarehouse(dataDir, 'select merchandise_line_id, order_id, user_id, line_revenue, price_subtotal, vat_amount from marts.fct_merchandise_lines');
+    expect(lines.length).toBe(items.length);
+    const lineById = new Map(lines.map((line) => [Number(line.merchandise_line_id), line]));
+    for (const item of items) {
+      const line = lineById.get(item.id as number)!;
+      expect(cents(line.line_revenue), `line ${item.id as number}`).toBe(cents(item.price_subtotal) + cents(item.vat));
+      expect(cents(line.line_revenue), `line ${item.id as number} is the whole-kroner final price`).toBe((item.order_final_price as number) * 100);
+      expect(line.order_id).toBe(item.id_order);
+    }
+
+    const orders = new Map<string, { line_count: number; revenue_cents: number; user_id: string; order_status_name: unknown }>();
+    for (const item of items) {
+      const order = orders.get(item.id_order as string) ?? { line_count: 0, revenue_cents: 0, user_id: String(item.user_id), order_status_name: item.order_status_txt };
+      order.line_count++;
+      order.revenue_cents += cents(item.price_subtotal) + cents(item.vat);
+      orders.set(item.id_order as string, order);
+    }
+    const rows = await queryWarehouse(dataDir, 'select order_id, line_count, order_revenue, user_id, order_status_name from marts.fct_orders');
+    const actual = rows.map((row) => ({ order_id: row.order_id, line_count: Number(row.line_count), revenue_cents: cents(row.order_revenue), user_id: row.user_id, order_status_name: row.order_status_name }));
+    expect(byKey(actual, 'order_id')).toEqual(byKey([...orders].map(([order_id, order]) => ({ order_id, ...order })), 'order_id'));
+    expect(actual.some((order) => order.line_count > 1)).toBe(true);
+  });
+
+  it('member_utilization: pool used over total; -1 is unlimited with no utilization', async () => {
+    const expected = records('members').map((member) => {
+      const total = member.ticket_pool_total as number;
+      const used = member.ticket_pool_used as number;
+      return {
+        member_id: String(member.id),
+        is_unlimited: total === -1,
+        ticket_pool_used: String(used),
+        ticket_pool_total: total === -1 ? null : String(total),
+        pool_utilization: total > 0 ? used / total : null,
+      };
+    });
+    const rows = await queryWarehouse(dataDir, 'select member_id, is_unlimited, ticket_pool_used, ticket_pool_total, pool_utilization from marts.member_utilization');
+    expect(byKey(rows, 'member_id')).toEqual(byKey(expected, 'member_id'));
+    expect(rows.some((row) => row.is_unlimited)).toBe(true);
+  });
+
+  it('stg_ticketing__users: phones in every form the data uses become E.164 once; e-mails are trimmed and lowercased', async () => {
+    const rows = await queryWarehouse(
+      dataDir,
+      `select user_id, phone_e164, email from staging.stg_ticketing__users where user_id >= ${CONTACT_USER_ID_BASE} order by user_id`,
+    );
+    expect(rows.map((row) => ({ phone: CONTACT_FORMS[Number(row.user_id) - CONTACT_USER_ID_BASE]!.phone, phone_e164: row.phone_e164, email: row.email }))).toEqual(
+      CONTACT_FORMS.map((form) => ({ phone: form.phone, phone_e164: form.phoneE164, email: form.normalizedEmail })),
+    );
+  });
+
+  it("stg_ticketing__users: each user's phone_e164 is the person's real number, except where the rule cannot know the country", async () => {
+    const rawPhones = new Map(records('users').map((user) => [String(user.id), user.phone as string]));
+    const rows = await queryWarehouse(dataDir, `select user_id, phone_e164 from staging.stg_ticketing__users where user_id < ${CONTACT_USER_ID_BASE}`);
+    const actual = new Map(rows.map((row) => [row.user_id as string, row.phone_e164 as string | null]));
+    const outcomes = { international: 0, norwegianNational: 0, danishNational: 0, foreignNational: 0 };
+    for (const link of sim.truth()) {
+      if (link.system !== 'ticketing_user' || Number(link.recordId) >= CONTACT_USER_ID_BASE) continue;
+      const raw = rawPhones.get(link.recordId)!;
+      const { countryCode, national } = sim.population.persons.get(link.personId).phone;
+      let expected: string | null;
+      if (raw === '') expected = null;
+      else if (/^(\+|00|tel:)/.test(raw)) [expected, outcomes.international] = [`+${countryCode}${national}`, outcomes.international + 1];
+      else if (countryCode === '47') [expected, outcomes.norwegianNational] = [`+47${national}`, outcomes.norwegianNational + 1];
+      // Documented limit: a bare 8-digit Danish number looks Norwegian.
+      else if (countryCode === '45') [expected, outcomes.danishNational] = [`+47${national}`, outcomes.danishNational + 1];
+      else [expected, outcomes.foreignNational] = [null, outcomes.foreignNational + 1];
+      expect(actual.get(link.recordId), `user ${link.recordId} phone "${raw}"`).toBe(expected);
+    }
+    expect(outcomes.international).toBeGreaterThan(100);
+    expect(outcomes.norwegianNational).toBeGreaterThan(10);
+  });
+
+  it('fanlake check passes on good data (ticketing sources, models and custom tests)', async () => {
+    const check = await runPackageCli(packageRoot, ['check'], env);
+    expectOk(check, 'check');
+    expect(check.stdout).toMatch(/tests\/ticketing_match_revenue_matches_tickets\s+error\s+pass/);
+    expect(check.stdout).toMatch(/raw\.ticketing_tickets: freshness\(_extracted_at\)\s+error\s+pass/);
+    // Only warnings may fail; the one here is the contact-forms user added with an empty e-mail.
+    expect(check.stdout).not.toMatch(/\serror\s+(fail|error)\s+\d+\s*$/m);
+    expect(check.stdout).toMatch(/staging\.stg_ticketing__users: not_null\(email\)\s+warn\s+fail\s+1/);
+  });
+
+  it('fct_tickets is incremental: a later build merges only the newly loaded tickets, and every mart still matches', async () => {
+    const total = records('tickets').length;
+    sim.touchTicketing('tickets', { count: 25 });
+    sim.addTicketing('tickets', 10);
+    // The extractor's date_end is the last whole second before its run started.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expectOk(await runCli(['extract', '--source', 'ticketing'], env), 'extract again');
+    expectOk(await runCli(['load'], env), 'load again');
+    const build = await runCli(['build', ...TICKETING_SELECT], env);
+    expectOk(build, 'build again');
+    const increment = Number(/marts\.fct_tickets\s+incremental\s+ok\s+(\d+)/.exec(build.stdout)?.[1]);
+    expect(increment).toBeGreaterThanOrEqual(35);
+    expect(increment).toBeLessThan(total / 4);
+    await expectTicketsMatchTruth();
+    await expectMatchSummaryMatchesTruth();
+  });
+
+  it('fanlake check exits 1 when raw data breaks a model: a duplicated order line and an undocumented ticket status', async () => {
+    const brokenDir = tempDataDir();
+    cpSync(dataDir, brokenDir, { recursive: true });
+    const instance = await DuckDBInstance.create(join(brokenDir, 'warehouse.duckdb'));
+    try {
+      const connection = await instance.connect();
+      await connection.run('insert into raw.ticketing_merchandise select * from raw.ticketing_merchandise where id = (select min(id) from raw.ticketing_merchandise)');
+      await connection.run(
+        `update raw.ticketing_tickets set id_ticket_status = 42, _extracted_at = now()
+         where id = (select min(id) from raw.ticketing_tickets)`,
+      );
+      connection.closeSync();
+    } finally {
+      instance.closeSync();
+    }
+    const brokenEnv = { ...env, FANLAKE_DATA_DIR: brokenDir };
+    expectOk(await runCli(['build', ...TICKETING_SELECT], brokenEnv), 'build of broken data');
+    const check = await runPackageCli(packageRoot, ['check'], brokenEnv);
+    expect(check.code, check.stdout + check.stderr).toBe(1);
+    expect(check.stdout).toContain('failing: raw.ticketing_merchandise: unique(id)');
+    expect(check.stdout).toContain('failing: marts.fct_merchandise_lines: unique(merchandise_line_id)');
+    expect(check.stdout).toContain('failing: marts.fct_tickets: relationships(ticket_status_id -> seeds.ticketing_ticket_statuses.ticket_status_id)');
+    expect(check.stdout).toMatch(/failing: marts\.fct_tickets: not_null\(ticket_id, match_id, ticket_status_name/);
+  });
+});
