@@ -1,9 +1,10 @@
 // `make bench`: every benchmark, printed as one table of figures and ratios from this run.
-// Usage: node bench/run.mjs [--scale N] [--only extraction,engagement]   (default scale 10)
+// Usage: node bench/run.mjs [--scale N] [--only extraction,engagement,warehouse]   (default scale 10)
 import { benchEngagement } from './engagement.mjs';
 import { benchExtraction } from './extraction.mjs';
+import { benchWarehouse } from './warehouse.mjs';
 
-const BENCHES = { extraction: benchExtraction, engagement: benchEngagement };
+const BENCHES = { extraction: benchExtraction, engagement: benchEngagement, warehouse: benchWarehouse };
 
 function flag(name) {
   const at = process.argv.indexOf(name);

@@ -2,6 +2,8 @@ import type { DuckDBInstance } from '@duckdb/node-api';
 import { duckdbColumns, type FieldDeclarations, itemValidator } from '../sources/fields.js';
 import { ParquetSpool, type SpoolResult, writeManifest } from './spool/index.js';
 
+const ROWS_PER_PART = 100_000;
+
 /** What every resource of one run shares. */
 export interface RunContext {
   readonly dataDir: string;
@@ -47,6 +49,8 @@ export class ResourceSink {
       columns: duckdbColumns(spec.fields),
       extractedAt: run.runStartedAt.toISOString(),
       duckdb: run.duckdb,
+      // Smaller parts keep each conversion's memory flat at any scale and overlap them with paging.
+      rowsPerFile: ROWS_PER_PART,
     });
     // Small resources repeated in many responses (linked consent texts) are written once.
     if (options.dedupe) this.seenKeys = new Set();

@@ -1,4 +1,3 @@
-import pLimit from 'p-limit';
 import { errorMessage } from '../../core/errors.js';
 import { type SourceConnection, endpointUrl } from '../../sources/connection.js';
 import { type HttpClient, HttpError } from '../http/index.js';
@@ -41,7 +40,6 @@ const NOTHING_HERE = [404];
  */
 export async function extractEngagement(run: EngagementRun): Promise<ResourceResult[]> {
   const wanted = (names: EngagementResource[]) => !run.only || names.some((name) => run.only!.includes(name));
-  const childSlots = pLimit(run.concurrency * 2);
   const results: ResourceResult[] = [];
   const profileTargets: { profileId: string; personId?: string; email?: string; phone?: string }[] = [];
 
@@ -115,19 +113,22 @@ export async function extractEngagement(run: EngagementRun): Promise<ResourceRes
   const fanOut = async <T>(items: T[], idOf: (item: T) => string, read: (item: T) => Promise<number>): Promise<GroupOutcome> => {
     const failedChildren: string[] = [];
     let requests = 0;
-    await Promise.all(
-      items.map((item) =>
-        childSlots(async () => {
-          try {
-            const spent = await read(item);
-            requests += spent;
-          } catch (error) {
-            if (error instanceof HttpError && error.status === 403) throw error;
-            failedChildren.push(idOf(item));
-          }
-        }),
-      ),
-    );
+    // A fixed set of workers walks the items: no promise per child up front, so a fan-out
+    // over 150,000 profiles costs as little memory as one over 15.
+    let next = 0;
+    const worker = async () => {
+      while (next < items.length) {
+        const item = items[next++]!;
+        try {
+          const spent = await read(item);
+          requests += spent;
+        } catch (error) {
+          if (error instanceof HttpError && error.status === 403) throw error;
+          failedChildren.push(idOf(item));
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: run.concurrency * 2 }, worker));
     return { failedChildren, requests };
   };
 
