@@ -1,0 +1,224 @@
+-- materialized: table
+-- description: One row per record that identity resolution links (ticketing users and members, engagement customer profiles and people), with the keys rules match on, normalized alike across systems.
+-- test: unique(record_key)
+-- test: unique(record_number)
+-- test: not_null(record_key, record_number, system, record_id)
+-- test: accepted_values(system: ticketing_user, ticketing_member, engagement_customer_profile, engagement_person)
+
+with
+
+users as (
+
+    select * from staging.stg_ticketing__users
+
+),
+
+members as (
+
+    select * from staging.stg_ticketing__members
+
+),
+
+-- records removed upstream (a deleted profile takes its people along) are nobody's any more
+customer_profiles as (
+
+    select * from staging.stg_engagement__customer_profiles
+    where vanished_at is null
+
+),
+
+people as (
+
+    select * from staging.stg_engagement__people
+    where vanished_at is null
+
+),
+
+api_apps as (
+
+    select * from seeds.engagement_api_apps
+
+),
+
+-- Members have one name field, "First Last" or "LASTNAME, First".
+members_named as (
+
+    select
+        member_id,
+        phone_raw,
+        phone_e164,
+        case
+            when member_name like '%,%' then trim(split_part(member_name, ',', 2))
+            else split_part(trim(member_name), ' ', 1)
+        end as first_name,
+        case
+            when member_name like '%,%' then trim(split_part(member_name, ',', 1))
+            else nullif(trim(substr(trim(member_name), strpos(trim(member_name), ' ') + 1)), trim(member_name))
+        end as last_name,
+
+    from members
+
+),
+
+unioned as (
+
+    select
+        'ticketing_user' as system,
+        cast(user_id as varchar) as record_id,
+        cast(null as bigint) as customer_profile_id,
+        cast(null as bigint) as external_user_id,
+        email,
+        phone_raw,
+        phone_e164,
+        nullif(trim(first_name), '') as first_name,
+        nullif(trim(last_name), '') as last_name,
+        birth_date,
+
+    from users
+
+    union all
+
+    select
+        'ticketing_member' as system,
+        cast(member_id as varchar) as record_id,
+        null as customer_profile_id,
+        null as external_user_id,
+        null as email,
+        phone_raw,
+        phone_e164,
+        nullif(first_name, '') as first_name,
+        nullif(last_name, '') as last_name,
+        null as birth_date,
+
+    from members_named
+
+    union all
+
+    select
+        'engagement_customer_profile' as system,
+        cast(customer_profile_id as varchar) as record_id,
+        customer_profile_id,
+        null as external_user_id,
+        email,
+        phone_raw,
+        phone_e164,
+        first_name,
+        last_name,
+        birth_date,
+
+    from customer_profiles
+
+    union all
+
+    select
+        'engagement_person' as system,
+        cast(people.person_id as varchar) as record_id,
+        people.customer_profile_id,
+        -- only identities of an ApiApp whose externalId is a ticketing user id
+        case
+            when people.network = 'apiApp' and api_apps.api_app_id is not null
+                then try_cast(people.external_id as bigint)
+        end as external_user_id,
+        people.email,
+        people.phone_raw,
+        people.phone_e164,
+        people.first_name,
+        people.last_name,
+        people.birth_date,
+
+    from people
+    left join api_apps
+        on api_apps.api_app_id = people.api_app_id
+        and api_apps.external_id_refers_to = 'ticketing_user'
+
+),
+
+keyed as (
+
+    select
+        system || ':' || record_id as record_key,
+        system,
+        record_id,
+        customer_profile_id,
+        external_user_id,
+        email,
+        phone_e164,
+        -- The last eight digits: one number written as E.164, 00-prefixed, national with or
+        -- without trunk 0, grouped or as a tel: URI gives one key, whatever its country.
+        case
+            when length(regexp_replace(phone_raw, '[^0-9]', '', 'g')) >= 8
+                then right(regexp_replace(phone_raw, '[^0-9]', '', 'g'), 8)
+        end as phone_key,
+        first_name,
+        last_name,
+        -- First given name, case- and accent-folded: "ANNE-MARIE" and "Anne Marie" compare
+        -- on "anne"; æ/ø have no decomposition, so they are spelt out.
+        nullif(regexp_extract(
+            replace(replace(strip_accents(lower(first_name)), 'æ', 'ae'), 'ø', 'o'),
+            '^[^ ,.-]+'
+        ), '') as first_name_key,
+        nullif(regexp_replace(
+            replace(replace(strip_accents(lower(last_name)), 'æ', 'ae'), 'ø', 'o'),
+            '[^a-z]', '', 'g'
+        ), '') as last_name_key,
+        birth_date,
+
+    from unioned
+
+),
+
+-- A customer profile and its people are one person, so a record without a name or birth
+-- date borrows the one its profile group agrees on.
+profile_groups as (
+
+    select
+        customer_profile_id,
+        min(first_name_key) as first_name_key,
+        min(last_name_key) as last_name_key,
+        min(birth_date) as birth_date,
+        count(distinct first_name_key) as first_name_count,
+        count(distinct last_name_key) as last_name_count,
+        count(distinct birth_date) as birth_date_count,
+
+    from keyed
+    where customer_profile_id is not null
+    group by customer_profile_id
+
+),
+
+final as (
+
+    select
+        keyed.record_key,
+        -- a dense number in record_key order: clustering joins on integers, not text
+        row_number() over (order by keyed.record_key) as record_number,
+        keyed.system,
+        keyed.record_id,
+        keyed.customer_profile_id,
+        keyed.external_user_id,
+        keyed.email,
+        keyed.phone_e164,
+        keyed.phone_key,
+        keyed.first_name,
+        keyed.last_name,
+        keyed.birth_date,
+        coalesce(
+            keyed.first_name_key,
+            case when profile_groups.first_name_count = 1 then profile_groups.first_name_key end
+        ) as first_name_key,
+        coalesce(
+            keyed.last_name_key,
+            case when profile_groups.last_name_count = 1 then profile_groups.last_name_key end
+        ) as last_name_key,
+        coalesce(
+            keyed.birth_date,
+            case when profile_groups.birth_date_count = 1 then profile_groups.birth_date end
+        ) as birth_date_key,
+
+    from keyed
+    left join profile_groups
+        on profile_groups.customer_profile_id = keyed.customer_profile_id
+
+)
+
+select * from final

@@ -1,0 +1,325 @@
+-- materialized: table
+-- description: One row per fan, a real person across both systems (see fan_identity_links): best contact details and names, linked records per system, member category, consent per channel from both systems, purchases and attendance. Amounts in NOK incl. VAT.
+-- test: unique(fan_id)
+-- test: not_null(fan_id, record_count, is_member, ticket_spend, merchandise_spend, matches_attended)
+-- test: relationships(ticketing_user_id -> staging.stg_ticketing__users.user_id)
+-- test: relationships(customer_profile_id -> staging.stg_engagement__customer_profiles.customer_profile_id)
+
+with
+
+clusters as (
+
+    select * from intermediate.int_identity_clusters
+
+),
+
+records as (
+
+    select * from intermediate.int_identity_records
+
+),
+
+members as (
+
+    select * from staging.stg_ticketing__members
+
+),
+
+fan_consents as (
+
+    select * from intermediate.int_fan_consents
+
+),
+
+tickets as (
+
+    select * from marts.fct_tickets
+
+),
+
+merchandise_lines as (
+
+    select * from marts.fct_merchandise_lines
+
+),
+
+fan_records as (
+
+    select
+        clusters.fan_id,
+        clusters.match_rule,
+        clusters.rule_rank,
+        records.*,
+        -- whose contact details win a tie: the ticketing account, then the platform profile
+        case records.system
+            when 'ticketing_user' then 1
+            when 'engagement_customer_profile' then 2
+            when 'engagement_person' then 3
+            else 4
+        end as system_priority,
+
+    from clusters
+    inner join records
+        on records.record_key = clusters.record_key
+
+),
+
+record_counts as (
+
+    select
+        fan_id,
+        count(*) as record_count,
+        count(*) filter (where system = 'ticketing_user') as ticketing_user_count,
+        count(*) filter (where system = 'ticketing_member') as ticketing_member_count,
+        count(*) filter (where system = 'engagement_customer_profile') as engagement_customer_profile_count,
+        count(*) filter (where system = 'engagement_person') as engagement_person_count,
+        -- the oldest account and profile, for joins to either system
+        min(cast(record_id as bigint)) filter (where system = 'ticketing_user') as ticketing_user_id,
+        min(cast(record_id as bigint)) filter (where system = 'engagement_customer_profile') as customer_profile_id,
+        -- the weakest evidence holding the fan together (each record's own link is its
+        -- strongest); unmatched for a fan of one record
+        arg_max(match_rule, rule_rank) as weakest_match_rule,
+
+    from fan_records
+    group by fan_id
+
+),
+
+-- The value most of a fan's records agree on; ties go to the higher-priority system.
+best_emails as (
+
+    select
+        fan_id,
+        email,
+
+    from fan_records
+    where email is not null
+    group by fan_id, email
+    qualify row_number() over (partition by fan_id order by count(*) desc, min(system_priority), email) = 1
+
+),
+
+best_phones as (
+
+    select
+        fan_id,
+        phone_e164,
+
+    from fan_records
+    where phone_e164 is not null
+    group by fan_id, phone_e164
+    qualify row_number() over (partition by fan_id order by count(*) desc, min(system_priority), phone_e164) = 1
+
+),
+
+best_birth_dates as (
+
+    select
+        fan_id,
+        birth_date,
+
+    from fan_records
+    where birth_date is not null
+    group by fan_id, birth_date
+    qualify row_number() over (partition by fan_id order by count(*) desc, min(system_priority), birth_date) = 1
+
+),
+
+-- names as one record wrote them, so first and last name belong together
+best_names as (
+
+    select
+        fan_id,
+        first_name,
+        last_name,
+
+    from fan_records
+    where first_name is not null
+    qualify row_number() over (
+        partition by fan_id
+        order by last_name is null, system_priority, record_key
+    ) = 1
+
+),
+
+-- a fan with several member entries shows the most recently updated one
+memberships as (
+
+    select
+        fan_records.fan_id,
+        members.member_category_id,
+        members.member_category_name,
+
+    from fan_records
+    inner join members
+        on cast(members.member_id as varchar) = fan_records.record_id
+    where fan_records.system = 'ticketing_member'
+    qualify row_number() over (
+        partition by fan_records.fan_id
+        order by members.updated_at desc nulls last, members.member_id
+    ) = 1
+
+),
+
+-- the club's own marketing, per channel; null when the fan was never asked
+consents_by_channel as (
+
+    select
+        fan_id,
+        bool_or(is_granted) filter (where channel = 'email') as has_email_consent,
+        max(decided_at) filter (where channel = 'email') as email_consent_decided_at,
+        bool_or(is_granted) filter (where channel = 'sms') as has_sms_consent,
+        max(decided_at) filter (where channel = 'sms') as sms_consent_decided_at,
+        bool_or(is_granted) filter (where channel = 'push') as has_push_consent,
+        max(decided_at) filter (where channel = 'push') as push_consent_decided_at,
+
+    from fan_consents
+    where purpose = 'club_marketing'
+    group by fan_id
+
+),
+
+partner_consents as (
+
+    select
+        fan_id,
+        bool_or(is_granted) as has_partner_consent,
+
+    from fan_consents
+    where purpose = 'partner_marketing'
+    group by fan_id
+
+),
+
+ticketing_users as (
+
+    select
+        fan_id,
+        cast(record_id as bigint) as user_id,
+
+    from fan_records
+    where system = 'ticketing_user'
+
+),
+
+-- tickets count for the account that bought them, attendance for the one that held them
+ticket_purchases as (
+
+    select
+        ticketing_users.fan_id,
+        count(*) as tickets_bought,
+        sum(tickets.ticket_price) as ticket_spend,
+        min(tickets.ordered_at) as first_ticket_purchase_at,
+        max(tickets.ordered_at) as last_ticket_purchase_at,
+
+    from tickets
+    inner join ticketing_users
+        on ticketing_users.user_id = tickets.buyer_user_id
+    where tickets.is_sold
+    group by ticketing_users.fan_id
+
+),
+
+attendance as (
+
+    select
+        ticketing_users.fan_id,
+        count(distinct tickets.match_id) as matches_attended,
+
+    from tickets
+    inner join ticketing_users
+        on ticketing_users.user_id = tickets.holder_user_id
+    where tickets.is_attended
+    group by ticketing_users.fan_id
+
+),
+
+merchandise_purchases as (
+
+    select
+        ticketing_users.fan_id,
+        count(distinct merchandise_lines.order_id) as merchandise_orders,
+        sum(merchandise_lines.line_revenue) as merchandise_spend,
+        min(merchandise_lines.ordered_at) as first_merchandise_purchase_at,
+        max(merchandise_lines.ordered_at) as last_merchandise_purchase_at,
+
+    from merchandise_lines
+    inner join ticketing_users
+        on ticketing_users.user_id = merchandise_lines.user_id
+    where merchandise_lines.is_completed
+    group by ticketing_users.fan_id
+
+),
+
+final as (
+
+    select
+        record_counts.fan_id,
+
+        -- contact
+        best_names.first_name,
+        best_names.last_name,
+        best_emails.email,
+        best_phones.phone_e164,
+        best_birth_dates.birth_date,
+
+        -- linked records
+        record_counts.ticketing_user_id,
+        record_counts.customer_profile_id,
+        record_counts.record_count,
+        record_counts.ticketing_user_count,
+        record_counts.ticketing_member_count,
+        record_counts.engagement_customer_profile_count,
+        record_counts.engagement_person_count,
+        record_counts.weakest_match_rule,
+        record_counts.ticketing_user_count > 0 as has_ticketing_account,
+        record_counts.engagement_customer_profile_count > 0 as has_engagement_profile,
+
+        -- membership
+        record_counts.ticketing_member_count > 0 as is_member,
+        memberships.member_category_id,
+        memberships.member_category_name,
+
+        -- consent
+        consents_by_channel.has_email_consent,
+        consents_by_channel.email_consent_decided_at,
+        consents_by_channel.has_sms_consent,
+        consents_by_channel.sms_consent_decided_at,
+        consents_by_channel.has_push_consent,
+        consents_by_channel.push_consent_decided_at,
+        partner_consents.has_partner_consent,
+
+        -- purchases and attendance (completed orders)
+        least(ticket_purchases.first_ticket_purchase_at, merchandise_purchases.first_merchandise_purchase_at) as first_purchase_at,
+        greatest(ticket_purchases.last_ticket_purchase_at, merchandise_purchases.last_merchandise_purchase_at) as last_purchase_at,
+        coalesce(ticket_purchases.tickets_bought, 0) as tickets_bought,
+        coalesce(ticket_purchases.ticket_spend, 0) as ticket_spend,
+        coalesce(merchandise_purchases.merchandise_orders, 0) as merchandise_orders,
+        coalesce(merchandise_purchases.merchandise_spend, 0) as merchandise_spend,
+        coalesce(attendance.matches_attended, 0) as matches_attended,
+
+    from record_counts
+    left join best_names
+        on best_names.fan_id = record_counts.fan_id
+    left join best_emails
+        on best_emails.fan_id = record_counts.fan_id
+    left join best_phones
+        on best_phones.fan_id = record_counts.fan_id
+    left join best_birth_dates
+        on best_birth_dates.fan_id = record_counts.fan_id
+    left join memberships
+        on memberships.fan_id = record_counts.fan_id
+    left join consents_by_channel
+        on consents_by_channel.fan_id = record_counts.fan_id
+    left join partner_consents
+        on partner_consents.fan_id = record_counts.fan_id
+    left join ticket_purchases
+        on ticket_purchases.fan_id = record_counts.fan_id
+    left join merchandise_purchases
+        on merchandise_purchases.fan_id = record_counts.fan_id
+    left join attendance
+        on attendance.fan_id = record_counts.fan_id
+
+)
+
+select * from final

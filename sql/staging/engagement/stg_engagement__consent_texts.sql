@@ -1,0 +1,35 @@
+-- materialized: view
+-- description: One row per consent text a person can agree to; seeds.consent_channels maps texts to channels.
+-- test: unique(consent_text_id)
+-- test: not_null(consent_text_id)
+
+with
+
+source as (
+
+    select * from raw.engagement_consent_texts
+    -- the loader adds _vanished_at with the first complete snapshot; until then nothing has vanished
+    union all by name
+    select cast(null as timestamptz) as _vanished_at
+    where false
+
+),
+
+renamed as (
+
+    select
+        cast(id as bigint) as consent_text_id,
+        text as consent_text,
+        isRequired as is_required,
+        isEnabled as is_enabled,
+        try_cast(createdDateTime as timestamptz) as created_at,
+        try_cast(createdById as bigint) as created_by_id,
+        -- set when a complete snapshot no longer had the record (removed upstream)
+        _vanished_at as vanished_at,
+        _extracted_at,
+
+    from source
+
+)
+
+select * from renamed

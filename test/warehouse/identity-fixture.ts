@@ -1,0 +1,73 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'vitest';
+import { quoteIdent, quoteLiteral, withConnection } from '../../src/core/duckdb.js';
+import { ENGAGEMENT_SINKS } from '../../src/extract/engagement/engagement-resources.js';
+import { duckdbColumns, type FieldDeclarations } from '../../src/sources/fields.js';
+import { TICKETING_RESOURCES } from '../../src/sources/ticketing/resources.js';
+import type { Simulator } from '../../src/simulator/simulator.js';
+import { runCli } from '../helpers/cli.js';
+
+/** `build --select` arguments for identity resolution, everything it reads, and the other engagement staging models. */
+export const IDENTITY_SELECT = [
+  '--select', '+fan_identity_links', '+dim_fan',
+  ...['campaign_apps', 'consent_sources', 'consent_texts', 'leaderboard_intervals', 'leaderboard_seasons', 'participants', 'top_positions'].map(
+    (entity) => `stg_engagement__${entity}`,
+  ),
+];
+
+/** Every raw table of both sources, by contract name, with its declared fields. */
+const RAW_TABLES: Record<string, FieldDeclarations> = {
+  ...Object.fromEntries(TICKETING_RESOURCES.map((resource) => [`ticketing_${resource.name}`, resource.fields])),
+  ...Object.fromEntries(Object.values(ENGAGEMENT_SINKS).map((sink) => [`engagement_${sink.name}`, sink.fields])),
+};
+
+export type RawRecords = Partial<Record<string, Record<string, unknown>[]>>;
+
+/**
+ * Creates every raw table with the loader's column types (the field declarations through
+ * `duckdbColumns`, plus the lineage columns) holding the given items as the API would send
+ * them; tables without items are empty. A table whose items carry `_vanished_at` gets that
+ * column too, as the loader adds it after a complete snapshot.
+ */
+export async function writeRawTables(warehousePath: string, records: RawRecords): Promise<void> {
+  const folder = mkdtempSync(join(tmpdir(), 'fanlake-identity-raw-'));
+  await withConnection(warehousePath, async (connection) => {
+    await connection.run('create schema if not exists raw');
+    for (const [table, fields] of Object.entries(RAW_TABLES)) {
+      const items = records[table] ?? [];
+      const columns: Record<string, string> = { ...duckdbColumns(fields), _run_id: 'VARCHAR', _extracted_at: 'TIMESTAMPTZ' };
+      if (items.some((item) => '_vanished_at' in item)) columns._vanished_at = 'TIMESTAMPTZ';
+      const target = `raw.${quoteIdent(table)}`;
+      if (items.length === 0) {
+        await connection.run(`create table ${target} (${Object.entries(columns).map(([name, type]) => `${quoteIdent(name)} ${type}`).join(', ')})`);
+        continue;
+      }
+      const file = join(folder, `${table}.ndjson`);
+      const lineage = { _run_id: 'fixture', _extracted_at: '2026-06-01T00:00:00Z' };
+      writeFileSync(file, items.map((item) => JSON.stringify({ ...lineage, ...item })).join('\n') + '\n');
+      const spec = `{${Object.entries(columns).map(([name, type]) => `${quoteLiteral(name)}: ${quoteLiteral(type)}`).join(', ')}}`;
+      await connection.run(`create table ${target} as select * from read_json(${quoteLiteral(file)}, format = 'newline_delimited', columns = ${spec})`);
+    }
+  });
+}
+
+/** The environment that points the CLI at a simulator and a data dir. */
+export function cliEnv(sim: Simulator, dataDir: string): Record<string, string> {
+  return {
+    FANLAKE_TICKETING_URL: sim.url,
+    FANLAKE_TICKETING_TOKEN: sim.options.ticketingToken,
+    FANLAKE_ENGAGEMENT_URL: sim.url,
+    FANLAKE_ENGAGEMENT_API_KEY: sim.options.engagementApiKey,
+    FANLAKE_ENGAGEMENT_ORG_ID: sim.options.orgId,
+    FANLAKE_DATA_DIR: dataDir,
+  };
+}
+
+/** Runs one CLI command and fails the test, with its output, unless it exits 0. */
+export async function runCliOk(args: string[], env: Record<string, string>): Promise<string> {
+  const result = await runCli(args, env);
+  expect(result.code, `fanlake ${args.join(' ')}\n${result.stdout}\n${result.stderr}`).toBe(0);
+  return result.stdout;
+}
