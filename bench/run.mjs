@@ -1,10 +1,11 @@
 // `make bench`: every benchmark, printed as one table of figures and ratios from this run.
-// Usage: node bench/run.mjs [--scale N] [--only extraction,engagement,warehouse]   (default scale 10)
+// Usage: node bench/run.mjs [--scale N] [--only extraction,engagement,warehouse,identity]   (default scale 10)
 import { benchEngagement } from './engagement.mjs';
 import { benchExtraction } from './extraction.mjs';
+import { benchIdentity } from './identity.mjs';
 import { benchWarehouse } from './warehouse.mjs';
 
-const BENCHES = { extraction: benchExtraction, engagement: benchEngagement, warehouse: benchWarehouse };
+const BENCHES = { extraction: benchExtraction, engagement: benchEngagement, warehouse: benchWarehouse, identity: benchIdentity };
 
 function flag(name) {
   const at = process.argv.indexOf(name);
