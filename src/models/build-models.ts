@@ -81,6 +81,7 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
       await main.run(`create schema if not exists ${quoteIdent(schema)}`);
     }
     const sources = await existingSources(main);
+    const optional = new Set(project.sources.filter((source) => source.optional).map((source) => source.relation.toLowerCase()));
     const concurrency = Math.max(1, options.concurrency ?? 1);
     while (connections.length < concurrency) connections.push(await instance.connect());
 
@@ -90,17 +91,20 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
       parentsOf: (relation) => graph.nodes.get(relation)!.parents,
       concurrency,
       run: async (relation, slot) => {
-        const result = await buildNode(connections[slot]!, graph.nodes.get(relation)!, sources, options.fullRefresh ?? false);
+        const result = await buildNode(connections[slot]!, graph.nodes.get(relation)!, sources, optional, options.fullRefresh ?? false);
         results.set(relation, result);
         options.onEvent?.({ type: 'node-finished', result });
-        return { failed: result.status === 'failed', value: result };
+        // A skipped model blocks its descendants just as a failed one does.
+        return { failed: result.status !== 'ok', value: result };
       },
     });
     for (const [relation, outcome] of outcomes) {
       if (outcome.status !== 'skipped') continue;
       const node = graph.nodes.get(relation)!;
+      const ancestor = results.get(outcome.failedAncestor);
+      const what = ancestor?.status === 'skipped' ? `was skipped (${ancestor.reason})` : 'failed';
       const reason =
-        outcome.via === outcome.failedAncestor ? `parent ${outcome.failedAncestor} failed` : `upstream ${outcome.failedAncestor} failed (via ${outcome.via})`;
+        outcome.via === outcome.failedAncestor ? `parent ${outcome.failedAncestor} ${what}` : `upstream ${outcome.failedAncestor} ${what} (via ${outcome.via})`;
       const result: ModelResult = { ...identity(node), status: 'skipped', seconds: 0, reason };
       results.set(relation, result);
       options.onEvent?.({ type: 'node-finished', result });
@@ -130,7 +134,13 @@ export async function loadModelGraph(modelsDir: string = DEFAULT_MODELS_DIR, ins
   }
 }
 
-async function buildNode(connection: DuckDBConnection, node: GraphNode, sources: ReadonlySet<string>, fullRefresh: boolean): Promise<ModelResult> {
+async function buildNode(
+  connection: DuckDBConnection,
+  node: GraphNode,
+  sources: ReadonlySet<string>,
+  optional: ReadonlySet<string>,
+  fullRefresh: boolean,
+): Promise<ModelResult> {
   const started = performance.now();
   const seconds = () => Math.round(performance.now() - started) / 1000;
   try {
@@ -139,6 +149,9 @@ async function buildNode(connection: DuckDBConnection, node: GraphNode, sources:
       return { ...identity(node), status: 'ok', rows, seconds: seconds() };
     }
     const missing = node.sources.filter((source) => !sources.has(source));
+    if (missing.length > 0 && missing.every((source) => optional.has(source))) {
+      return { ...identity(node), status: 'skipped', seconds: 0, reason: `optional source ${missing.join(', ')} is not loaded` };
+    }
     if (missing.length > 0) {
       throw new FanlakeError(
         MODEL_ERROR_CODES.sourceMissing,

@@ -37,10 +37,12 @@ export function createCheckCommand(defaults: CheckCommandDefaults = {}): Command
           results.map((r) => [r.name, r.severity, r.status, r.failures]),
         ),
       );
-      for (const result of results.filter((r) => r.status !== 'pass')) out.result(`\n${details(result)}`);
-      const failing = results.filter((r) => r.status !== 'pass');
+      const failing = results.filter((r) => r.status === 'fail' || r.status === 'error');
+      for (const result of failing) out.result(`\n${details(result)}`);
       const errors = failing.filter((r) => r.severity === 'error').length;
-      out.info(`${results.length - failing.length} passed, ${errors} failed, ${failing.length - errors} warned`);
+      const skipped = results.filter((r) => r.status === 'skipped').length;
+      const passed = results.length - failing.length - skipped;
+      out.info(`${passed} passed, ${errors} failed, ${failing.length - errors} warned${skipped ? `, ${skipped} skipped (optional sources not loaded)` : ''}`);
       return checksFailed(results) ? 1 : 0;
     },
   };

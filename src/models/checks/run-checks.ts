@@ -5,15 +5,19 @@ import { queryRows, quoteIdent, withConnection } from '../../core/duckdb.js';
 import type { DatabaseOptions } from '../../core/duckdb.js';
 import { FanlakeError } from '../../core/errors.js';
 import { WAREHOUSE_FILE } from '../../load/index.js';
-import { DEFAULT_MODELS_DIR, discoverProject } from '../discover-project.js';
+import { DEFAULT_MODELS_DIR, discoverProject, type ModelProject } from '../discover-project.js';
+import { buildGraph } from '../model-graph.js';
 import { MODEL_ERROR_CODES } from '../model-errors.js';
 import { planTests } from './plan-tests.js';
 import type { CheckKind, PlannedTest } from './plan-tests.js';
 import type { Freshness } from './sources-file.js';
 import type { Severity } from './test-declaration.js';
 
-export const TEST_STATUSES = ['pass', 'fail', 'error'] as const;
-/** `pass`; `fail`: failing rows found (or data too old); `error`: the test could not run (missing table, bad SQL). */
+export const TEST_STATUSES = ['pass', 'fail', 'error', 'skipped'] as const;
+/**
+ * `pass`; `fail`: failing rows found (or data too old); `error`: the test could not run
+ * (missing table, bad SQL); `skipped`: its table rests on an optional source not loaded.
+ */
 export type TestStatus = (typeof TEST_STATUSES)[number];
 
 export interface TestResult {
@@ -47,7 +51,7 @@ export interface RunChecksOptions extends DatabaseOptions {
 
 /** Whether a set of results should fail `check`: any error-level test that failed or could not run. */
 export function checksFailed(results: readonly TestResult[]): boolean {
-  return results.some((result) => result.severity === 'error' && result.status !== 'pass');
+  return results.some((result) => result.severity === 'error' && (result.status === 'fail' || result.status === 'error'));
 }
 
 const FAILURES_COLUMN = '__fanlake_failures';
@@ -71,8 +75,15 @@ export async function runChecks(options: RunChecksOptions): Promise<TestResult[]
     async (connection) => {
       // Timestamps without a zone (and ISO text without an offset) are UTC in raw and the marts.
       await connection.run(`set TimeZone = 'UTC'`);
+      const unavailable = await restingOnMissingOptionalSources(connection, project);
       const results: TestResult[] = [];
-      for (const test of tests) results.push(await runTest(connection, test, now, options.sampleSize ?? 5));
+      for (const test of tests) {
+        if (test.target && unavailable.has(test.target.toLowerCase())) {
+          results.push({ name: test.name, kind: test.kind, target: test.target, severity: test.severity, status: 'skipped', failures: 0, sample: [], seconds: 0, message: 'rests on an optional source that is not loaded' });
+        } else {
+          results.push(await runTest(connection, test, now, options.sampleSize ?? 5));
+        }
+      }
       return results;
     },
     options,
@@ -122,4 +133,21 @@ async function measureFreshness(
   if (freshness.errorAfterHours !== undefined && ageHours > freshness.errorAfterHours) return { status: 'fail', severity: 'error', failures: 1, sample, message };
   if (freshness.warnAfterHours !== undefined && ageHours > freshness.warnAfterHours) return { status: 'fail', severity: 'warn', failures: 1, sample, message };
   return { status: 'pass', severity: worst, failures: 0, sample, message };
+}
+
+/** Optional sources missing from the warehouse and every model that reads them, transitively. */
+async function restingOnMissingOptionalSources(connection: DuckDBConnection, project: ModelProject): Promise<Set<string>> {
+  const optional = project.sources.filter((source) => source.optional).map((source) => source.relation.toLowerCase());
+  if (optional.length === 0) return new Set();
+  const rows = await queryRows(connection, `select lower(schema_name || '.' || table_name) as relation from duckdb_tables() where schema_name = 'raw'`);
+  const present = new Set(rows.map((row) => String(row.relation)));
+  const missing = optional.filter((relation) => !present.has(relation));
+  if (missing.length === 0) return new Set();
+  const graph = await buildGraph(project, connection);
+  const unavailable = new Set(missing);
+  for (const relation of graph.order) {
+    const node = graph.nodes.get(relation)!;
+    if (node.sources.some((source) => unavailable.has(source)) || node.parents.some((parent) => unavailable.has(parent))) unavailable.add(relation);
+  }
+  return unavailable;
 }

@@ -32,12 +32,19 @@ export interface SourceDefinition {
   description?: string;
   tests: DeclaredTest[];
   freshness?: Freshness;
+  /**
+   * Extracted only on request (an opt-in fan-out such as loyalty summaries): when it is not
+   * loaded, models reading it and their descendants are skipped, not failed, and so are
+   * their tests.
+   */
+  optional: boolean;
 }
 
 const hours = z.number().positive('must be a positive number of hours');
 
 const sourceSchema = z.strictObject({
   description: z.string().optional(),
+  optional: z.boolean().default(false),
   tests: z.array(z.union([z.string(), z.strictObject({ test: z.string(), severity: z.enum(SEVERITIES).default('error') })])).default([]),
   freshness: z
     .strictObject({ field: z.string().min(1), warn_after_hours: hours.optional(), error_after_hours: hours.optional() })
@@ -77,7 +84,7 @@ export function parseSourcesFile(text: string, file: string): { sources: SourceD
       warnAfterHours: spec.freshness.warn_after_hours,
       errorAfterHours: spec.freshness.error_after_hours,
     };
-    return { relation, description: spec.description, tests, freshness };
+    return { relation, description: spec.description, tests, freshness, optional: spec.optional };
   });
   return { sources, problems };
 }
