@@ -1,0 +1,414 @@
+import { copyFileSync, cpSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Simulator } from '../../src/simulator/simulator.js';
+import { REPO, runCli, tempDataDir } from '../helpers/cli.js';
+import { startTestSimulator } from '../helpers/simulator.js';
+import { queryWarehouse } from '../helpers/warehouse.js';
+import { cliEnv, runCliOk } from './identity-fixture.js';
+import { runPackageCli } from './ticketing-project.js';
+
+/**
+ * The fan-360 marts (consent coverage, campaign conversion, season retention, fan
+ * engagement and loyalty) end to end: the real CLI extracts both simulated APIs with the
+ * loyalty fan-out on, loads and builds everything, and each mart's figures are compared with
+ * figures computed here from the simulator's records and its truth of who is who. Where a
+ * figure counts fans, identity resolution stands between the two (it is scored in
+ * identity-resolution.test.ts), so those comparisons allow a small tolerance; figures that
+ * need no identity are compared exactly.
+ */
+type Row = Record<string, any>;
+
+const DAY_MS = 86_400_000;
+const CONVERSION_DAYS = 30;
+
+/** seeds.consent_channels as (system, consent id) → purpose and channel; purposes without a channel left out. */
+const CONSENT_CHANNELS: Record<string, { purpose: string; channel: string }> = {
+  'ticketing:1': { purpose: 'club_marketing', channel: 'email' },
+  'ticketing:2': { purpose: 'club_marketing', channel: 'sms' },
+  'ticketing:3': { purpose: 'club_marketing', channel: 'push' },
+  'engagement:201': { purpose: 'club_marketing', channel: 'email' },
+  'engagement:202': { purpose: 'club_marketing', channel: 'sms' },
+  'engagement:203': { purpose: 'club_marketing', channel: 'push' },
+  'engagement:204': { purpose: 'partner_marketing', channel: 'email' },
+  'engagement:205': { purpose: 'partner_marketing', channel: 'sms' },
+  'engagement:206': { purpose: 'transactional', channel: 'email' },
+};
+
+let sim: Simulator;
+let dataDir: string;
+let env: Record<string, string>;
+let personOf: Map<string, number>;
+let records: {
+  users: Row[];
+  members: Row[];
+  tickets: Row[];
+  merchandise: Row[];
+  permissions: Row[];
+  profiles: Row[];
+  people: Row[];
+  consents: Row[];
+  campaignApps: Row[];
+  participants: Row[];
+  seasons: Row[];
+  topPositions: Row[];
+};
+
+beforeAll(async () => {
+  sim = await startTestSimulator({ scale: 0.05, seed: 23, now: undefined });
+  dataDir = tempDataDir();
+  env = { ...cliEnv(sim, dataDir), FANLAKE_ENGAGEMENT_LOYALTY: 'true' };
+  await runCliOk(['extract'], env);
+  await runCliOk(['load'], env);
+  await runCliOk(['build'], env);
+  personOf = new Map([...sim.truth()].map((link) => [`${link.system}:${link.recordId}`, link.personId]));
+  records = {
+    users: [...sim.ticketingRecords('users')],
+    members: [...sim.ticketingRecords('members')],
+    tickets: [...sim.ticketingRecords('tickets')],
+    merchandise: [...sim.ticketingRecords('merchandise')],
+    permissions: [...sim.ticketingRecords('user_permissions')],
+    profiles: [...sim.engagementRecords('customer_profiles')],
+    people: [...sim.engagementRecords('people')],
+    consents: [...sim.engagementRecords('consents')],
+    campaignApps: [...sim.engagementRecords('campaign_apps')],
+    participants: [...sim.engagementRecords('participants')],
+    seasons: [...sim.engagementRecords('leaderboard_seasons')],
+    topPositions: [...sim.engagementRecords('top_positions', { positionCount: 100 })],
+  };
+}, 120_000);
+
+afterAll(async () => {
+  await sim?.close();
+});
+
+const normalizedEmail = (email: unknown): string | null => (typeof email === 'string' && email.trim() !== '' ? email.trim().toLowerCase() : null);
+
+/** The phone rule of docs/metrics.md. */
+function phoneE164(phone: unknown): string | null {
+  if (typeof phone !== 'string') return null;
+  const candidate = phone.replace(/[^0-9+]/g, '').replace(/^00/, '+').replace(/^([1-9][0-9]{7})$/, '+47$1');
+  return /^\+[1-9][0-9]{6,14}$/.test(candidate) ? candidate : null;
+}
+
+const userPerson = (userId: unknown) => personOf.get(`ticketing_user:${userId}`);
+const profilePerson = (profileId: unknown) => personOf.get(`engagement_customer_profile:${profileId}`);
+const cents = (amount: unknown): number => Math.round(Number(amount) * 100);
+const isSold = (ticket: Row) => ticket.order_type !== null && ticket.order_status_text === 'Completed';
+const isCompletedLine = (line: Row) => line.order_status_txt === 'Completed';
+
+/** Within `share` of the expected value, or `floor` apart for small counts. */
+function expectClose(actual: number, expected: number, share: number, floor = 0, what = ''): void {
+  const allowed = Math.max(floor, Math.abs(expected) * share);
+  expect(Math.abs(actual - expected), `${what}: ${actual} vs expected ${expected} (±${allowed})`).toBeLessThanOrEqual(allowed);
+}
+
+/** Every purchase of a true person: sold tickets by buyer, completed merchandise lines by user. */
+function purchasesByPerson(): Map<number, { atMs: number; kind: 'ticket' | 'merchandise'; cents: number }[]> {
+  const purchases = new Map<number, { atMs: number; kind: 'ticket' | 'merchandise'; cents: number }[]>();
+  const add = (person: number | undefined, purchase: { atMs: number; kind: 'ticket' | 'merchandise'; cents: number }) => {
+    if (person === undefined) return;
+    purchases.set(person, [...(purchases.get(person) ?? []), purchase]);
+  };
+  for (const ticket of records.tickets) {
+    if (isSold(ticket)) add(userPerson(ticket.user_aquired_id), { atMs: Date.parse(ticket.order_date as string), kind: 'ticket', cents: cents(ticket.ticket_price) });
+  }
+  for (const line of records.merchandise) {
+    if (isCompletedLine(line)) {
+      add(userPerson(line.user_id), { atMs: Date.parse(line.order_datetime as string), kind: 'merchandise', cents: cents(line.price_subtotal) + cents(line.vat) });
+    }
+  }
+  return purchases;
+}
+
+/** Each true person's e-mails and E.164 phones over all their records in both systems. */
+function contactsByPerson(): Map<number, { emails: Set<string>; phones: Set<string> }> {
+  const contacts = new Map<number, { emails: Set<string>; phones: Set<string> }>();
+  const add = (person: number | undefined, email: unknown, phone: unknown) => {
+    if (person === undefined) return;
+    const entry = contacts.get(person) ?? { emails: new Set<string>(), phones: new Set<string>() };
+    contacts.set(person, entry);
+    const address = normalizedEmail(email);
+    if (address) entry.emails.add(address);
+    const number = phoneE164(phone);
+    if (number) entry.phones.add(number);
+  };
+  for (const user of records.users) add(userPerson(user.id), user.email, user.phone);
+  for (const member of records.members) add(personOf.get(`ticketing_member:${member.id}`), null, member.phone);
+  for (const profile of records.profiles) add(profilePerson(profile.id), profile.email, profile.phoneNumber);
+  for (const person of records.people) {
+    add(personOf.get(`engagement_person:${person.id}`), person.emailAddress, person.network === 'sms' ? person.profileName : null);
+  }
+  return contacts;
+}
+
+/**
+ * marts.campaign_conversion as the truth has it: a participant is matchable when the e-mail
+ * typed into the form is on a record of the person behind them; they convert when that
+ * person bought within `days` after the campaign started.
+ */
+function campaignTruth(days: number): Map<string, { participants: number; matchedParticipants: number; matchedFans: number; convertedFans: number }> {
+  const contacts = contactsByPerson();
+  const purchases = purchasesByPerson();
+  const campaigns = new Map<string, { participants: number; matchedParticipants: number; matched: Set<number>; converted: Set<number> }>();
+  for (const app of records.campaignApps) campaigns.set(String(app.id), { participants: 0, matchedParticipants: 0, matched: new Set(), converted: new Set() });
+  const startOf = new Map(records.campaignApps.map((app) => [String(app.id), Date.parse(app.fromDateTime as string)]));
+  for (const participant of records.participants) {
+    const campaign = campaigns.get(String(participant.campaignAppId))!;
+    campaign.participants++;
+    const person = sim.engagement.participants.personOf(sim.engagement.participants.indexOfId(String(participant.id)));
+    const email = normalizedEmail(participant.emailAddress);
+    if (person < 0 || !email || !contacts.get(person)?.emails.has(email)) continue;
+    campaign.matchedParticipants++;
+    campaign.matched.add(person);
+    const from = startOf.get(String(participant.campaignAppId))!;
+    if ((purchases.get(person) ?? []).some((purchase) => purchase.atMs >= from && purchase.atMs < from + days * DAY_MS)) campaign.converted.add(person);
+  }
+  return new Map(
+    [...campaigns].map(([id, campaign]) => [
+      id,
+      { participants: campaign.participants, matchedParticipants: campaign.matchedParticipants, matchedFans: campaign.matched.size, convertedFans: campaign.converted.size },
+    ]),
+  );
+}
+
+async function expectCampaignsMatchTruth(warehouseDir: string, days: number): Promise<void> {
+  const truth = campaignTruth(days);
+  const rows = await queryWarehouse(warehouseDir, 'select * from marts.campaign_conversion');
+  expect(rows.length).toBe(records.campaignApps.length);
+  const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
+  for (const row of rows) {
+    const expected = truth.get(String(row.campaign_app_id))!;
+    expect(row.conversion_window_days).toBe(days);
+    // no identity involved: exact
+    expect(Number(row.participants), `participants of ${row.campaign_app_id}`).toBe(expected.participants);
+    expectClose(Number(row.matched_fans), expected.matchedFans, 0.1, 1, `matched fans of ${row.campaign_app_id}`);
+    expectClose(Number(row.converted_fans), expected.convertedFans, 0.2, 1, `converted fans of ${row.campaign_app_id}`);
+    expect(Number(row.converted_fans)).toBeGreaterThanOrEqual(Math.max(Number(row.ticket_buyers), Number(row.merchandise_buyers)));
+    expect(Number(row.converted_fans)).toBeLessThanOrEqual(Number(row.ticket_buyers) + Number(row.merchandise_buyers));
+    expect(Number(row.converted_revenue) > 0).toBe(Number(row.converted_fans) > 0);
+    const rate = Number(row.matched_fans) === 0 ? null : Number(row.converted_fans) / Number(row.matched_fans);
+    if (rate === null) expect(row.conversion_rate).toBeNull();
+    else expect(Number(row.conversion_rate)).toBeCloseTo(rate, 12);
+  }
+  const total = (key: 'matchedParticipants' | 'matchedFans' | 'convertedFans') => sum([...truth.values()].map((campaign) => campaign[key]));
+  expectClose(sum(rows.map((row) => Number(row.matched_participants))), total('matchedParticipants'), 0.02, 0, 'matched participants');
+  expectClose(sum(rows.map((row) => Number(row.matched_fans))), total('matchedFans'), 0.02, 0, 'matched fans');
+  expectClose(sum(rows.map((row) => Number(row.converted_fans))), total('convertedFans'), 0.05, 2, 'converted fans');
+  if (days === CONVERSION_DAYS) expect(total('convertedFans'), 'the data holds conversions to compare').toBeGreaterThan(0);
+}
+
+describe('fan-360 marts against the simulator truth (scale 0.05, seed 23)', () => {
+  it('consent_coverage: consented and reachable fans per purpose and channel, by deciding system', async () => {
+    // the latest decision per person, purpose and channel; on a tie a withdrawal wins
+    const decisions = new Map<string, { granted: boolean; atMs: number; system: string }>();
+    const decide = (person: number | undefined, key: string | undefined, granted: boolean, atMs: number, system: string) => {
+      const mapped = key === undefined ? undefined : CONSENT_CHANNELS[key];
+      if (person === undefined || !mapped) return;
+      const id = `${person}|${mapped.purpose}|${mapped.channel}`;
+      const current = decisions.get(id);
+      if (!current || atMs > current.atMs || (atMs === current.atMs && !granted)) decisions.set(id, { granted, atMs, system });
+    };
+    for (const permission of records.permissions) {
+      if (typeof permission.decision !== 'boolean') continue;
+      decide(userPerson(permission.id_user), `ticketing:${permission.id_consent_basic}`, permission.decision, Date.parse(permission.last_update as string), 'ticketing');
+    }
+    for (const consent of records.consents) {
+      const revoked = consent.isRevoked === true;
+      const at = revoked ? ((consent.revokedDateTime as string | null) ?? (consent.createdDateTime as string)) : (consent.createdDateTime as string);
+      decide(profilePerson(consent.customerProfileId), `engagement:${(consent.links as Row).consentText}`, !revoked, Date.parse(at), 'engagement');
+    }
+    const contacts = contactsByPerson();
+    const persons = new Set(personOf.values());
+    const hasContact = (person: number, channel: string) =>
+      channel === 'push' ? true
+      : channel === 'email' ? [...(contacts.get(person)?.emails ?? [])].some((email) => /^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email))
+      : (contacts.get(person)?.phones.size ?? 0) > 0;
+
+    const rows = await queryWarehouse(dataDir, 'select * from marts.consent_coverage order by purpose, channel');
+    expect(rows.map((row) => `${row.purpose}/${row.channel}`)).toEqual([
+      'club_marketing/email', 'club_marketing/push', 'club_marketing/sms', 'partner_marketing/email', 'partner_marketing/sms', 'transactional/email',
+    ]);
+    for (const row of rows) {
+      const expected = { consented: 0, consentedTicketing: 0, consentedEngagement: 0, reachable: 0, reachableTicketing: 0, reachableEngagement: 0, withdrawn: 0, withContact: 0 };
+      for (const person of persons) {
+        const decision = decisions.get(`${person}|${row.purpose}|${row.channel}`);
+        const contact = hasContact(person, row.channel);
+        if (contact) expected.withContact++;
+        if (!decision) continue;
+        if (!decision.granted) {
+          expected.withdrawn++;
+          continue;
+        }
+        expected.consented++;
+        if (decision.system === 'ticketing') expected.consentedTicketing++;
+        else expected.consentedEngagement++;
+        if (!contact) continue;
+        expected.reachable++;
+        if (decision.system === 'ticketing') expected.reachableTicketing++;
+        else expected.reachableEngagement++;
+      }
+      const what = `${row.purpose}/${row.channel}`;
+      expectClose(Number(row.total_fans), persons.size, 0.02, 0, `${what} total`);
+      expectClose(Number(row.fans_with_contact), expected.withContact, 0.02, 0, `${what} with contact`);
+      expectClose(Number(row.consented_fans), expected.consented, 0.03, 2, `${what} consented`);
+      expectClose(Number(row.consented_fans_ticketing), expected.consentedTicketing, 0.03, 2, `${what} consented via ticketing`);
+      expectClose(Number(row.consented_fans_engagement), expected.consentedEngagement, 0.03, 2, `${what} consented via engagement`);
+      expectClose(Number(row.reachable_fans), expected.reachable, 0.03, 2, `${what} reachable`);
+      expectClose(Number(row.reachable_fans_ticketing), expected.reachableTicketing, 0.03, 2, `${what} reachable via ticketing`);
+      expectClose(Number(row.reachable_fans_engagement), expected.reachableEngagement, 0.03, 2, `${what} reachable via engagement`);
+      expectClose(Number(row.withdrawn_fans), expected.withdrawn, 0.05, 2, `${what} withdrawn`);
+      // exact relations inside the mart
+      expect(Number(row.reachable_fans)).toBe(Number(row.reachable_fans_ticketing) + Number(row.reachable_fans_engagement));
+      expect(Number(row.consented_fans)).toBe(Number(row.consented_fans_ticketing) + Number(row.consented_fans_engagement));
+      expect(Number(row.reachable_rate)).toBeCloseTo(Number(row.reachable_fans) / Number(row.total_fans), 12);
+    }
+    const byKey = new Map(rows.map((row) => [`${row.purpose}/${row.channel}`, row]));
+    // push needs nothing but the consent; sms loses fans without an E.164 phone
+    expect(byKey.get('club_marketing/push')!.reachable_fans).toBe(byKey.get('club_marketing/push')!.consented_fans);
+    expect(Number(byKey.get('club_marketing/sms')!.reachable_fans)).toBeLessThan(Number(byKey.get('club_marketing/sms')!.consented_fans));
+    // the one truth the mart must agree with dim_fan on
+    const [fan] = await queryWarehouse(dataDir, 'select count(*) filter (where has_push_consent) as push from marts.dim_fan');
+    expect(byKey.get('club_marketing/push')!.consented_fans).toBe(fan!.push);
+  });
+
+  it(`campaign_conversion: participants tied by e-mail who bought within ${CONVERSION_DAYS} days of the start`, async () => {
+    await expectCampaignsMatchTruth(dataDir, CONVERSION_DAYS);
+  });
+
+  it('campaign_conversion: the window comes from seeds.metric_settings', async () => {
+    // a package whose sql/ differs only in the setting, building into a copy of the warehouse
+    const root = mkdtempSync(join(tmpdir(), 'fanlake-settings-pkg-'));
+    for (const entry of ['dist', 'bin', 'sql']) cpSync(join(REPO, entry), join(root, entry), { recursive: true });
+    copyFileSync(join(REPO, 'package.json'), join(root, 'package.json'));
+    symlinkSync(join(REPO, 'node_modules'), join(root, 'node_modules'), 'dir');
+    writeFileSync(join(root, 'sql', 'seeds', 'metric_settings.csv'), 'name,value,description\ncampaign_conversion_days,7,a week\n');
+    const copyDir = tempDataDir();
+    copyFileSync(join(dataDir, 'warehouse.duckdb'), join(copyDir, 'warehouse.duckdb'));
+    const build = await runPackageCli(root, ['build', '--select', 'campaign_conversion'], { ...env, FANLAKE_DATA_DIR: copyDir });
+    expect(build.code, build.stdout + build.stderr).toBe(0);
+    await expectCampaignsMatchTruth(copyDir, 7);
+  }, 60_000);
+
+  it('season_retention: buyers per season and how many bought again the next season', async () => {
+    const buyers = new Map<string, Set<number>>();
+    for (const ticket of records.tickets) {
+      const person = userPerson(ticket.user_aquired_id);
+      if (!isSold(ticket) || person === undefined) continue;
+      const season = String(ticket.season);
+      buyers.set(season, (buyers.get(season) ?? new Set()).add(person));
+    }
+    const seasons = [...new Set(records.tickets.map((ticket) => String(ticket.season)))].sort((a, b) => Number(a) - Number(b));
+    const rows = await queryWarehouse(dataDir, 'select * from marts.season_retention order by season_number');
+    // no identity involved: which seasons there are, and their order
+    expect(rows.map((row) => row.season)).toEqual(seasons);
+    expect(rows.map((row) => row.next_season)).toEqual([...seasons.slice(1), null]);
+    const seen = new Set<number>();
+    for (const [k, row] of rows.entries()) {
+      const these = buyers.get(seasons[k]!) ?? new Set<number>();
+      const next = buyers.get(seasons[k + 1]!);
+      const fresh = [...these].filter((person) => !seen.has(person)).length;
+      for (const person of these) seen.add(person);
+      expectClose(Number(row.buying_fans), these.size, 0.02, 1, `buyers ${row.season}`);
+      expectClose(Number(row.new_fans), fresh, 0.03, 2, `new buyers ${row.season}`);
+      if (!next) {
+        expect(row.retained_fans).toBeNull();
+        expect(row.retention_rate).toBeNull();
+        continue;
+      }
+      const retained = [...these].filter((person) => next.has(person)).length;
+      expectClose(Number(row.retained_fans), retained, 0.03, 1, `retained ${row.season}`);
+      expect(Number(row.retention_rate)).toBeCloseTo(Number(row.retained_fans) / Number(row.buying_fans), 12);
+      expect(Math.abs(Number(row.retention_rate) - retained / these.size)).toBeLessThan(0.03);
+    }
+  });
+
+  it('fan_engagement: the general board of the most current leaderboard season beside spend', async () => {
+    const now = sim.clock.now();
+    const seasons = records.seasons.map((season) => ({ id: Number(season.id), start: Date.parse(season.startDate as string), end: Date.parse(season.endDate as string) }));
+    const current =
+      seasons.filter((season) => season.start <= now && now <= season.end).sort((a, b) => b.start - a.start)[0] ??
+      seasons.filter((season) => season.end < now).sort((a, b) => b.end - a.end)[0] ??
+      seasons.filter((season) => season.start > now).sort((a, b) => a.start - b.start)[0]!;
+    const board = records.topPositions.filter((top) => top.season_id === current.id && top.interval_id === null && top.demographic_value === null);
+    expect(board.length).toBeGreaterThanOrEqual(100);
+
+    const rows = await queryWarehouse(dataDir, 'select * from marts.fan_engagement');
+    expect(new Set(rows.map((row) => row.leaderboard_season_id))).toEqual(new Set([String(current.id)]));
+    // one row per fan with a profile: as many as the profiles, give or take identity resolution
+    expectClose(rows.length, records.profiles.length, 0.01, 0, 'fans with a profile');
+
+    const onBoard = new Map(rows.filter((row) => row.is_on_leaderboard).map((row) => [String(row.customer_profile_id), row]));
+    const agreeing = board.filter((top) => {
+      const row = onBoard.get(String(top.customerProfileId));
+      return row && Number(row.leaderboard_position) === top.position && Number(row.leaderboard_score) === top.score;
+    });
+    expectClose(onBoard.size, board.length, 0.01, 0, 'fans on the board');
+    expect(agreeing.length / board.length).toBeGreaterThanOrEqual(0.99);
+
+    // spend: the true person's completed purchases
+    const purchases = purchasesByPerson();
+    const agreeingSpend = rows.filter((row) => {
+      const person = profilePerson(row.customer_profile_id);
+      const own = person === undefined ? [] : (purchases.get(person) ?? []);
+      const tickets = own.filter((purchase) => purchase.kind === 'ticket').reduce((sum, purchase) => sum + purchase.cents, 0);
+      const merchandise = own.filter((purchase) => purchase.kind === 'merchandise').reduce((sum, purchase) => sum + purchase.cents, 0);
+      return cents(row.ticket_spend) === tickets && cents(row.merchandise_spend) === merchandise && cents(row.total_spend) === tickets + merchandise;
+    });
+    expect(agreeingSpend.length / rows.length).toBeGreaterThanOrEqual(0.97);
+    expect(rows.some((row) => row.is_on_leaderboard && Number(row.total_spend) > 0)).toBe(true);
+  });
+
+  it('fan_loyalty: the loyalty summary the API gives for each fan\'s profile credential', async () => {
+    // what the extractor asks for: the profile's e-mail, else its phone in RFC 3966 form
+    const credentialOf = (profile: Row): string | undefined => {
+      const email = normalizedEmail(profile.email);
+      if (email) return `email:${email}`;
+      const phone = typeof profile.phoneNumber === 'string' ? profile.phoneNumber.replace(/^tel:/, '').replace(/[\s\-.()]/g, '') : '';
+      const digits = phone.startsWith('+') ? phone.slice(1) : phone.startsWith('00') ? phone.slice(2) : '';
+      return /^\d{6,15}$/.test(digits) ? `phone:${digits}` : undefined;
+    };
+    const personsByCredential = new Map<string, Set<number>>();
+    for (const profile of records.profiles) {
+      const credential = credentialOf(profile);
+      if (credential) personsByCredential.set(credential, (personsByCredential.get(credential) ?? new Set()).add(profilePerson(profile.id)!));
+    }
+    const { loyalty, profiles } = sim.engagement;
+    const expected = new Map<string, Row>();
+    for (const profile of records.profiles) {
+      const credential = credentialOf(profile);
+      // a credential several persons share could answer with any of them
+      if (!credential || personsByCredential.get(credential)!.size > 1) continue;
+      const [kind, value] = [credential.slice(0, credential.indexOf(':')), credential.slice(credential.indexOf(':') + 1)];
+      const found = kind === 'email' ? loyalty.findByEmail(value) : loyalty.findByPhone(value);
+      if (found < 0) continue;
+      const summary = loyalty.summary(found) as Row;
+      expect(profiles.idOf(found), 'the API answers with the profile itself').toBe(Number(profile.id));
+      expected.set(String(profile.id), {
+        balance: summary.balance,
+        rank: summary.rank.name,
+        earned: (summary.distinctions as Row[]).filter((distinction) => distinction.isEarned).length,
+      });
+    }
+    const rows = await queryWarehouse(dataDir, 'select * from marts.fan_loyalty');
+    expect(expected.size).toBeGreaterThan(records.profiles.length * 0.8);
+    expectClose(rows.length, expected.size, 0.01, 0, 'fans with loyalty');
+    const agreeing = rows.filter((row) => {
+      const truth = expected.get(String(row.customer_profile_id));
+      return truth && Number(row.loyalty_balance) === truth.balance && row.loyalty_rank_name === truth.rank && Number(row.distinctions_earned) === truth.earned;
+    });
+    expect(agreeing.length / rows.length).toBeGreaterThanOrEqual(0.99);
+    expect(new Set(rows.map((row) => row.loyalty_rank_name))).toEqual(new Set(['Bronze', 'Silver', 'Gold', 'Platinum']));
+    for (const row of rows) expect(cents(row.total_spend)).toBe(cents(row.ticket_spend) + cents(row.merchandise_spend));
+  });
+
+  it('fanlake check passes on the whole tree', async () => {
+    const check = await runCli(['check'], env);
+    expect(check.code, `${check.stdout}\n${check.stderr}`).toBe(0);
+    for (const mart of ['consent_coverage', 'campaign_conversion', 'season_retention', 'fan_engagement', 'fan_loyalty']) {
+      expect(check.stdout).toMatch(new RegExp(`marts\\.${mart}: unique\\([a-z_, ]+\\)\\s+error\\s+pass`));
+    }
+    expect(check.stdout).toMatch(/staging\.stg_engagement__loyalty_summaries: unique\(customer_profile_id\)\s+error\s+pass/);
+  }, 60_000);
+});
