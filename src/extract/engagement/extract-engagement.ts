@@ -6,6 +6,7 @@ import type { ExtractProgress } from '../progress.js';
 import { ResourceSink, type RunContext } from '../resource-sink.js';
 import { type ResourceResult, skippedResult } from '../resource-result.js';
 import { ENGAGEMENT_SINKS, type EngagementResource, USER_SCOPED } from './engagement-resources.js';
+import { WorkQueue } from './work-queue.js';
 
 export interface EngagementRun extends RunContext {
   readonly connection: SourceConnection;
@@ -21,6 +22,14 @@ export interface EngagementRun extends RunContext {
 }
 
 type Sinks = Record<string, ResourceSink>;
+
+/** What the fan-outs need of a customer profile. */
+interface ProfileTarget {
+  readonly profileId: string;
+  readonly personId?: string;
+  readonly email?: string;
+  readonly phone?: string;
+}
 type Json = Record<string, unknown>;
 
 /** What a group of resources read: child requests that failed after their retries, by id. */
@@ -41,7 +50,6 @@ const NOTHING_HERE = [404];
 export async function extractEngagement(run: EngagementRun): Promise<ResourceResult[]> {
   const wanted = (names: EngagementResource[]) => !run.only || names.some((name) => run.only!.includes(name));
   const results: ResourceResult[] = [];
-  const profileTargets: { profileId: string; personId?: string; email?: string; phone?: string }[] = [];
 
   const get = async (path: string, query: Record<string, string | number | undefined> = {}, context: Json = {}): Promise<unknown> => {
     const response = await run.client.getJson(endpointUrl(run.connection.baseUrl, path, query), {
@@ -110,15 +118,13 @@ export async function extractEngagement(run: EngagementRun): Promise<ResourceRes
   };
 
   /** Runs one child request per item, each retried by the client; failures are collected by id. */
-  const fanOut = async <T>(items: T[], idOf: (item: T) => string, read: (item: T) => Promise<number>): Promise<GroupOutcome> => {
+  const fanOut = async <T>(items: WorkQueue<T>, idOf: (item: T) => string, read: (item: T) => Promise<number>): Promise<GroupOutcome> => {
     const failedChildren: string[] = [];
     let requests = 0;
-    // A fixed set of workers walks the items: no promise per child up front, so a fan-out
+    // A fixed set of workers pulls the items: no promise per child up front, so a fan-out
     // over 150,000 profiles costs as little memory as one over 15.
-    let next = 0;
     const worker = async () => {
-      while (next < items.length) {
-        const item = items[next++]!;
+      for (let item = await items.next(); item !== undefined; item = await items.next()) {
         try {
           const spent = await read(item);
           requests += spent;
@@ -132,52 +138,57 @@ export async function extractEngagement(run: EngagementRun): Promise<ResourceRes
     return { failedChildren, requests };
   };
 
-  const profilesGroup = wanted(['customer_profiles', 'people', 'consents', 'consent_texts', 'consent_sources', 'loyalty_summaries'])
-    ? group(['customer_profiles', 'people'], async (sinks) => {
-        const requests = await listInto('/customerinsights/customerprofiles', 'customerProfiles', sinks, 'customer_profiles', { people: 'people' }, (profiles) => {
-          for (const profile of profiles) {
-            const people = asArray((profile.links as Json | undefined)?.people);
-            profileTargets.push({ profileId: String(profile.id), personId: people.length ? String(people[0]) : undefined, email: text(profile.email), phone: text(profile.phoneNumber) });
-          }
-        });
-        return { failedChildren: [], requests };
-      })
-    : Promise.resolve(false);
-
-  const tasks: Promise<unknown>[] = [
-    profilesGroup.then(async (profilesRead) => {
-      const dependents: Promise<unknown>[] = [];
-      if (wanted(['consents', 'consent_texts', 'consent_sources'])) {
-        if (!profilesRead) {
-          for (const name of ['consents', 'consent_texts', 'consent_sources']) results.push(skippedResult('engagement', name, 'customer profiles could not be read'));
-        } else {
-          dependents.push(
-            group(['consents', 'consent_texts', 'consent_sources'], (sinks) =>
-              fanOut(profileTargets.filter((t) => t.personId), (t) => `identity ${t.personId} (profile ${t.profileId})`, (t) =>
-                listInto(`/customerinsights/customerprofiles/${t.personId}/consents`, 'consents', sinks, 'consents', { consentTexts: 'consent_texts', consentSources: 'consent_sources' }, undefined, { includeRevoked: 'true' }),
-              ),
-            ['consent_texts', 'consent_sources']),
-          );
+  // Profiles feed the consents and loyalty fan-outs as their pages arrive.
+  const consentTargets = new WorkQueue<ProfileTarget>();
+  const loyaltyTargets = new WorkQueue<ProfileTarget>();
+  const tasks: Promise<unknown>[] = [];
+  if (wanted(['customer_profiles', 'people', 'consents', 'consent_texts', 'consent_sources', 'loyalty_summaries'])) {
+    tasks.push(
+      group(['customer_profiles', 'people'], async (sinks) => {
+        try {
+          const requests = await listInto('/customerinsights/customerprofiles', 'customerProfiles', sinks, 'customer_profiles', { people: 'people' }, (profiles) => {
+            for (const profile of profiles) {
+              const people = asArray((profile.links as Json | undefined)?.people);
+              const target = { profileId: String(profile.id), personId: people.length ? String(people[0]) : undefined, email: text(profile.email), phone: text(profile.phoneNumber) };
+              if (target.personId) consentTargets.push(target);
+              if (run.loyalty && (target.email || rfc3966(target.phone))) loyaltyTargets.push(target);
+            }
+          });
+          consentTargets.close();
+          loyaltyTargets.close();
+          return { failedChildren: [], requests };
+        } catch (error) {
+          consentTargets.fail(error);
+          loyaltyTargets.fail(error);
+          throw error;
         }
-      }
-      if (wanted(['loyalty_summaries'])) {
-        if (!run.loyalty) results.push(skippedResult('engagement', 'loyalty_summaries', 'opt-in fan-out, one request per profile: set FANLAKE_ENGAGEMENT_LOYALTY=true'));
-        else if (profilesRead) {
-          dependents.push(
-            group(['loyalty_summaries'], (sinks) =>
-              fanOut(profileTargets.filter((t) => t.email || rfc3966(t.phone)), (t) => `profile ${t.profileId}`, async (t) => {
-                const query = t.email ? { type: 'email', value: t.email.trim() } : { type: 'phone', value: rfc3966(t.phone)! };
-                const summary = await get('/mypage/loyaltysummary', query, { resource: 'loyalty_summaries' });
-                if (summary && typeof summary === 'object') await accept(sinks.loyalty_summaries!, [{ customerProfileId: t.profileId, ...(summary as Json) }]);
-                return 1;
-              }),
-            ),
-          );
-        }
-      }
-      await Promise.all(dependents);
-    }),
-  ];
+      }),
+    );
+  }
+  if (wanted(['consents', 'consent_texts', 'consent_sources'])) {
+    tasks.push(
+      group(['consents', 'consent_texts', 'consent_sources'], (sinks) =>
+        fanOut(consentTargets, (t) => `identity ${t.personId} (profile ${t.profileId})`, (t) =>
+          listInto(`/customerinsights/customerprofiles/${t.personId}/consents`, 'consents', sinks, 'consents', { consentTexts: 'consent_texts', consentSources: 'consent_sources' }, undefined, { includeRevoked: 'true' }),
+        ),
+      ['consent_texts', 'consent_sources']),
+    );
+  }
+  if (wanted(['loyalty_summaries'])) {
+    if (!run.loyalty) results.push(skippedResult('engagement', 'loyalty_summaries', 'opt-in fan-out, one request per profile: set FANLAKE_ENGAGEMENT_LOYALTY=true'));
+    else {
+      tasks.push(
+        group(['loyalty_summaries'], (sinks) =>
+          fanOut(loyaltyTargets, (t) => `profile ${t.profileId}`, async (t) => {
+            const query = t.email ? { type: 'email', value: t.email.trim() } : { type: 'phone', value: rfc3966(t.phone)! };
+            const summary = await get('/mypage/loyaltysummary', query, { resource: 'loyalty_summaries' });
+            if (summary && typeof summary === 'object') await accept(sinks.loyalty_summaries!, [{ customerProfileId: t.profileId, ...(summary as Json) }]);
+            return 1;
+          }),
+        ),
+      );
+    }
+  }
 
   if (wanted(['campaign_apps', 'campaign_app_authentication_options'])) {
     tasks.push(group(['campaign_apps', 'campaign_app_authentication_options'], async (sinks) => ({
@@ -205,7 +216,7 @@ export async function extractEngagement(run: EngagementRun): Promise<ResourceRes
         const demographic = season.demographicFieldId ? run.demographicValues : [];
         return [undefined, ...intervals].flatMap((intervalId) => [undefined, ...demographic].map((value) => ({ seasonId: String(season.id), intervalId, value })));
       });
-      const outcome = await fanOut(boards, (b) => `season ${b.seasonId} interval ${b.intervalId ?? '-'} demographic ${b.value ?? '-'}`, async (board) => {
+      const outcome = await fanOut(WorkQueue.of(boards), (b) => `season ${b.seasonId} interval ${b.intervalId ?? '-'} demographic ${b.value ?? '-'}`, async (board) => {
         const positions = asArray(await get('/mypage/leaderboards/toppositions', { leaderboardseasonid: board.seasonId, intervalId: board.intervalId, demographicValue: board.value, positionCount: 100 }, { resource: 'top_positions' }));
         await accept(sinks.top_positions!, positions.map((p) => ({ season_id: board.seasonId, interval_id: board.intervalId ?? null, demographic_value: board.value ?? null, ...(p as Json) })));
         return 1;
@@ -217,7 +228,7 @@ export async function extractEngagement(run: EngagementRun): Promise<ResourceRes
     if (run.contextRoots.length === 0) results.push(skippedResult('engagement', 'context_nodes', 'no context root ids configured (FANLAKE_ENGAGEMENT_CONTEXT_ROOTS); the API cannot list them'));
     else {
       tasks.push(group(['context_nodes'], (sinks) =>
-        fanOut([...run.contextRoots], (root) => `context ${root}`, async (root) => {
+        fanOut(WorkQueue.of(run.contextRoots), (root) => `context ${root}`, async (root) => {
           const tree = await get(`/mypage/contexts/${encodeURIComponent(root)}`, {}, { resource: 'context_nodes' });
           if (tree && typeof tree === 'object') await accept(sinks.context_nodes!, flattenTree(tree as Json, root));
           return 1;

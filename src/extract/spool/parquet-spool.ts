@@ -11,6 +11,9 @@ import { QuarantineWriter } from './quarantine-writer.js';
 import { partFileName, QUARANTINE_FILE, runDir, spoolFileName, TMP_SUFFIX, toDataRelative } from './raw-layout.js';
 import type { RawRunRef } from './raw-layout.js';
 
+/** Spool lines are written in blocks of about this many characters. */
+const WRITE_BLOCK_CHARS = 1 << 20;
+
 const conversions = new WeakMap<DuckDBInstance, Promise<unknown>>();
 
 /**
@@ -88,6 +91,8 @@ export class ParquetSpool {
   #state: 'open' | 'failed' | 'finished' | 'aborted' = 'open';
   #spool: FileHandle | undefined;
   #spoolRows = 0;
+  #pending: string[] = [];
+  #pendingChars = 0;
   #longestLine = 0;
   #ownDuckdb: DuckDBInstance | undefined;
 
@@ -192,9 +197,22 @@ export class ParquetSpool {
   }
 
   async #writeLines(lines: string[]): Promise<void> {
-    const spool = await this.#openSpool();
-    await spool.write(`${lines.join('\n')}\n`);
+    // Fan-outs append many tiny pages (one consent list per profile): lines are gathered
+    // and written in blocks, not one write per page.
+    for (const line of lines) {
+      this.#pending.push(line);
+      this.#pendingChars += line.length + 1;
+    }
     this.#spoolRows += lines.length;
+    if (this.#pendingChars >= WRITE_BLOCK_CHARS) await this.#flush();
+  }
+
+  async #flush(): Promise<void> {
+    if (this.#pending.length === 0) return;
+    const block = `${this.#pending.join('\n')}\n`;
+    this.#pending = [];
+    this.#pendingChars = 0;
+    await (await this.#openSpool()).write(block);
   }
 
   async #openSpool(): Promise<FileHandle> {
@@ -206,6 +224,7 @@ export class ParquetSpool {
   }
 
   async #writePart(): Promise<void> {
+    await this.#flush();
     await (await this.#openSpool()).close();
     this.#spool = undefined;
     const part = this.#partPath();
