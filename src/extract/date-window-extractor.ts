@@ -29,6 +29,8 @@ export interface DateWindowRun extends RunContext {
   readonly startDate: Date;
   readonly lookbackMinutes: number;
   readonly maxWindowDays: number;
+  /** Requests in flight per source; also the pages of one window fetched at once. */
+  readonly concurrency: number;
   /** Bounds the pages fetched but not yet written, across the source's resources. */
   readonly pageSlots: LimitFunction;
   /** Overrides an `auto` page base. */
@@ -90,7 +92,7 @@ export async function extractDateWindowResource(run: DateWindowRun, spec: Resour
 
   try {
     const pageBase = paging.pageBase === 'auto' ? run.pageBaseOverride ?? (await detectPageBase(windows, fetchPage, itemKey)) : paging.pageBase;
-    const options = { fetchPage, onPage, cursorSecond, itemKey, pageBase, pageSize: paging.pageSize, schedule: run.pageSlots };
+    const options = { fetchPage, onPage, cursorSecond, itemKey, pageBase, pageSize: paging.pageSize, schedule: run.pageSlots, pagesInFlight: run.concurrency };
     const settled = await Promise.allSettled(windows.map((window) => pageWindow(window, options)));
     const outcomes = settled.flatMap((s) => (s.status === 'fulfilled' ? s.value : []));
     const failed = windows.filter((_, k) => settled[k]!.status === 'rejected');

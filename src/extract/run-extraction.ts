@@ -104,7 +104,7 @@ export async function runExtraction(request: ExtractRequest): Promise<ExtractRun
 
 /** Every date-windowed ticketing resource, concurrently, through one client and state file. */
 async function extractTicketing(
-  context: Omit<DateWindowRun, 'state' | 'pageSlots' | 'fullRefresh' | 'startDate' | 'lookbackMinutes' | 'maxWindowDays'>,
+  context: Omit<DateWindowRun, 'state' | 'concurrency' | 'pageSlots' | 'fullRefresh' | 'startDate' | 'lookbackMinutes' | 'maxWindowDays'>,
   config: Config,
   only: readonly string[] | undefined,
   fullRefresh: boolean,
@@ -114,6 +114,7 @@ async function extractTicketing(
   const run: DateWindowRun = {
     ...context,
     state,
+    concurrency: config.concurrency,
     pageSlots: pLimit(config.concurrency * 2),
     fullRefresh,
     startDate: new Date(config['ticketing.startDate']),

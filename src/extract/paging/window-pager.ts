@@ -24,6 +24,8 @@ export interface WindowPagerOptions {
    * memory at once, so a slow disk slows the fetching instead of filling the heap.
    */
   schedule?: <T>(task: () => Promise<T>) => Promise<T>;
+  /** Pages of one window fetched at once; default 8. */
+  pagesInFlight?: number;
   /** Passes over one window that cannot be split further before giving up on it. */
   maxPasses?: number;
 }
@@ -113,7 +115,15 @@ async function readPass(window: DateWindow, options: WindowPagerOptions): Promis
       context: { window: describeWindow(window) },
     });
   }
-  const rest = await Promise.all(Array.from({ length: pages - 1 }, (_, k) => read(pageBase + 1 + k)));
+  // A few pages of each window in flight, not all of them queued at once: windows and
+  // resources then share the connection pool fairly instead of first come, first served.
+  const rest: { count: number; received: number }[] = [];
+  let nextPage = pageBase + 1;
+  const lastPage = pageBase + pages - 1;
+  const worker = async () => {
+    while (nextPage <= lastPage) rest.push(await read(nextPage++));
+  };
+  await Promise.all(Array.from({ length: Math.min(options.pagesInFlight ?? 8, pages - 1) }, worker));
   const received = [first, ...rest].reduce((sum, page) => sum + page.received, 0);
   const stable = rest.every((page) => page.count === first.count) && received === first.count;
   return { stable, requests: pages, pageStarts };
