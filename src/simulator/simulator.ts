@@ -201,7 +201,10 @@ export class Simulator {
   private randomIndices(resource: TicketingResource, count: number): number[] {
     const timeline = this.ticketing.byName[resource].timeline;
     const rng = Rng.for(this.options.seed, `admin-${resource}`, timeline.size, this.clock.now());
-    return Array.from({ length: Math.min(count, timeline.count) }, () => timeline.at(rng.int(0, timeline.count - 1)));
+    // Distinct records: "change 25 tickets" means 25 different ones.
+    const picked = new Set<number>();
+    while (picked.size < Math.min(count, timeline.count)) picked.add(timeline.at(rng.int(0, timeline.count - 1)));
+    return [...picked];
   }
 }
 

@@ -197,3 +197,17 @@ describe('determinism, mutation and faults', () => {
     }
   });
 });
+
+describe('admin changes', () => {
+  it('touches the number of distinct records asked for, and they move to now', async () => {
+    const sim = await startTestSimulator();
+    try {
+      const keys = sim.touchTicketing('tickets', { count: 300 });
+      expect(new Set(keys).size).toBe(300);
+      const moved = await ticketingGet(sim, `/api/tickets?date_init=${NOW_S}&date_end=${NOW_S + 3600}&count_elements=200`);
+      expect(Number(moved.body.count)).toBe(300);
+    } finally {
+      await sim.close();
+    }
+  });
+});
