@@ -141,7 +141,8 @@ describe('fanlake extract --source ticketing, then load', () => {
   });
 
   it('converges after a kill -9 mid-run: a re-run loses nothing', async () => {
-    const sim = await simulator({ latencyMs: 15 });
+    // Slow enough that the first run is still paging when it is killed.
+    const sim = await simulator({ latencyMs: 60 });
     const dataDir = tempDataDir();
     const killed = await runCli(['extract'], envFor(sim, dataDir, { FANLAKE_CONCURRENCY: '2' }), { killAfterMs: 1500 });
     expect(killed.signal).toBe('SIGKILL');
