@@ -14,6 +14,9 @@ export const extractCommand: CommandModule<ExtractArgs> = {
   describe: 'Page every list endpoint into Parquet under $FANLAKE_DATA_DIR/raw/ (incremental; resumable)',
   builder: (yargs: Argv) =>
     yargs
+      .example('$0 extract', 'every configured source, from where the last run stopped')
+      .example('$0 extract --source ticketing --resource tickets users', 'two ticketing resources only')
+      .example('$0 extract --full-refresh', 're-read the ticketing history from the start date')
       .option('source', { choices: SOURCES, describe: 'Only this source (default: every configured one)' })
       .option('resource', { type: 'string', array: true, describe: 'Only these resources, e.g. tickets user_permissions people' })
       .option('full-refresh', { type: 'boolean', default: false, describe: 'Start over from the start date instead of the stored position' }) as unknown as Argv<ExtractArgs>,

@@ -28,6 +28,9 @@ export const simulateCommand: CommandModule<SimulateArgs> = {
   describe: 'Serve a faithful local simulation of both APIs (deterministic data, faults, ground truth)',
   builder: (yargs: Argv) =>
     yargs
+      .example('$0 simulate --scale 0.5', 'a small club on port 8787; prints the environment to export')
+      .example('$0 simulate --port 0 --faults 0.1 --mutate 0.01 --admin', 'a hostile API for tests: failures, records changing while paged, ground truth')
+      .example('$0 simulate --seed 7 --now 2026-06-01T00:00:00Z', 'byte-identical data for a seed')
       .option('host', { type: 'string', default: '127.0.0.1', describe: 'Interface to listen on' })
       .option('port', { type: 'number', default: 8787, describe: 'Port; 0 takes any free one' })
       .option('seed', { type: 'number', default: 1, describe: 'Seed of the generated data' })

@@ -18,6 +18,8 @@ export const sqlCommand: CommandModule<SqlArgs> = {
   describe: 'Run one query against the warehouse (read-only) and print the result',
   builder: (yargs: Argv) =>
     yargs
+      .example('$0 sql "select * from marts.match_summary limit 5"', 'a table on the terminal')
+      .example('$0 sql "select * from marts.dim_fan" --format csv > fans.csv', 'CSV for a spreadsheet')
       .positional('query', { type: 'string', describe: 'SQL, e.g. "select count(*) from raw.ticketing_tickets"' })
       .option('format', { choices: FORMATS, default: 'table' as Format, describe: 'Output format' }) as unknown as Argv<SqlArgs>,
 
