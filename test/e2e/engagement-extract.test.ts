@@ -25,7 +25,9 @@ function envFor(sim: Simulator, dataDir: string): Record<string, string> {
     FANLAKE_ENGAGEMENT_CONTEXT_ROOTS: contextRoots(sim).join(','),
     FANLAKE_ENGAGEMENT_LOYALTY: 'true',
     FANLAKE_DATA_DIR: dataDir,
-    FANLAKE_HTTP_TIMEOUT_MS: '1500',
+    // Generous for a loaded CI machine; simulated stalls last longer still.
+    FANLAKE_HTTP_TIMEOUT_MS: '3000',
+    FANLAKE_HTTP_MAX_ATTEMPTS: '8',
   };
 }
 
@@ -57,7 +59,7 @@ async function warehouseKeys(dataDir: string, resource: EngagementResource, wher
 
 describe('fanlake extract --source engagement, then load', () => {
   it('lands every resource completely despite faults, and names the user-scoped ones as skipped', async () => {
-    const sim = await simulator({ faults: 0.1, stallMs: 3000 });
+    const sim = await simulator({ faults: 0.1, stallMs: 4500 });
     const dataDir = tempDataDir();
     const extract = await runCli(['extract', '--source', 'engagement'], envFor(sim, dataDir));
     expect(extract.code, extract.stderr).toBe(0);

@@ -33,7 +33,9 @@ function envFor(sim: Simulator, dataDir: string, extra: Record<string, string> =
     FANLAKE_TICKETING_URL: sim.url,
     FANLAKE_TICKETING_TOKEN: sim.options.ticketingToken,
     FANLAKE_DATA_DIR: dataDir,
-    FANLAKE_HTTP_TIMEOUT_MS: '1500',
+    // Generous for a loaded CI machine; simulated stalls last longer still.
+    FANLAKE_HTTP_TIMEOUT_MS: '3000',
+    FANLAKE_HTTP_MAX_ATTEMPTS: '8',
     ...extra,
   };
 }
@@ -67,7 +69,7 @@ async function expectWarehouseEqualsTruth(sim: Simulator, dataDir: string): Prom
 
 describe('fanlake extract --source ticketing, then load', () => {
   it('lands every record once, values exactly as sent, despite faults', async () => {
-    const sim = await simulator({ faults: 0.1, stallMs: 3000 });
+    const sim = await simulator({ faults: 0.1, stallMs: 4500 });
     const dataDir = tempDataDir();
     const extract = await runCli(['extract', '--source', 'ticketing'], envFor(sim, dataDir));
     expect(extract.code, extract.stderr).toBe(0);

@@ -130,7 +130,8 @@ export async function extractEngagement(run: EngagementRun): Promise<ResourceRes
           requests += spent;
         } catch (error) {
           if (error instanceof HttpError && error.status === 403) throw error;
-          failedChildren.push(idOf(item));
+          // The first few say why; the rest are counted by id.
+          failedChildren.push(failedChildren.length < 3 ? `${idOf(item)} (${errorMessage(error)})` : idOf(item));
         }
       }
     };
