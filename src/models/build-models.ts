@@ -14,9 +14,14 @@ import { buildGraph } from './model-graph.js';
 import type { GraphNode, ModelGraph } from './model-graph.js';
 import { runGraph } from './run-graph.js';
 import { selectModels } from './select-models.js';
+import { existingRelations, fingerprintGraph, readBuildState, recordBuild } from './build-state.js';
 
-export const BUILD_STATUSES = ['ok', 'failed', 'skipped'] as const;
-/** `ok`: written; `failed`: its SQL failed, the old object is kept (see `error`); `skipped`: a parent did not build (see `reason`). */
+export const BUILD_STATUSES = ['ok', 'unchanged', 'failed', 'skipped'] as const;
+/**
+ * `ok`: written; `unchanged`: its SQL and inputs are as at its last build, so it was left
+ * as it is; `failed`: its SQL failed, the old object is kept (see `error`); `skipped`: a
+ * parent did not build, or it reads an optional source that is not loaded (see `reason`).
+ */
 export type BuildStatus = (typeof BUILD_STATUSES)[number];
 
 /** The outcome for one model or seed; the CLI prints these and picks the exit code. */
@@ -81,6 +86,11 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
       await main.run(`create schema if not exists ${quoteIdent(schema)}`);
     }
     const sources = await existingSources(main);
+    const lastBuilds = await readBuildState(main);
+    const fingerprints = await fingerprintGraph(main, graph, sources);
+    const existing = await existingRelations(main);
+    const isUnchanged = (relation: string) =>
+      !options.fullRefresh && graph.nodes.get(relation)!.kind === 'model' && existing.has(relation.toLowerCase()) && lastBuilds.get(relation) === fingerprints.get(relation);
     const optional = new Set(project.sources.filter((source) => source.optional).map((source) => source.relation.toLowerCase()));
     const concurrency = Math.max(1, options.concurrency ?? 1);
     while (connections.length < concurrency) connections.push(await instance.connect());
@@ -91,11 +101,15 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
       parentsOf: (relation) => graph.nodes.get(relation)!.parents,
       concurrency,
       run: async (relation, slot) => {
-        const result = await buildNode(connections[slot]!, graph.nodes.get(relation)!, sources, optional, options.fullRefresh ?? false);
+        const node = graph.nodes.get(relation)!;
+        const result = isUnchanged(relation)
+          ? { ...identity(node), status: 'unchanged' as const, seconds: 0 }
+          : await buildNode(connections[slot]!, node, sources, optional, options.fullRefresh ?? false);
+        if (result.status === 'ok' && node.kind === 'model') await recordBuild(connections[slot]!, relation, fingerprints.get(relation)!);
         results.set(relation, result);
         options.onEvent?.({ type: 'node-finished', result });
         // A skipped model blocks its descendants just as a failed one does.
-        return { failed: result.status !== 'ok', value: result };
+        return { failed: result.status !== 'ok' && result.status !== 'unchanged', value: result };
       },
     });
     for (const [relation, outcome] of outcomes) {

@@ -130,8 +130,8 @@ describe('buildModels', () => {
     expect(failed.error?.message).toMatch(/intermediate\.int_fan_spend: .*no_such_column/);
     expect(byModel(results, 'dim_fan')).toMatchObject({ status: 'skipped', reason: 'parent intermediate.int_fan_spend failed' });
     expect(byModel(results, 'fan_count')).toMatchObject({ status: 'skipped', reason: 'upstream intermediate.int_fan_spend failed (via marts.dim_fan)' });
-    // The independent branch still built.
-    expect(byModel(results, 'stg_ticketing__users').status).toBe('ok');
+    // The independent branch was not blocked (unchanged since the first build, so left as it is).
+    expect(byModel(results, 'stg_ticketing__users').status).toBe('unchanged');
     // The old table is intact.
     expect(await ws.query('select user_id, spend::double as spend from intermediate.int_fan_spend order by user_id')).toEqual([
       { user_id: 1, spend: 20 },
@@ -318,7 +318,8 @@ where _extracted_at > (select coalesce(max(_extracted_at), '-infinity') from mar
     expect(after[1].built).not.toBe(before[1].built);
 
     const [third] = await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir });
-    expect(third).toMatchObject({ status: 'ok', rows: 0 });
+    // Nothing new since: the model is left as it is.
+    expect(third).toMatchObject({ status: 'unchanged' });
   });
 
   it('refuses repeated keys in the increment and asks for a full refresh when columns change', async () => {

@@ -60,7 +60,8 @@ describe('build and check commands', () => {
     await ws.write({ 'marts/dim_fan.sql': 'select no_such_column as fan_id from staging.stg_ticketing__users' });
     expect(await build().run({ 'full-refresh': false }, config())).toBe(1);
     expect(stderr.join('')).toContain('error: marts.dim_fan: Binder Error');
-    expect(stderr.join('')).toContain('2 built, 1 failed, 0 skipped');
+    // Only dim_fan changed; its parents' SQL and data did not, so they were left as they were.
+    expect(stderr.join('')).toContain('0 built, 2 unchanged, 1 failed, 0 skipped');
   });
 
   it('usage errors (exit 2) for an unknown --select name; project errors exit 1', async () => {

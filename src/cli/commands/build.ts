@@ -51,9 +51,9 @@ export function createBuildCommand(defaults: BuildCommandDefaults = {}): Command
         if (r.error) out.error(r.error.message);
         else if (r.reason) out.warn(`${r.schema}.${r.model} skipped: ${r.reason}`);
       }
-      const failed = results.filter((r) => r.status === 'failed').length;
-      const skipped = results.filter((r) => r.status === 'skipped').length;
-      out.info(`${results.length - failed - skipped} built, ${failed} failed, ${skipped} skipped; lineage in ${config.dataDir}/${LINEAGE_FILE}`);
+      const count = (status: string) => results.filter((r) => r.status === status).length;
+      const failed = count('failed');
+      out.info(`${count('ok')} built, ${count('unchanged')} unchanged, ${failed} failed, ${count('skipped')} skipped; lineage in ${config.dataDir}/${LINEAGE_FILE}`);
       return failed > 0 ? 1 : 0;
     },
   };

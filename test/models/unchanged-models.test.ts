@@ -1,0 +1,44 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { buildModels } from '../../src/models/index.js';
+import { type Workspace, workspace } from './fixtures.js';
+
+let ws: Workspace;
+beforeEach(async () => {
+  ws = await workspace();
+});
+afterEach(async () => ws.cleanup());
+
+const PROJECT = {
+  'staging/stg_a.sql': 'select id, _extracted_at from raw.a\n',
+  'staging/stg_b.sql': 'select id from raw.b\n',
+  'marts/a_count.sql': '-- materialized: table\nselect count(*) as n from staging.stg_a\n',
+  'marts/b_count.sql': '-- materialized: table\nselect count(*) as n from staging.stg_b\n',
+};
+
+const statuses = (results: Awaited<ReturnType<typeof buildModels>>) => Object.fromEntries(results.map((r) => [r.model, r.status]));
+
+describe('models whose SQL and inputs did not change', () => {
+  it('are left as they are; a change of data or SQL rebuilds the model and its descendants only', async () => {
+    await ws.exec(`
+      create schema raw;
+      create table raw.a as select 1 as id, timestamptz '2024-01-01 00:00:00+00' as _extracted_at;
+      create table raw.b as select 1 as id, timestamptz '2024-01-01 00:00:00+00' as _extracted_at;`);
+    await ws.write(PROJECT);
+    expect(statuses(await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir }))).toEqual({ stg_a: 'ok', stg_b: 'ok', a_count: 'ok', b_count: 'ok' });
+    expect(statuses(await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir }))).toEqual({ stg_a: 'unchanged', stg_b: 'unchanged', a_count: 'unchanged', b_count: 'unchanged' });
+
+    // A load adds rows to raw.a: only a's branch is rebuilt, and sees them.
+    await ws.exec(`insert into raw.a values (2, timestamptz '2024-01-02 00:00:00+00')`);
+    expect(statuses(await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir }))).toEqual({ stg_a: 'ok', stg_b: 'unchanged', a_count: 'ok', b_count: 'unchanged' });
+    expect(await ws.query('select n::int as n from marts.a_count')).toEqual([{ n: 2 }]);
+
+    // A changed model is rebuilt with its descendants.
+    await ws.write({ 'staging/stg_b.sql': 'select id from raw.b where id > 0\n' });
+    expect(statuses(await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir }))).toEqual({ stg_a: 'unchanged', stg_b: 'ok', a_count: 'unchanged', b_count: 'ok' });
+
+    // --full-refresh rebuilds everything; a dropped table is rebuilt too.
+    expect(Object.values(statuses(await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir, fullRefresh: true })))).toEqual(['ok', 'ok', 'ok', 'ok']);
+    await ws.exec('drop table marts.b_count');
+    expect(statuses(await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir })).b_count).toBe('ok');
+  });
+});
