@@ -9,7 +9,7 @@ import { detectPageBase } from './paging/detect-page-base.js';
 import { type WindowOutcome, type WindowPage, pageWindow } from './paging/window-pager.js';
 import type { ExtractProgress } from './progress.js';
 import type { ResourceResult } from './resource-result.js';
-import { ResourceSink, type RunContext } from './resource-sink.js';
+import { primaryKeyOf, ResourceSink, type RunContext } from './resource-sink.js';
 import type { SourceState } from './state.js';
 
 /** The list envelope of the ticketing API: counts and pages arrive as strings. */
@@ -55,7 +55,7 @@ export async function extractDateWindowResource(run: DateWindowRun, spec: Resour
   const to = Math.floor((run.runStartedAt.getTime() - 1) / 1000);
   const windows = splitRange(Math.min(from, to), to, run.maxWindowDays * 86_400);
   const cursor = spec.cursorField;
-  const itemKey = (item: unknown) => keyOf(item, spec.primaryKey);
+  const itemKey = (item: unknown) => primaryKeyOf(item, spec.primaryKey);
   const cursorSecond = (item: unknown) => {
     const value = cursor && isRecord(item) ? item[cursor] : undefined;
     const ms = typeof value === 'string' ? Date.parse(value) : Number.NaN;
@@ -135,11 +135,6 @@ export async function extractDateWindowResource(run: DateWindowRun, spec: Resour
     run.progress.finished(key, outcome);
     return outcome;
   }
-}
-
-function keyOf(item: unknown, primaryKey: readonly string[]): string | undefined {
-  if (!isRecord(item)) return undefined;
-  return primaryKey.map((field) => JSON.stringify(item[field] ?? null)).join('|');
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -77,7 +77,7 @@ export class ResourceSink {
       }
       const record = item as Record<string, unknown>;
       if (this.seenKeys) {
-        const key = this.spec.primaryKey.map((field) => JSON.stringify(record[field] ?? null)).join('|');
+        const key = primaryKeyOf(record, this.spec.primaryKey)!;
         if (this.seenKeys.has(key)) continue;
         this.seenKeys.add(key);
       }
@@ -120,4 +120,10 @@ export class ResourceSink {
   abort(): Promise<void> {
     return this.spool.abort();
   }
+}
+
+/** An item's primary key as one string (NULL parts included), or undefined for a non-object. */
+export function primaryKeyOf(item: unknown, primaryKey: readonly string[]): string | undefined {
+  if (typeof item !== 'object' || item === null || Array.isArray(item)) return undefined;
+  return primaryKey.map((field) => JSON.stringify((item as Record<string, unknown>)[field] ?? null)).join('|');
 }
