@@ -3,6 +3,7 @@ import { FEMALE_FIRST, LAST, MAIL_DOMAINS, MALE_FIRST, asciiName } from '../name
 import { typedEmail } from '../persons.js';
 import { type Population, SCALE_1 } from '../population.js';
 import type { CampaignApps } from './campaign-apps.js';
+import { segmentOf } from '../../store/sorted.js';
 
 export const PARTICIPANT_ID_BASE = 9_000_000;
 
@@ -44,14 +45,7 @@ export class Participants {
   }
 
   appOf(index: number): number {
-    let lo = 0;
-    let hi = this.apps.count;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.start[mid + 1]! <= index) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+    return segmentOf(this.start, index);
   }
 
   /** The true person behind a participant, or -1 for somebody unknown to both systems. */

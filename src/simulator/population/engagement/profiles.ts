@@ -2,6 +2,7 @@ import { Rng } from '../../random.js';
 import { PHONE_STYLES, type Person, formatPhone, typedEmail } from '../persons.js';
 import type { Population } from '../population.js';
 import { iso } from '../time.js';
+import { segmentOf } from '../../store/sorted.js';
 
 export const PROFILE_ID_BASE = 1_000_000;
 export const PERSON_ID_BASE = 5_000_000;
@@ -104,14 +105,7 @@ export class CustomerProfiles {
 
   /** The profile a people index belongs to (binary search over the offsets). */
   profileOfPeople(peopleIndex: number): number {
-    let lo = 0;
-    let hi = this.count;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.peopleStart[mid + 1]! <= peopleIndex) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+    return segmentOf(this.peopleStart, peopleIndex);
   }
 
   peopleIds(index: number): string[] {

@@ -5,6 +5,7 @@ import { SCALE_1 } from '../population.js';
 import { DAY_MS, HOUR_MS, MINUTE_MS, iso, isoDate } from '../time.js';
 import { type Match, buildMatches } from './matches.js';
 import type { Users } from './users.js';
+import { segmentOf } from '../../store/sorted.js';
 
 export const TICKET_STATUS = { 1: 'Free', 2: 'Reserved', 3: 'Paid', 4: 'Redeemed', 5: 'Unredeemed', 6: 'RedeemCodeChecked', 7: 'ForSell', 8: 'Used', 9: 'ReadyForPickUp' } as const;
 export const ORDER_TYPE = { 5: 'Kiosk', 6: 'Ticket', 7: 'Auction', 8: 'Merchandise', 9: 'Pledge', 10: 'Competition', 11: 'Deposit', 12: 'SeasonTicket', 13: 'Lottery', 14: 'PlayerVotes', 15: 'Subscription', 16: 'GiftCard' } as const;
@@ -176,14 +177,7 @@ function ticketsPerMatch(matches: Match[], total: number, nowMs: number): Uint32
 }
 
 function matchOf(matchStart: Uint32Array, index: number): number {
-  let lo = 0;
-  let hi = matchStart.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >>> 1;
-    if (matchStart[mid]! <= index) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
+  return segmentOf(matchStart, index);
 }
 
 /** Facts of recently seen orders: every ticket of an order asks for them, and prices of siblings. */

@@ -2,6 +2,7 @@ import { CursorResource, type Item } from '../../store/cursor-resource.js';
 import { Rng } from '../../random.js';
 import type { Population } from '../population.js';
 import { USER_ID_BASE, type Users } from './users.js';
+import { segmentOf } from '../../store/sorted.js';
 
 /** Consent types (id_consent_basic); the documents name none, these are the simulator's. */
 export const CONSENT_TYPES = [
@@ -36,7 +37,7 @@ export class UserPermissions extends CursorResource {
     }
     const lastUpdate = new Float64Array(start[count]!);
     for (let k = 0; k < lastUpdate.length; k++) {
-      const user = upperBound(start, k) - 1;
+      const user = segmentOf(start, k);
       const created = users.created[user]!;
       lastUpdate[k] = Math.floor(created + rng.next() * (nowMs - created));
     }
@@ -55,7 +56,7 @@ export class UserPermissions extends CursorResource {
   }
 
   protected generate(index: number, version: number, lastUpdate: string): Item {
-    const user = upperBound(this.start, index) - 1;
+    const user = segmentOf(this.start, index);
     let nth = index - this.start[user]!;
     let bit = 0;
     for (; bit < 8; bit++) if (this.masks[user]! & (1 << bit) && nth-- === 0) break;
@@ -77,15 +78,4 @@ function popcount(mask: number): number {
   let n = 0;
   for (; mask; mask &= mask - 1) n++;
   return n;
-}
-
-function upperBound(array: Uint32Array, value: number): number {
-  let lo = 0;
-  let hi = array.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (array[mid]! <= value) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }

@@ -3,6 +3,7 @@ import { Rng } from '../../random.js';
 import { PHONE_STYLES, formatPhone, typedEmail } from '../persons.js';
 import type { Population } from '../population.js';
 import { DAY_MS, SIX_YEARS_MS, iso } from '../time.js';
+import { upperBound } from '../../store/sorted.js';
 
 export const USER_ID_BASE = 10_001;
 
@@ -40,14 +41,7 @@ export class Users extends CursorResource {
 
   /** The newest user index created before `ms` (buyers must exist when they buy). */
   existingBefore(ms: number): number {
-    let lo = 0;
-    let hi = this.created.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.created[mid]! <= ms) lo = mid + 1;
-      else hi = mid;
-    }
-    return Math.max(1, lo);
+    return Math.max(1, upperBound(this.created, ms));
   }
 
   protected generate(index: number, version: number, lastUpdate: string): Item {
