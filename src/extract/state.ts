@@ -47,6 +47,11 @@ export class SourceState {
     return new SourceState(path, parsed.data);
   }
 
+  /** Every resource with a stored position, by name. */
+  entries(): [string, ResourceState][] {
+    return Object.entries(this.data.resources);
+  }
+
   get(resource: string): ResourceState | undefined {
     return this.data.resources[resource];
   }

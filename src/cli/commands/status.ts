@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Argv } from 'yargs';
 import { queryRows } from '../../core/duckdb.js';
 import { SOURCES } from '../../extract/run-extraction.js';
+import { SourceState } from '../../extract/state.js';
 import { LEDGER_TABLE } from '../../load/index.js';
 import { warehousePath, withWarehouseReader } from '../../warehouse/warehouse.js';
 import type { CommandModule } from '../command.js';
@@ -17,10 +18,8 @@ export const statusCommand: CommandModule<object> = {
     const dataDir = config.dataDir;
     const extracted: (string | number)[][] = [];
     for (const source of SOURCES) {
-      const path = join(dataDir, 'state', `${source}.json`);
-      if (!existsSync(path)) continue;
-      const state = JSON.parse(readFileSync(path, 'utf8')) as { resources: Record<string, { completeThrough: string; highWaterMark?: string; lastRunId: string; updatedAt: string }> };
-      for (const [resource, s] of Object.entries(state.resources)) {
+      const state = await SourceState.open(dataDir, source);
+      for (const [resource, s] of state.entries()) {
         extracted.push([`${source}.${resource}`, s.updatedAt, s.completeThrough, s.highWaterMark ?? '', s.lastRunId]);
       }
     }
