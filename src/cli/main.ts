@@ -12,6 +12,12 @@ import { simulateCommand } from './commands/simulate.js';
 import { sqlCommand } from './commands/sql.js';
 import { statusCommand } from './commands/status.js';
 
+// `fanlake sql ... | head` closes the pipe early: that ends the output, it is no error.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw error;
+});
+
 const COMMANDS: CommandModule<any>[] = [extractCommand, loadCommand, buildCommand, checkCommand, sqlCommand, shellCommand, statusCommand, simulateCommand];
 
 /** Every non-secret setting is also a global flag, declared from the settings table. */
