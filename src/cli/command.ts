@@ -9,6 +9,11 @@ export type ExitCode = 0 | 1 | 2;
 export interface CommandModule<A> {
   readonly command: string;
   readonly describe: string;
+  /**
+   * True for a command that writes under `$FANLAKE_DATA_DIR`: `runHandler` then holds the
+   * data directory's one writer lock for the whole run (see `src/core/writer-lock.ts`).
+   */
+  readonly writes?: boolean;
   builder(yargs: Argv): Argv<A>;
   /** Runs the command; returns the exit code. Errors are mapped by `runHandler`. */
   run(args: A, config: LoadedConfig): Promise<ExitCode>;
