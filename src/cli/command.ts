@@ -1,6 +1,8 @@
 import type { Argv } from 'yargs';
 import { type LoadedConfig, loadConfig } from '../config/load-config.js';
+import { configureBusyWait } from '../core/duckdb.js';
 import { errorMessage, exitCodeFor } from '../core/errors.js';
+import { acquireWriterLock, currentHolder, describeHolder, type WriterLock } from '../core/writer-lock.js';
 import { out } from './output.js';
 
 /** Exit statuses of the contract: 0 success, 1 failed or partial run, 2 bad usage. */
@@ -21,12 +23,46 @@ export interface CommandModule<A> {
 
 /** Loads the configuration, runs a command and turns its outcome into the exit code. */
 export async function runHandler<A>(module: CommandModule<A>, args: A & Record<string, unknown>): Promise<void> {
+  let lock: WriterLock | undefined;
   try {
-    const config = loadConfig({ flags: args, configPath: args.config as string | undefined });
-    process.exitCode = await module.run(args, config);
+    const loaded = loadConfig({ flags: args, configPath: args.config as string | undefined });
+    const { config } = loaded;
+    configureBusyWait({
+      timeoutSeconds: config['warehouse.busyTimeoutSeconds'],
+      onWait: (path) => {
+        const holder = currentHolder(config.dataDir);
+        out.info(`${path} is in use${holder ? ` by ${describeHolder(holder)}` : ' by another process'}; waiting up to ${config['warehouse.busyTimeoutSeconds']} s`);
+      },
+    });
+    if (module.writes) {
+      lock = await acquireWriterLock(config.dataDir, {
+        command: module.command.split(' ')[0]!,
+        waitSeconds: config['lock.waitSeconds'],
+        staleSeconds: config['lock.staleSeconds'],
+        onNotice: out.warn,
+      });
+      releaseOnSignal(lock);
+    }
+    process.exitCode = await module.run(args, loaded);
   } catch (error) {
     out.error(errorMessage(error));
     if (process.env.FANLAKE_DEBUG && error instanceof Error && error.stack) out.info(error.stack);
     process.exitCode = exitCodeFor(error);
+  } finally {
+    await lock?.release();
+  }
+}
+
+/**
+ * Ctrl-C or SIGTERM during a writing command: DuckDB's transactions and the raw layer's
+ * tmp-then-rename files keep data consistent however the process ends, so the only thing
+ * to tidy is the lock, which the next writer would otherwise have to take over.
+ */
+function releaseOnSignal(lock: WriterLock): void {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      out.info(`${signal}: stopping`);
+      void lock.release().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+    });
   }
 }

@@ -17,6 +17,7 @@ export function createCheckCommand(defaults: CheckCommandDefaults = {}): Command
   return {
     command: 'check',
     describe: 'Run the data tests of sources and models; exit 1 when an error-level test fails',
+    writes: true,
     builder: (yargs: Argv) => yargs,
 
     async run(_args, { config }) {
