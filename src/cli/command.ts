@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import type { Argv } from 'yargs';
 import { type LoadedConfig, loadConfig } from '../config/load-config.js';
 import { configureBusyWait } from '../core/duckdb.js';
@@ -30,8 +31,10 @@ export async function runHandler<A>(module: CommandModule<A>, args: A & Record<s
     configureBusyWait({
       timeoutSeconds: config['warehouse.busyTimeoutSeconds'],
       onWait: (path) => {
+        // A reader waits for the writer, who holds the lock; a writer waits for a reader, who holds none.
         const holder = currentHolder(config.dataDir);
-        out.info(`${path} is in use${holder ? ` by ${describeHolder(holder)}` : ' by another process'}; waiting up to ${config['warehouse.busyTimeoutSeconds']} s`);
+        const who = holder && !(holder.pid === process.pid && holder.host === hostname()) ? describeHolder(holder) : 'another process';
+        out.info(`${path} is in use by ${who}; waiting up to ${config['warehouse.busyTimeoutSeconds']} s`);
       },
     });
     if (module.writes) {

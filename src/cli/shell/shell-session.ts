@@ -91,7 +91,7 @@ export class ShellSession {
     this.#closeOutputFile();
   }
 
-  async #runStatement(sql: string, origin: LineOrigin): Promise<void> {
+  async #runStatement(sql: string, origin: LineOrigin, render: (result: ResultSet) => string = (result) => formatResult(result, this.mode)): Promise<void> {
     const started = performance.now();
     let result: ResultSet;
     try {
@@ -100,7 +100,7 @@ export class ShellSession {
       this.#fail(origin, errorMessage(error));
       return;
     }
-    this.#write(formatResult(result, this.mode));
+    this.#write(render(result));
     if (this.timer) this.#write(`Run Time: ${((performance.now() - started) / 1000).toFixed(3)} s`);
   }
 
@@ -124,6 +124,8 @@ export class ShellSession {
         await this.#runStatement(
           `select sql from (select schema_name, table_name as name, sql from duckdb_tables() union all select schema_name, view_name, sql from duckdb_views() where not internal) where ${argument ? `name = ${quoteLiteral(argument)} or schema_name || '.' || name = ${quoteLiteral(argument)}` : 'true'} order by schema_name, name`,
           origin,
+          // As the DuckDB CLI: the statements themselves, ready to copy, whatever the mode.
+          (result) => result.rows.map(([sql]) => String(sql)).join('\n') || '(no such table or view)',
         );
         break;
       case '.mode':
