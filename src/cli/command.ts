@@ -38,13 +38,14 @@ export async function runHandler<A>(module: CommandModule<A>, args: A & Record<s
       },
     });
     if (module.writes) {
+      // Before the lock exists, so that no moment has the lock without its release on a signal.
+      releaseOnSignal(() => lock);
       lock = await acquireWriterLock(config.dataDir, {
         command: module.command.split(' ')[0]!,
         waitSeconds: config['lock.waitSeconds'],
         staleSeconds: config['lock.staleSeconds'],
         onNotice: out.warn,
       });
-      releaseOnSignal(lock);
     }
     process.exitCode = await module.run(args, loaded);
   } catch (error) {
@@ -61,11 +62,11 @@ export async function runHandler<A>(module: CommandModule<A>, args: A & Record<s
  * tmp-then-rename files keep data consistent however the process ends, so the only thing
  * to tidy is the lock, which the next writer would otherwise have to take over.
  */
-function releaseOnSignal(lock: WriterLock): void {
+function releaseOnSignal(heldLock: () => WriterLock | undefined): void {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
       out.info(`${signal}: stopping`);
-      void lock.release().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+      void Promise.resolve(heldLock()?.release()).finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
     });
   }
 }

@@ -80,6 +80,19 @@ describe('one writer per data directory', () => {
     expect(third.code).toBe(0);
   });
 
+  it('SIGTERM stops a writer and releases its lock', async () => {
+    sim = await startTestSimulator({ latencyMs: 300 });
+    const dataDir = tempDataDir();
+    const env = { FANLAKE_TICKETING_URL: sim.url, FANLAKE_TICKETING_TOKEN: sim.options.ticketingToken, FANLAKE_DATA_DIR: dataDir };
+    const writer = watch(spawnCli(['extract', '--source', 'ticketing'], env));
+    holders.push(writer);
+    await waitForFile(join(dataDir, LOCK_FILE), writer);
+    writer.child.kill('SIGTERM');
+    const result = await writer.done;
+    expect(result.code).toBe(143);
+    expect(existsSync(join(dataDir, LOCK_FILE))).toBe(false);
+  });
+
   it('a lock from another host is kept until it has gone without a heartbeat for the stale age', async () => {
     const dataDir = tempDataDir();
     const path = join(dataDir, LOCK_FILE);
