@@ -24,17 +24,22 @@ type Row = Record<string, any>;
 const DAY_MS = 86_400_000;
 const CONVERSION_DAYS = 30;
 
-/** seeds.consent_channels as (system, consent id) → purpose and channel; purposes without a channel left out. */
-const CONSENT_CHANNELS: Record<string, { purpose: string; channel: string }> = {
-  'ticketing:1': { purpose: 'club_marketing', channel: 'email' },
-  'ticketing:2': { purpose: 'club_marketing', channel: 'sms' },
-  'ticketing:3': { purpose: 'club_marketing', channel: 'push' },
-  'engagement:201': { purpose: 'club_marketing', channel: 'email' },
-  'engagement:202': { purpose: 'club_marketing', channel: 'sms' },
-  'engagement:203': { purpose: 'club_marketing', channel: 'push' },
-  'engagement:204': { purpose: 'partner_marketing', channel: 'email' },
-  'engagement:205': { purpose: 'partner_marketing', channel: 'sms' },
-  'engagement:206': { purpose: 'transactional', channel: 'email' },
+/**
+ * seeds.consent_channels as (system, consent id) → purpose and channels: ticketing Partner
+ * offers covers partner e-mail and SMS, Profiling names no channel (`none`).
+ */
+const CONSENT_CHANNELS: Record<string, { purpose: string; channels: string[] }> = {
+  'ticketing:1': { purpose: 'club_marketing', channels: ['email'] },
+  'ticketing:2': { purpose: 'club_marketing', channels: ['sms'] },
+  'ticketing:3': { purpose: 'club_marketing', channels: ['push'] },
+  'ticketing:4': { purpose: 'partner_marketing', channels: ['email', 'sms'] },
+  'ticketing:5': { purpose: 'profiling', channels: ['none'] },
+  'engagement:201': { purpose: 'club_marketing', channels: ['email'] },
+  'engagement:202': { purpose: 'club_marketing', channels: ['sms'] },
+  'engagement:203': { purpose: 'club_marketing', channels: ['push'] },
+  'engagement:204': { purpose: 'partner_marketing', channels: ['email'] },
+  'engagement:205': { purpose: 'partner_marketing', channels: ['sms'] },
+  'engagement:206': { purpose: 'transactional', channels: ['email'] },
 };
 
 let sim: Simulator;
@@ -207,29 +212,41 @@ describe('fan-360 marts against the simulator truth (scale 0.05, seed 23)', () =
     const decide = (person: number | undefined, key: string | undefined, granted: boolean, atMs: number, system: string) => {
       const mapped = key === undefined ? undefined : CONSENT_CHANNELS[key];
       if (person === undefined || !mapped) return;
-      const id = `${person}|${mapped.purpose}|${mapped.channel}`;
-      const current = decisions.get(id);
-      if (!current || atMs > current.atMs || (atMs === current.atMs && !granted)) decisions.set(id, { granted, atMs, system });
+      for (const channel of mapped.channels) {
+        const id = `${person}|${mapped.purpose}|${channel}`;
+        const current = decisions.get(id);
+        if (!current || atMs > current.atMs || (atMs === current.atMs && !granted)) decisions.set(id, { granted, atMs, system });
+      }
     };
+    // agreeing to a text the club has disabled grants nothing; revoking it still withdraws
+    const disabledTexts = new Set([...sim.engagementRecords('consent_texts')].filter((text) => text.isEnabled === false).map((text) => String(text.id)));
+    expect(disabledTexts.size, 'the data has a disabled consent text').toBeGreaterThan(0);
     for (const permission of records.permissions) {
       if (typeof permission.decision !== 'boolean') continue;
       decide(userPerson(permission.id_user), `ticketing:${permission.id_consent_basic}`, permission.decision, Date.parse(permission.last_update as string), 'ticketing');
     }
     for (const consent of records.consents) {
       const revoked = consent.isRevoked === true;
+      if (!revoked && disabledTexts.has(String((consent.links as Row).consentText))) continue;
       const at = revoked ? ((consent.revokedDateTime as string | null) ?? (consent.createdDateTime as string)) : (consent.createdDateTime as string);
       decide(profilePerson(consent.customerProfileId), `engagement:${(consent.links as Row).consentText}`, !revoked, Date.parse(at), 'engagement');
     }
     const contacts = contactsByPerson();
     const persons = new Set(personOf.values());
+    // push: a purchase in the club's app, whatever became of the order
+    const appUsers = new Set<number | undefined>([
+      ...records.tickets.filter((ticket) => ticket.order_channel === 'app').map((ticket) => userPerson(ticket.user_aquired_id)),
+      ...records.merchandise.filter((line) => line.in_app_transaction === true).map((line) => userPerson(line.user_id)),
+    ]);
     const hasContact = (person: number, channel: string) =>
-      channel === 'push' ? true
+      channel === 'none' ? true
+      : channel === 'push' ? appUsers.has(person)
       : channel === 'email' ? [...(contacts.get(person)?.emails ?? [])].some((email) => /^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email))
       : (contacts.get(person)?.phones.size ?? 0) > 0;
 
     const rows = await queryWarehouse(dataDir, 'select * from marts.consent_coverage order by purpose, channel');
     expect(rows.map((row) => `${row.purpose}/${row.channel}`)).toEqual([
-      'club_marketing/email', 'club_marketing/push', 'club_marketing/sms', 'partner_marketing/email', 'partner_marketing/sms', 'transactional/email',
+      'club_marketing/email', 'club_marketing/push', 'club_marketing/sms', 'partner_marketing/email', 'partner_marketing/sms', 'profiling/none', 'transactional/email',
     ]);
     for (const row of rows) {
       const expected = { consented: 0, consentedTicketing: 0, consentedEngagement: 0, reachable: 0, reachableTicketing: 0, reachableEngagement: 0, withdrawn: 0, withContact: 0 };
@@ -266,8 +283,11 @@ describe('fan-360 marts against the simulator truth (scale 0.05, seed 23)', () =
       expect(Number(row.reachable_rate)).toBeCloseTo(Number(row.reachable_fans) / Number(row.total_fans), 12);
     }
     const byKey = new Map(rows.map((row) => [`${row.purpose}/${row.channel}`, row]));
-    // push needs nothing but the consent; sms loses fans without an E.164 phone
-    expect(byKey.get('club_marketing/push')!.reachable_fans).toBe(byKey.get('club_marketing/push')!.consented_fans);
+    // push loses fans without a purchase in the app, sms fans without an E.164 phone; profiling needs no contact
+    expect(Number(byKey.get('club_marketing/push')!.reachable_fans)).toBeLessThan(Number(byKey.get('club_marketing/push')!.consented_fans));
+    expect(Number(byKey.get('club_marketing/push')!.reachable_fans)).toBeGreaterThan(0);
+    expect(byKey.get('profiling/none')!.reachable_fans).toBe(byKey.get('profiling/none')!.consented_fans);
+    expect(Number(byKey.get('partner_marketing/sms')!.consented_fans_ticketing)).toBeGreaterThan(0);
     expect(Number(byKey.get('club_marketing/sms')!.reachable_fans)).toBeLessThan(Number(byKey.get('club_marketing/sms')!.consented_fans));
     // the one truth the mart must agree with dim_fan on
     const [fan] = await queryWarehouse(dataDir, 'select count(*) filter (where has_push_consent) as push from marts.dim_fan');
