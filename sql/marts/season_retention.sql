@@ -38,13 +38,7 @@ ticketing_users as (
 -- opens, belongs to its season); the next season is the next one with any match
 seasons as (
 
-    select
-        season,
-        row_number() over (order by min(kickoff_at), season) as season_number,
-
-    from matches
-    where season is not null
-    group by season
+    select * from intermediate.int_seasons
 
 ),
 
