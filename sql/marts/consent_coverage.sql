@@ -30,12 +30,6 @@ app_sales_channels as (
 
 ),
 
-clusters as (
-
-    select * from intermediate.int_identity_clusters
-
-),
-
 tickets as (
 
     select * from marts.fct_tickets
@@ -45,6 +39,12 @@ tickets as (
 merchandise_lines as (
 
     select * from marts.fct_merchandise_lines
+
+),
+
+ticketing_users as (
+
+    select * from intermediate.int_fan_ticketing_users
 
 ),
 
@@ -60,24 +60,15 @@ purposes as (
 
 ),
 
-ticketing_users as (
-
-    select
-        fan_id,
-        cast(record_id as bigint) as user_id,
-
-    from clusters
-    where system = 'ticketing_user'
-
-),
-
 -- Push goes to the club's app. Neither API ties an app installation to a fan (push
 -- subscriptions are webhooks of the organization), so the evidence is a purchase made in
 -- the app: a ticket order on an app channel (seeds.app_sales_channels) or an in-app
 -- merchandise transaction, whatever became of the order.
 app_users as (
 
-    select distinct ticketing_users.fan_id
+    select distinct
+        ticketing_users.fan_id,
+
     from tickets
     inner join app_sales_channels
         on app_sales_channels.system = 'ticketing'
@@ -87,7 +78,9 @@ app_users as (
 
     union
 
-    select distinct ticketing_users.fan_id
+    select distinct
+        ticketing_users.fan_id,
+
     from merchandise_lines
     inner join ticketing_users
         on ticketing_users.user_id = merchandise_lines.user_id

@@ -17,20 +17,9 @@ matches as (
 
 ),
 
-clusters as (
-
-    select * from intermediate.int_identity_clusters
-
-),
-
 ticketing_users as (
 
-    select
-        fan_id,
-        cast(record_id as bigint) as user_id,
-
-    from clusters
-    where system = 'ticketing_user'
+    select * from intermediate.int_fan_ticketing_users
 
 ),
 

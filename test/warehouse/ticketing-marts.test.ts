@@ -344,7 +344,9 @@ describe('ticketing marts against the simulator ground truth', () => {
       dataDir,
       'select ticket_id, season_ticket_id, season, holder_user_id, buyer_user_id, is_active, ticket_price, seats_issued, seats_attended from marts.fct_season_tickets',
     );
-    const actual = rows.map(({ ticket_price, seats_issued, seats_attended, ...row }) => ({ ...row, price_cents: cents(ticket_price), seats_issued: Number(seats_issued), seats_attended: Number(seats_attended) }));
+    const actual = rows.map(({ ticket_price, seats_issued, seats_attended, ...row }): Record<string, unknown> => ({
+      ...row, price_cents: cents(ticket_price), seats_issued: Number(seats_issued), seats_attended: Number(seats_attended),
+    }));
     expect(byKey(actual, 'ticket_id')).toEqual(byKey(expected as unknown as Record<string, unknown>[], 'ticket_id'));
     expect(expected.filter((ticket) => ticket.is_active && ticket.seats_attended > 0).length, 'season tickets in use').toBeGreaterThan(10);
   });
