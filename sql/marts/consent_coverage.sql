@@ -44,7 +44,7 @@ merchandise_lines as (
 
 ticketing_users as (
 
-    select * from intermediate.int_fan_ticketing_users
+    select * from intermediate.int_ticketing_user_fans
 
 ),
 

@@ -19,7 +19,7 @@ matches as (
 
 ticketing_users as (
 
-    select * from intermediate.int_fan_ticketing_users
+    select * from intermediate.int_ticketing_user_fans
 
 ),
 
