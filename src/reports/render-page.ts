@@ -48,7 +48,9 @@ export async function renderPage(input: PageInput): Promise<{ html: string; figu
     if (part.kind === 'prose') body.push(part.html);
     else body.push(await renderBlock(part, input, figures));
   }
-  const noData = [...input.outcomes.values()].every((outcome) => outcome.status !== 'ok' || outcome.dataset.rowCount === 0);
+  // Figures are aggregates with a row even over nothing, so only tables and charts tell.
+  const listed = report.parts.flatMap((part) => (part.kind === 'table' || part.kind === 'chart' ? [input.outcomes.get(part.spec.query)!] : []));
+  const noData = listed.every((outcome) => outcome.status !== 'ok' || outcome.dataset.rowCount === 0);
   const params = input.params.length === 0 ? '' : `<p class="params">${input.params.map((p) => `${escapeHtml(p.name)}: <strong>${escapeHtml(p.value ?? '—')}</strong>`).join(' · ')}</p>`;
   const html = `<!doctype html>
 <html lang="${escapeHtml(formatter.options.locale)}">
@@ -66,7 +68,7 @@ ${report.meta.description ? `<p class="lead">${escapeHtml(report.meta.descriptio
 ${params}
 </header>
 <main>
-${noData ? '<p class="notice" id="no-data">No data yet: the warehouse holds nothing this report can show. Run fanlake extract, load and build (or fanlake run), then render again.</p>' : ''}
+${noData ? '<p class="notice" id="no-data">No data yet: the warehouse holds nothing this report can show with these parameters. A new warehouse needs fanlake extract, load and build (or fanlake run) first.</p>' : ''}
 ${body.join('\n')}
 </main>
 ${renderFooter(input)}
