@@ -275,7 +275,7 @@ async function writeSummary(runId: string, status: string, rows: number): Promis
 }
 
 describe('run records in meta', () => {
-    it('records run summaries once each, with the raw tables a load changed, and failed runs that loaded nothing', async () => {
+  it('records run summaries once each, with the raw tables a load changed, and failed runs that loaded nothing', async () => {
     const manifest = await writeRun(dataDir, {
       resource: 'tickets',
       extractedAt: '2026-05-01T10:00:00.000Z',
