@@ -230,6 +230,36 @@ describe('fanlake report on a built warehouse', () => {
   });
 });
 
+describe('personal data', () => {
+  it('stays out of the digest of a report that shows it; other reports keep their text figures', async () => {
+    const report = (personalData: boolean) => `---
+title: Busiest home team
+personalData: ${personalData}
+---
+
+\`\`\`sql busiest
+select home_team_name as team, count(*) as matches from marts.dim_match group by all order by matches desc, team limit 1
+\`\`\`
+
+\`\`\`figures
+query: busiest
+items:
+  - { field: team, label: Team }
+  - { field: matches, label: Matches, format: integer }
+\`\`\`
+`;
+    const dir = definitions({ 'personal.md': report(true), 'public.md': report(false) });
+    const { code, stderr, out } = await render([], { FANLAKE_REPORT_DEFINITIONS: dir });
+    expect(code, stderr).toBe(0);
+    const [busiest] = await queryWarehouse(fixture.dataDir, 'select home_team_name as team, count(*)::integer as matches from marts.dim_match group by all order by matches desc, team limit 1');
+    const digest = (name: string) => readFileSync(join(out, name, 'latest', 'summary.md'), 'utf8');
+    expect(digest('public')).toContain(`- Team: ${busiest!.team}\n`);
+    expect(digest('personal')).not.toContain(busiest!.team);
+    expect(digest('personal')).toContain(`- Matches: ${busiest!.matches}\n`);
+    expect(page(out, 'personal')).toContain(`<dd>${busiest!.team}</dd>`);
+  });
+});
+
 describe('what is missing renders as missing', () => {
   it('says a model is not built and why, and renders the rest', async () => {
     const dir = definitions({
