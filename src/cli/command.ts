@@ -3,7 +3,7 @@ import type { Argv } from 'yargs';
 import { type LoadedConfig, loadConfig } from '../config/load-config.js';
 import { configureBusyWait } from '../core/duckdb.js';
 import { errorMessage, exitCodeFor } from '../core/errors.js';
-import { acquireWriterLock, currentHolder, describeHolder, type WriterLock } from '../core/writer-lock.js';
+import { acquireWriterLock, currentHolder, describeHolder, releaseIfOursSync, type WriterLock } from '../core/writer-lock.js';
 import { out } from './output.js';
 
 /** Exit statuses of the contract: 0 success, 1 failed or partial run, 2 bad usage. */
@@ -39,7 +39,7 @@ export async function runHandler<A>(module: CommandModule<A>, args: A & Record<s
     });
     if (module.writes) {
       // Before the lock exists, so that no moment has the lock without its release on a signal.
-      releaseOnSignal(() => lock);
+      releaseOnSignal(config.dataDir);
       lock = await acquireWriterLock(config.dataDir, {
         command: module.command.split(' ')[0]!,
         waitSeconds: config['lock.waitSeconds'],
@@ -62,11 +62,12 @@ export async function runHandler<A>(module: CommandModule<A>, args: A & Record<s
  * tmp-then-rename files keep data consistent however the process ends, so the only thing
  * to tidy is the lock, which the next writer would otherwise have to take over.
  */
-function releaseOnSignal(heldLock: () => WriterLock | undefined): void {
+function releaseOnSignal(dataDir: string): void {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
       out.info(`${signal}: stopping`);
-      void Promise.resolve(heldLock()?.release()).finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+      releaseIfOursSync(dataDir);
+      process.exit(signal === 'SIGINT' ? 130 : 143);
     });
   }
 }

@@ -1,5 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { mkdir, open, readFile, rename, stat, unlink, utimes } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync, unlinkSync } from 'node:fs';
+import { link, mkdir, open, readFile, rename, stat, unlink, utimes } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -49,8 +50,8 @@ const DEFAULT_STALE_SECONDS = 600;
 const POLL_MS = 200;
 
 /**
- * Takes the one writer lock of `dataDir`. The lock is a file created exclusively (`O_EXCL`),
- * which works on local and network file systems alike; its content names the holder so a
+ * Takes the one writer lock of `dataDir`. The lock is a file created exclusively (a hard link
+ * that fails when the name exists), which works on local and network file systems alike; its content names the holder so a
  * second writer can say who keeps it out.
  *
  * A holder that died (kill -9, reboot) leaves the file behind: on the same host a dead pid
@@ -118,21 +119,48 @@ interface HolderRecord {
   text: string;
 }
 
+/**
+ * Creates the lock with its content in one step: the holder is written to a file of its own,
+ * then hard-linked to the lock's name, which fails if the lock exists. So a lock file is never
+ * seen empty, and a process stopped at any point either holds a complete lock or none.
+ */
 async function tryCreate(path: string, holder: LockHolder): Promise<boolean> {
-  let handle;
-  try {
-    handle = await open(path, 'wx');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw error;
-  }
+  const draft = `${path}.${process.pid}.${randomUUID()}.draft`;
+  const handle = await open(draft, 'w');
   try {
     await handle.writeFile(`${JSON.stringify(holder)}\n`);
     await handle.sync();
   } finally {
     await handle.close();
   }
-  return true;
+  try {
+    await link(draft, path);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  } finally {
+    await unlink(draft).catch(() => undefined);
+  }
+}
+
+/**
+ * Removes `dataDir`'s lock if this process holds it, synchronously: for signal handlers,
+ * which may run while the lock is being taken and cannot wait for a promise.
+ */
+export function releaseIfOursSync(dataDir: string): void {
+  const path = join(dataDir, LOCK_FILE);
+  try {
+    const record = parseHolder(readFileSync(path, 'utf8'));
+    if (record && record.holder.pid === process.pid && record.holder.host === hostname()) unlinkSync(path);
+  } catch {
+    // No lock, or not ours to remove.
+  }
+  try {
+    for (const name of readdirSync(dataDir)) if (name.startsWith(`${LOCK_FILE}.${process.pid}.`)) unlinkSync(join(dataDir, name));
+  } catch {
+    // No drafts left.
+  }
 }
 
 async function readHolder(path: string): Promise<HolderRecord | undefined> {
@@ -143,7 +171,7 @@ async function readHolder(path: string): Promise<HolderRecord | undefined> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
-  // A file caught between creation and its first write is empty: someone is taking it right now.
+  // Not written by this version (locks appear complete): judged by its age alone.
   return parseHolder(text) ?? { holder: { command: 'unknown (unreadable lock file)', pid: 0, host: '?', since: '?' }, text };
 }
 
@@ -164,7 +192,6 @@ async function judge(path: string, record: HolderRecord, staleSeconds: number): 
   const ageSeconds = await secondsSinceTouched(path);
   if (ageSeconds === undefined) return { stale: false };
   if (ageSeconds >= staleSeconds) return { stale: true, why: `no heartbeat for ${Math.round(ageSeconds)} s (limit ${staleSeconds} s, FANLAKE_LOCK_STALE_SECONDS)` };
-  if (holder.pid === 0) return { stale: false, why: 'the lock file is being written' };
   return { stale: false, why: `another host: taken over only after ${staleSeconds} s without a heartbeat, ${Math.round(ageSeconds)} s so far` };
 }
 
