@@ -6,9 +6,8 @@ import { registerSecret } from '../config/secrets.js';
 import { IN_MEMORY, openDatabase } from '../core/duckdb.js';
 import { UsageError } from '../core/errors.js';
 import { TICKETING_RESOURCES, ticketingConnection } from '../sources/ticketing/index.js';
-import { engagementConnection } from '../sources/engagement/index.js';
+import { ENGAGEMENT_TABLES, engagementConnection } from '../sources/engagement/index.js';
 import { type DateWindowRun, extractDateWindowResource } from './date-window-extractor.js';
-import { ENGAGEMENT_RESOURCE_NAMES } from './engagement/engagement-resources.js';
 import { extractEngagement } from './engagement/extract-engagement.js';
 import { createHttpClient } from './http/index.js';
 import { ExtractProgress } from './progress.js';
@@ -40,7 +39,7 @@ export interface ExtractRunResult {
 /** Resource names per source, for `--resource` and the results. */
 const RESOURCE_NAMES: Record<SourceName, readonly string[]> = {
   ticketing: TICKETING_RESOURCES.map((spec) => spec.name),
-  engagement: ENGAGEMENT_RESOURCE_NAMES,
+  engagement: ENGAGEMENT_TABLES.map((table) => table.name),
 };
 
 /** Runs one extraction: every selected resource of every configured source, concurrently. */
@@ -83,9 +82,12 @@ export async function runExtraction(request: ExtractRequest): Promise<ExtractRun
               ...context,
               pageSize: config['engagement.pageSize'],
               concurrency: config.concurrency,
-              contextRoots: config['engagement.contextRoots'],
-              demographicValues: config['engagement.demographicValues'],
-              loyalty: config['engagement.loyalty'],
+              settings: {
+                contextRoots: config['engagement.contextRoots'],
+                demographicValues: config['engagement.demographicValues'],
+                loyalty: config['engagement.loyalty'],
+                identities: config['engagement.identities'],
+              },
               only,
             })),
           );
