@@ -27,9 +27,11 @@ const idList = z
   .transform((value) => (Array.isArray(value) ? value.map(String) : value.split(',')).map((v) => v.trim()).filter(Boolean));
 const flag = z.union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'must be true or false' })]).transform((v) => v === true || v === 'true' || v === '1' || v === 'yes');
 /** `engagement.identities`; true and false stand for the default and off. */
-const identitySelection = z
-  .union([z.boolean(), z.enum([...IDENTITY_SELECTIONS, 'true', 'false'], { error: `must be ${IDENTITY_SELECTIONS.join(', ')}` })])
-  .transform((v): IdentitySelection => (v === true || v === 'true' ? 'apiApp' : v === false || v === 'false' ? 'off' : v));
+const identitySelection = z.preprocess(
+  (v) => (v === true ? 'true' : v === false ? 'false' : v),
+  z.enum([...IDENTITY_SELECTIONS, 'true', 'false'], { error: `must be ${IDENTITY_SELECTIONS.join(', ')}` })
+    .transform((v): IdentitySelection => (v === 'true' ? 'apiApp' : v === 'false' ? 'off' : v)),
+);
 const isoDate = z.string().refine((value) => !Number.isNaN(Date.parse(value)), 'must be an ISO date');
 
 export const SETTINGS = [

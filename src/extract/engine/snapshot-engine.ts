@@ -114,7 +114,9 @@ export async function extractSnapshot<S>(run: SnapshotRun<S>, endpoints: readonl
     const worker = async () => {
       for (let child = await queue.next(); child !== undefined; child = await queue.next()) {
         try {
-          requests += await read(endpoint, sinks, child);
+          // Not `requests += await ...`: that reads the total before the await and loses the other workers' counts.
+          const spent = await read(endpoint, sinks, child);
+          requests += spent;
         } catch (error) {
           if (error instanceof HttpError && error.status === 403) throw error;
           // The first few say why; the rest are counted by name.
