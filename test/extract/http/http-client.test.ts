@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { registerSecret } from '../../../src/config/secrets.js';
 import { createHttpClient, type HttpClient, HttpError, type HttpClientOptions } from '../../../src/extract/http/index.js';
-import { json, type LoopbackServer, rejectionOf, stall, startServer, text } from './loopback-server.js';
+import { json, type LoopbackServer, rejectionOf, startServer, text } from './loopback-server.js';
 
 const defaults: HttpClientOptions = {
   concurrency: 2,
