@@ -6,7 +6,7 @@ import type { ExtractProgress } from '../progress.js';
 import { type ResourceResult, skippedResult } from '../resource-result.js';
 import { ResourceSink, type RunContext } from '../resource-sink.js';
 import { type PageReader, SNAPSHOT_PAGING } from './paging-strategies.js';
-import { type PlannedEndpoint, planEndpoints } from './plan-endpoints.js';
+import { planEndpoints } from './plan-endpoints.js';
 import { WorkQueue } from './work-queue.js';
 
 export interface SnapshotRun<S> extends RunContext {
@@ -49,12 +49,12 @@ export async function extractSnapshot<S>(run: SnapshotRun<S>, endpoints: readonl
   const results: ResourceResult[] = [];
   const plan = planEndpoints(endpoints, run.settings, run.only);
   for (const { endpoint, skipped } of plan) if (skipped) results.push(skippedResult(source, endpoint.name, skipped));
-  const running = plan.filter((planned): planned is PlannedEndpoint<S> & { skipped: undefined } => !planned.skipped);
+  const running = plan.filter((planned) => !planned.skipped).map((planned) => planned.endpoint);
 
   // Every fan-out's queue is registered under its parent table before any parent reads.
   const feeds = new Map<string, Feed<S>[]>();
   const queues = new Map<EndpointDeclaration<S>, WorkQueue<ChildRequest>>();
-  for (const { endpoint } of running) {
+  for (const endpoint of running) {
     const fanOut = endpoint.fanOut;
     if (!fanOut) continue;
     if (fanOut.parent === undefined) {
@@ -164,7 +164,7 @@ export async function extractSnapshot<S>(run: SnapshotRun<S>, endpoints: readonl
     }
   };
 
-  await Promise.all(running.map(({ endpoint }) => extract(endpoint)));
+  await Promise.all(running.map((endpoint) => extract(endpoint)));
   return results;
 }
 

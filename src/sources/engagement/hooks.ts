@@ -14,9 +14,9 @@ export interface EngagementSettings {
 
 /**
  * Whether a linked person is an identity an ApiApp created: its `network` is `apiApp`
- * (compared ignoring case). The document lists the networks of social logins but says
- * nothing more of identities; `systemId` is not used because its meaning is not
- * documented (see docs/decisions.md). `all` asks for every person and lets 404 say no.
+ * (compared ignoring case). The document does not say which persons are identities, and
+ * `systemId` is not used because its meaning is not documented (see docs/decisions.md).
+ * `all` asks for every person and lets a 404 say no.
  */
 export function isApiAppIdentity(person: Json, settings: EngagementSettings): boolean {
   if (settings.identities === 'all') return true;
