@@ -12,7 +12,7 @@ import { runCli } from '../helpers/cli.js';
 /** `build --select` arguments for identity resolution, everything it reads, and the other engagement staging models. */
 export const IDENTITY_SELECT = [
   '--select', '+fan_identity_links', '+dim_fan',
-  ...['campaign_apps', 'consent_sources', 'consent_texts', 'leaderboard_intervals', 'leaderboard_seasons', 'participants', 'top_positions'].map(
+  ...['campaign_apps', 'consent_sources', 'consent_texts', 'identities', 'leaderboard_intervals', 'leaderboard_seasons', 'participants', 'top_positions'].map(
     (entity) => `stg_engagement__${entity}`,
   ),
 ];
