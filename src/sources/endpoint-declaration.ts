@@ -13,7 +13,11 @@ export interface ChildRequest {
   readonly query?: Readonly<Record<string, QueryValue>>;
   /** Added to every item of the answer; a field the item has itself wins. */
   readonly inject?: Json;
-  /** How a child that still fails after its retries is named in the result. */
+  /**
+   * How a child that still fails after its retries is named in the result: a template
+   * whose `{name}`s are filled from its params, query and injected columns (`-` when
+   * absent), so a queue of many children holds no string of its own per child.
+   */
   readonly label: string;
 }
 
@@ -28,7 +32,7 @@ export interface FanOut<S> {
   readonly key?: string;
   /** Which parent items get a request; every one when absent. */
   readonly when?: (parent: Json, settings: S) => boolean;
-  /** A failed child's name, `{key}` replaced by its value: `identity {id}`. */
+  /** A failed child's name, a template like `ChildRequest.label`: `identity {id}`. */
   readonly label?: string;
   /** Hook: the requests for one parent item (or, without a parent, for the run). */
   readonly children?: (parent: Json | undefined, settings: S) => readonly ChildRequest[];
@@ -75,4 +79,10 @@ export function tablesOf<S>(declaration: EndpointDeclaration<S>): TableSpec[] {
 export function asArray(value: unknown): unknown[] {
   if (Array.isArray(value)) return value;
   return value === undefined || value === null ? [] : [value];
+}
+
+/** A child's label with its `{name}`s filled in. */
+export function childName(child: ChildRequest): string {
+  const values: Record<string, unknown> = { ...child.inject, ...child.query, ...child.params };
+  return child.label.replace(/\{(\w+)\}/g, (_placeholder, name: string) => (values[name] === undefined || values[name] === null ? '-' : String(values[name])));
 }

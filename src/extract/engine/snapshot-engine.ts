@@ -1,6 +1,6 @@
 import { errorMessage } from '../../core/errors.js';
 import { type SourceConnection, endpointUrl } from '../../sources/connection.js';
-import { type ChildRequest, type EndpointDeclaration, type Json, type QueryValue, asArray, tablesOf } from '../../sources/endpoint-declaration.js';
+import { type ChildRequest, type EndpointDeclaration, type Json, type QueryValue, asArray, childName, tablesOf } from '../../sources/endpoint-declaration.js';
 import { type HttpClient, HttpError } from '../http/index.js';
 import type { ExtractProgress } from '../progress.js';
 import { type ResourceResult, skippedResult } from '../resource-result.js';
@@ -120,7 +120,7 @@ export async function extractSnapshot<S>(run: SnapshotRun<S>, endpoints: readonl
         } catch (error) {
           if (error instanceof HttpError && error.status === 403) throw error;
           // The first few say why; the rest are counted by name.
-          failedChildren.push(failedChildren.length < 3 ? `${child.label} (${errorMessage(error)})` : child.label);
+          failedChildren.push(failedChildren.length < 3 ? `${childName(child)} (${errorMessage(error)})` : childName(child));
         }
       }
     };
@@ -175,8 +175,7 @@ function childrenOf<S>(endpoint: EndpointDeclaration<S>, parent: Json | undefine
   if (!parent || !fanOut.key || (fanOut.when && !fanOut.when(parent, settings))) return [];
   const value = parent[fanOut.key];
   if (value === undefined || value === null) return [];
-  const key = String(value);
-  return [{ params: { [fanOut.key]: key }, label: (fanOut.label ?? `${fanOut.key} {${fanOut.key}}`).replace(`{${fanOut.key}}`, key) }];
+  return [{ params: { [fanOut.key]: String(value) }, label: fanOut.label ?? `${fanOut.key} {${fanOut.key}}` }];
 }
 
 /** Fills `{name}` placeholders with URL-encoded values. */

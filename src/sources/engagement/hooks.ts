@@ -27,8 +27,7 @@ export function isApiAppIdentity(person: Json, settings: EngagementSettings): bo
 export function firstPersonOf(profile: Json | undefined): ChildRequest[] {
   const people = asArray((profile?.links as Json | undefined)?.people);
   if (people.length === 0) return [];
-  const personId = String(people[0]);
-  return [{ params: { personId }, label: `identity ${personId} (profile ${String(profile!.id)})` }];
+  return [{ params: { personId: String(people[0]), profileId: String(profile!.id) }, label: 'identity {personId} (profile {profileId})' }];
 }
 
 /** A profile's loyalty summary is looked up by its e-mail, else by its phone in RFC 3966 form. */
@@ -38,7 +37,7 @@ export function loyaltyQueryOf(profile: Json | undefined): ChildRequest[] {
   if (!email && !phone) return [];
   const profileId = String(profile!.id);
   const query = email ? { type: 'email', value: email.trim() } : { type: 'phone', value: phone! };
-  return [{ query, inject: { customerProfileId: profileId }, label: `profile ${profileId}` }];
+  return [{ query, inject: { customerProfileId: profileId }, label: 'profile {customerProfileId}' }];
 }
 
 /**
@@ -55,14 +54,14 @@ export function boardsOf(season: Json | undefined, settings: EngagementSettings)
     [undefined, ...demographic].map((value) => ({
       query: { leaderboardseasonid: seasonId, intervalId, demographicValue: value, positionCount: 100 },
       inject: { season_id: seasonId, interval_id: intervalId ?? null, demographic_value: value ?? null },
-      label: `season ${seasonId} interval ${intervalId ?? '-'} demographic ${value ?? '-'}`,
+      label: 'season {season_id} interval {interval_id} demographic {demographic_value}',
     })),
   );
 }
 
 /** The context trees to read: the API cannot list roots, so they are configured. */
 export function contextRootsOf(_parent: Json | undefined, settings: EngagementSettings): ChildRequest[] {
-  return settings.contextRoots.map((root) => ({ params: { root }, label: `context ${root}` }));
+  return settings.contextRoots.map((root) => ({ params: { root }, label: 'context {root}' }));
 }
 
 /** One row per node of a context tree, with its parent's and root's ids. */
