@@ -28,8 +28,6 @@ export interface SinglePaging {
 }
 
 export type SnapshotPaging = PageIndexPaging | SinglePaging;
-export type Paging = DateWindowPaging | SnapshotPaging;
-export type PagingStyle = Paging['style'];
 
 /** What is stored of one raw table: its fields and key. */
 export interface TableSpec {
@@ -43,7 +41,7 @@ export interface TableSpec {
   readonly fields: FieldDeclarations;
 }
 
-/** A list endpoint of a source and what its items look like. */
+/** A date-windowed list endpoint (the ticketing API's) and what its items look like. */
 export interface ResourceSpec extends TableSpec {
   /** Path below the source's base URL. */
   readonly path: string;
