@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isKnownLocale, isKnownTimeZone } from '../reports/format-values.js';
+import { IDENTITY_SELECTIONS, type IdentitySelection } from '../sources/engagement/hooks.js';
 
 /**
  * Every setting is declared once here: its config-file key, environment variable,
@@ -26,6 +27,12 @@ const idList = z
   .union([z.string(), z.array(z.union([z.string(), z.number()]))])
   .transform((value) => (Array.isArray(value) ? value.map(String) : value.split(',')).map((v) => v.trim()).filter(Boolean));
 const flag = z.union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'must be true or false' })]).transform((v) => v === true || v === 'true' || v === '1' || v === 'yes');
+/** `engagement.identities`; true and false stand for the default and off. */
+const identitySelection = z.preprocess(
+  (v) => (v === true ? 'true' : v === false ? 'false' : v),
+  z.enum([...IDENTITY_SELECTIONS, 'true', 'false'], { error: `must be ${IDENTITY_SELECTIONS.join(', ')}` })
+    .transform((v): IdentitySelection => (v === 'true' ? 'apiApp' : v === 'false' ? 'off' : v)),
+);
 const isoDate = z.string().refine((value) => !Number.isNaN(Date.parse(value)), 'must be an ISO date');
 
 export const SETTINGS = [
@@ -59,6 +66,9 @@ export const SETTINGS = [
     default: '', description: 'Demographic values whose leaderboards are extracted (comma-separated; the API cannot list them)' },
   { key: 'engagement.loyalty', env: 'FANLAKE_ENGAGEMENT_LOYALTY', flag: 'loyalty', schema: flag, default: false,
     description: 'Also fetch each customer profile\'s loyalty summary (one request per profile)' },
+  { key: 'engagement.identities', env: 'FANLAKE_ENGAGEMENT_IDENTITIES', flag: 'identities', default: 'apiApp',
+    schema: identitySelection,
+    description: 'Which linked persons get an identities request: apiApp (those whose network is apiApp), all (every person; a 404 means not an identity) or off' },
   { key: 'dataDir', env: 'FANLAKE_DATA_DIR', flag: 'data-dir', schema: z.string().min(1), default: './data',
     description: 'Root of everything fanlake writes' },
   { key: 'concurrency', env: 'FANLAKE_CONCURRENCY', flag: 'concurrency', schema: positiveInt.max(64), default: 8,

@@ -1,5 +1,6 @@
 import type { DuckDBInstance } from '@duckdb/node-api';
-import { duckdbColumns, type FieldDeclarations, itemValidator } from '../sources/fields.js';
+import { duckdbColumns, itemValidator } from '../sources/fields.js';
+import type { TableSpec } from '../sources/resource-spec.js';
 import { ParquetSpool, type SpoolResult, writeManifest } from './spool/index.js';
 
 const ROWS_PER_PART = 100_000;
@@ -14,14 +15,8 @@ export interface RunContext {
 }
 
 /** The raw shape of one resource: what is validated, keyed and stored. */
-export interface SinkSpec {
+export interface SinkSpec extends TableSpec {
   readonly source: string;
-  readonly name: string;
-  readonly fields: FieldDeclarations;
-  readonly primaryKey: readonly string[];
-  /** Key fields that must be present; defaults to the primary key (some keys may be NULL). */
-  readonly requiredKey?: readonly string[];
-  readonly cursorField?: string;
 }
 
 /**

@@ -6,13 +6,11 @@ import { registerSecret } from '../config/secrets.js';
 import { IN_MEMORY, openDatabase } from '../core/duckdb.js';
 import { UsageError } from '../core/errors.js';
 import { TICKETING_RESOURCES, ticketingConnection } from '../sources/ticketing/index.js';
-import { engagementConnection } from '../sources/engagement/index.js';
-import { type DateWindowRun, extractDateWindowResource } from './date-window-extractor.js';
-import { ENGAGEMENT_RESOURCE_NAMES } from './engagement/engagement-resources.js';
-import { extractEngagement } from './engagement/extract-engagement.js';
+import { ENGAGEMENT_ENDPOINTS, ENGAGEMENT_TABLES, type EngagementSettings, USER_SCOPED, engagementConnection } from '../sources/engagement/index.js';
+import { type SnapshotOptions, type WindowOptions, extractDeclarations } from './engine/extract-declarations.js';
 import { createHttpClient } from './http/index.js';
 import { ExtractProgress } from './progress.js';
-import type { ResourceResult } from './resource-result.js';
+import { type ResourceResult, skippedResult } from './resource-result.js';
 import { writeFileAtomic } from '../core/atomic-file.js';
 import { newRunId } from './spool/index.js';
 import { SourceState } from './state.js';
@@ -40,7 +38,7 @@ export interface ExtractRunResult {
 /** Resource names per source, for `--resource` and the results. */
 const RESOURCE_NAMES: Record<SourceName, readonly string[]> = {
   ticketing: TICKETING_RESOURCES.map((spec) => spec.name),
-  engagement: ENGAGEMENT_RESOURCE_NAMES,
+  engagement: ENGAGEMENT_TABLES.map((table) => table.name),
 };
 
 /** Runs one extraction: every selected resource of every configured source, concurrently. */
@@ -76,19 +74,12 @@ export async function runExtraction(request: ExtractRequest): Promise<ExtractRun
       });
       const context = { dataDir: config.dataDir, runId, runStartedAt, duckdb, connection, client, progress };
       try {
-        if (source === 'ticketing') results.push(...(await extractTicketing(context, config, only, request.fullRefresh ?? false)));
-        else {
-          results.push(
-            ...(await extractEngagement({
-              ...context,
-              pageSize: config['engagement.pageSize'],
-              concurrency: config.concurrency,
-              contextRoots: config['engagement.contextRoots'],
-              demographicValues: config['engagement.demographicValues'],
-              loyalty: config['engagement.loyalty'],
-              only,
-            })),
-          );
+        const run = { ...context, concurrency: config.concurrency, only };
+        if (source === 'ticketing') {
+          results.push(...(await extractDeclarations({ ...run, windows: await windowOptions(config, request.fullRefresh ?? false) }, TICKETING_RESOURCES)));
+        } else {
+          results.push(...(await extractDeclarations({ ...run, snapshot: engagementOptions(config) }, ENGAGEMENT_ENDPOINTS)));
+          if (!only) for (const [name, why] of Object.entries(USER_SCOPED)) results.push(skippedResult('engagement', name, why));
         }
       } finally {
         await client.close();
@@ -102,31 +93,32 @@ export async function runExtraction(request: ExtractRequest): Promise<ExtractRun
   return { runId, results, skippedSources };
 }
 
-/** Every date-windowed ticketing resource, concurrently, through one client and state file. */
-async function extractTicketing(
-  context: Omit<DateWindowRun, 'state' | 'concurrency' | 'pageSlots' | 'fullRefresh' | 'startDate' | 'lookbackMinutes' | 'maxWindowDays'>,
-  config: Config,
-  only: readonly string[] | undefined,
-  fullRefresh: boolean,
-): Promise<ResourceResult[]> {
-  const state = await SourceState.open(config.dataDir, 'ticketing');
+/** The ticketing API's window rules and stored positions. */
+async function windowOptions(config: Config, fullRefresh: boolean): Promise<WindowOptions> {
   const membersBase = config['ticketing.membersPageBase'];
-  const run: DateWindowRun = {
-    ...context,
-    state,
-    concurrency: config.concurrency,
+  return {
+    state: await SourceState.open(config.dataDir, 'ticketing'),
     pageSlots: pLimit(config.concurrency * 2),
     fullRefresh,
     startDate: new Date(config['ticketing.startDate']),
     lookbackMinutes: config['ticketing.lookbackMinutes'],
     maxWindowDays: config['ticketing.maxWindowDays'],
+    pageBases: membersBase === 'auto' ? {} : { members: Number(membersBase) as 0 | 1 },
   };
-  const specs = TICKETING_RESOURCES.filter((spec) => !only || only.includes(spec.name));
-  return Promise.all(
-    specs.map((spec) =>
-      extractDateWindowResource({ ...run, pageBaseOverride: spec.name === 'members' && membersBase !== 'auto' ? (Number(membersBase) as 0 | 1) : undefined }, spec),
-    ),
-  );
+}
+
+/** What the engagement declarations read of the configuration. */
+function engagementOptions(config: Config): SnapshotOptions<EngagementSettings> {
+  return {
+    accept: 'application/vnd.api+json, application/json',
+    pageSize: config['engagement.pageSize'],
+    settings: {
+      contextRoots: config['engagement.contextRoots'],
+      demographicValues: config['engagement.demographicValues'],
+      loyalty: config['engagement.loyalty'],
+      identities: config['engagement.identities'],
+    },
+  };
 }
 
 function checkResourceNames(sources: readonly SourceName[], resources?: readonly string[]): void {

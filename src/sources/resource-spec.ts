@@ -14,15 +14,36 @@ export interface DateWindowPaging {
   readonly pageSize: number;
 }
 
-/** A list endpoint of a source and what its items look like. */
-export interface ResourceSpec {
+/**
+ * A zero-based `pageIndex` with a `pageSize` (the run's setting), read until a short or
+ * empty page: the engagement API's lists, which carry no count and no paging links.
+ */
+export interface PageIndexPaging {
+  readonly style: 'page-index';
+}
+
+/** One request answers everything (a whole list, one object, or one tree). */
+export interface SinglePaging {
+  readonly style: 'none';
+}
+
+export type SnapshotPaging = PageIndexPaging | SinglePaging;
+
+/** What is stored of one raw table: its fields and key. */
+export interface TableSpec {
   /** Table name without the source prefix (`tickets`, `user_permissions`). */
   readonly name: string;
-  /** Path below the source's base URL. */
-  readonly path: string;
-  readonly paging: DateWindowPaging;
   readonly primaryKey: readonly string[];
+  /** Key fields that must be present; defaults to the primary key (some key parts may be NULL). */
+  readonly requiredKey?: readonly string[];
   /** The field that orders versions of a record (the later wins in the warehouse). */
   readonly cursorField?: string;
   readonly fields: FieldDeclarations;
+}
+
+/** A date-windowed list endpoint (the ticketing API's) and what its items look like. */
+export interface ResourceSpec extends TableSpec {
+  /** Path below the source's base URL. */
+  readonly path: string;
+  readonly paging: DateWindowPaging;
 }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../src/simulator/simulator.js';
 import { TICKETING_RESOURCES, type TicketingResource } from '../../src/simulator/population/ticketing/index.js';
-import { runCli, tempDataDir } from '../helpers/cli.js';
+import { runCli, spawnCli, tempDataDir, watch } from '../helpers/cli.js';
 import { startTestSimulator } from '../helpers/simulator.js';
 import { queryWarehouse } from '../helpers/warehouse.js';
 
@@ -146,8 +146,14 @@ describe('fanlake extract --source ticketing, then load', () => {
     // Slow enough that the first run is still paging when it is killed.
     const sim = await simulator({ latencyMs: 60 });
     const dataDir = tempDataDir();
-    const killed = await runCli(['extract'], envFor(sim, dataDir, { FANLAKE_CONCURRENCY: '2' }), { killAfterMs: 1500 });
+    const run = watch(spawnCli(['extract'], envFor(sim, dataDir, { FANLAKE_CONCURRENCY: '2' })));
+    // Killed when the run reports its first finished resource: one committed, the others mid-page.
+    await run.waitFor(/^ticketing\.\w+: ok/m, 'stderr');
+    run.child.kill('SIGKILL');
+    const killed = await run.done;
     expect(killed.signal).toBe('SIGKILL');
+    expect(killed.stderr, 'the run was still going').not.toMatch(/^run \S+$/m);
+    expect(killed.stderr.match(/^ticketing\.\w+: ok/gm)!.length, 'the run was still going').toBeLessThan(TICKETING_RESOURCES.length);
     const rerun = await runCli(['extract'], envFor(sim, dataDir));
     expect(rerun.code, rerun.stderr).toBe(0);
     expect((await runCli(['load'], envFor(sim, dataDir))).code).toBe(0);

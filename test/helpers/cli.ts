@@ -14,13 +14,12 @@ export interface CliResult {
 }
 
 /** Runs the real CLI (built by `make setup`) with only the given environment plus PATH and TZ. */
-export function runCli(args: string[], env: Record<string, string>, options: { killAfterMs?: number; cwd?: string } = {}): Promise<CliResult> {
+export function runCli(args: string[], env: Record<string, string>, options: { cwd?: string } = {}): Promise<CliResult> {
   const child = spawnCli(args, env, options.cwd);
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (chunk) => (stdout += chunk));
   child.stderr!.on('data', (chunk) => (stderr += chunk));
-  if (options.killAfterMs !== undefined) setTimeout(() => child.kill('SIGKILL'), options.killAfterMs);
   return new Promise((resolvePromise) => child.on('close', (code, signal) => resolvePromise({ code, signal, stdout, stderr })));
 }
 

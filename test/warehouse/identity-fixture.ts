@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { quoteIdent, quoteLiteral, withConnection } from '../../src/core/duckdb.js';
-import { ENGAGEMENT_SINKS } from '../../src/extract/engagement/engagement-resources.js';
+import { ENGAGEMENT_TABLES } from '../../src/sources/engagement/index.js';
 import { duckdbColumns, type FieldDeclarations } from '../../src/sources/fields.js';
 import { TICKETING_RESOURCES } from '../../src/sources/ticketing/resources.js';
 import type { Simulator } from '../../src/simulator/simulator.js';
@@ -12,7 +12,7 @@ import { runCli } from '../helpers/cli.js';
 /** `build --select` arguments for identity resolution, everything it reads, and the other engagement staging models. */
 export const IDENTITY_SELECT = [
   '--select', '+fan_identity_links', '+dim_fan',
-  ...['campaign_apps', 'consent_sources', 'consent_texts', 'leaderboard_intervals', 'leaderboard_seasons', 'participants', 'top_positions'].map(
+  ...['campaign_apps', 'consent_sources', 'consent_texts', 'identities', 'leaderboard_intervals', 'leaderboard_seasons', 'participants', 'top_positions'].map(
     (entity) => `stg_engagement__${entity}`,
   ),
 ];
@@ -20,7 +20,7 @@ export const IDENTITY_SELECT = [
 /** Every raw table of both sources, by contract name, with its declared fields. */
 const RAW_TABLES: Record<string, FieldDeclarations> = {
   ...Object.fromEntries(TICKETING_RESOURCES.map((resource) => [`ticketing_${resource.name}`, resource.fields])),
-  ...Object.fromEntries(Object.values(ENGAGEMENT_SINKS).map((sink) => [`engagement_${sink.name}`, sink.fields])),
+  ...Object.fromEntries(ENGAGEMENT_TABLES.map((table) => [`engagement_${table.name}`, table.fields])),
 };
 
 export type RawRecords = Partial<Record<string, Record<string, unknown>[]>>;

@@ -1,6 +1,12 @@
 import type { Config } from '../../config/load-config.js';
 import { UsageError } from '../../core/errors.js';
 import type { ConnectionOutcome } from '../connection.js';
+import { tablesOf } from '../endpoint-declaration.js';
+import type { TableSpec } from '../resource-spec.js';
+import { ENGAGEMENT_ENDPOINTS } from './endpoints.js';
+
+export { ENGAGEMENT_ENDPOINTS, USER_SCOPED } from './endpoints.js';
+export { type EngagementSettings, IDENTITY_SELECTIONS, type IdentitySelection } from './hooks.js';
 
 /** The engagement connection from the configuration, or why the source is skipped. */
 export function engagementConnection(config: Config): ConnectionOutcome {
@@ -19,3 +25,6 @@ export function engagementConnection(config: Config): ConnectionOutcome {
     },
   };
 }
+
+/** Every raw table of the engagement source (contract names without `engagement_`), in declaration order. */
+export const ENGAGEMENT_TABLES: readonly TableSpec[] = ENGAGEMENT_ENDPOINTS.flatMap((endpoint) => tablesOf(endpoint));

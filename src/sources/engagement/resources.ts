@@ -73,3 +73,13 @@ export const CONTEXT_NODE_FIELDS: FieldDeclarations = {
 export const LOYALTY_SUMMARY_FIELDS: FieldDeclarations = {
   customerProfileId: id, balance: 'int', rank: 'json', ranks: 'json', distinctions: 'json',
 };
+
+/**
+ * An identity (GET identities/{id}): the ApiApp's view of a person, with the fields the
+ * linked person lacks (`nickName`, `authenticationMethod`, the club's `extendedProperties`).
+ */
+export const IDENTITY_FIELDS: FieldDeclarations = {
+  id, externalId: s, authenticationMethod: s, fullName: s, firstName: s, lastName: s, nickName: s, gender: s,
+  dateOfBirth: s, profileImageUrl: s, isAdult: 'text', email: s, phone: s, street: s, postalCode: s, city: s,
+  county: s, country: s, timeZone: s, extendedProperties: 'json', customAuthenticationFields: 'json', customerProfileId: id,
+};

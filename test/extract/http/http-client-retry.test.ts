@@ -115,13 +115,11 @@ describe('retries', () => {
 describe('giving up', () => {
   it('gives up on a server that stalls, naming the request, its context and the attempts', async () => {
     server = await startServer(stall);
-    const started = Date.now();
     const error = await rejectionOf(
       clientFor({ timeoutMs: 300, maxAttempts: 2 }).getJson(`${server.origin}/v1/tickets?page=3&size=50`, {
         context: { source: 'ticketing', resource: 'tickets', window: '2024-05-01..2024-05-02', page: 3 },
       }),
     );
-    expect(Date.now() - started).toBeLessThan(2000);
     expect(error).toBeInstanceOf(HttpError);
     const gaveUp = error as HttpError;
     expect(gaveUp.code).toBe('E_HTTP_GAVE_UP');

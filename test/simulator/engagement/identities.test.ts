@@ -58,4 +58,18 @@ describe('engagement identities', () => {
     expect(app1 / profiles).toBeLessThan(0.35);
     expect(people.filter((p) => p.systemId === 2).length).toBeGreaterThan(0);
   });
+
+  it('lists on the admin surface exactly the identities GET by id serves: the people whose network is apiApp', async () => {
+    const identities = await adminRows(sim, 'identities');
+    const apiAppPeople = people.filter((p) => p.network === 'apiApp');
+    expect(identities.map((identity) => identity.id).sort()).toEqual(apiAppPeople.map((p) => p.id).sort());
+    expect(apiAppPeople.every((p) => p.systemId !== null)).toBe(true);
+    for (const identity of identities.slice(0, 20)) {
+      const byId = await engagementGet(sim, v2(sim, `identities/${identity.id}`));
+      expect(byId.body).toEqual(identity);
+    }
+    // The club's custom profile fields: a flat object, present on some identities.
+    expect(identities.filter((identity) => 'favouritePlayer' in identity.extendedProperties).length).toBeGreaterThan(0);
+    expect(identities.every((identity) => typeof identity.extendedProperties === 'object' && !Array.isArray(identity.extendedProperties))).toBe(true);
+  });
 });

@@ -15,6 +15,7 @@ import { Subscriptions } from './subscriptions.js';
 export const ENGAGEMENT_RESOURCES = [
   'customer_profiles',
   'people',
+  'identities',
   'consents',
   'consent_texts',
   'consent_sources',
@@ -86,6 +87,12 @@ export class EngagementData {
         return;
       case 'people':
         for (const index of this.people.liveIndices()) yield this.people.record(index);
+        return;
+      case 'identities':
+        for (const index of this.people.liveIndices()) {
+          const identity = this.people.identity(index);
+          if (identity) yield identity;
+        }
         return;
       case 'consents':
         for (const profile of this.profiles.liveIndices()) {

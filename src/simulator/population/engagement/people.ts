@@ -140,10 +140,12 @@ export class People {
     const rng = Rng.for(this.population.seed, 'eng-identity-fields', index);
     const person = this.population.persons.get(this.profiles.personOf(core.profileIndex));
     const hasAddress = rng.chance(0.7);
+    const authenticationMethod = core.app === SIMULATOR_API_APP ? (core.email ? 'email' : 'none') : rng.pick(['none', 'other'] as const);
+    const crm = core.app === CRM_API_APP ? { crmSegment: rng.pick(['A', 'B', 'C']) } : {};
     return {
       id: String(this.idOf(index)),
       externalId: core.externalId,
-      authenticationMethod: core.app === SIMULATOR_API_APP ? (core.email ? 'email' : 'none') : rng.pick(['none', 'other'] as const),
+      authenticationMethod,
       fullName: core.fullName,
       firstName: core.firstName,
       lastName: core.lastName,
@@ -160,10 +162,22 @@ export class People {
       county: hasAddress ? person.county : '',
       country: hasAddress ? 'NO' : '',
       timeZone: 'Europe/Oslo',
-      extendedProperties: core.app === CRM_API_APP ? { crmSegment: rng.pick(['A', 'B', 'C']) } : {},
+      extendedProperties: { ...crm, ...this.customFields(rng) },
       customAuthenticationFields: {},
       customerProfileId: this.profiles.idOf(core.profileIndex),
     };
+  }
+
+  /**
+   * The club's custom profile fields (the document leaves their shape open): a flat object
+   * of a few optional keys, each present for a share of the identities.
+   */
+  private customFields(rng: Rng): Record<string, unknown> {
+    const fields: Record<string, unknown> = {};
+    if (rng.chance(0.5)) fields.favouritePlayer = rng.pick(['Berg', 'Hansen', 'Solberg', 'Lie', 'Moen']);
+    if (rng.chance(0.3)) fields.shirtSize = rng.pick(['S', 'M', 'L', 'XL']);
+    if (rng.chance(0.2)) fields.memberSince = 2000 + rng.int(0, 25);
+    return fields;
   }
 
   private core(index: number): PeopleCore {

@@ -1,0 +1,184 @@
+import { errorMessage } from '../../core/errors.js';
+import { type SourceConnection, endpointUrl } from '../../sources/connection.js';
+import { type ChildRequest, type EndpointDeclaration, type Json, type QueryValue, asArray, childName, tablesOf } from '../../sources/endpoint-declaration.js';
+import { type HttpClient, HttpError } from '../http/index.js';
+import type { ExtractProgress } from '../progress.js';
+import { type ResourceResult, skippedResult } from '../resource-result.js';
+import { ResourceSink, type RunContext } from '../resource-sink.js';
+import { type PageReader, SNAPSHOT_PAGING } from './paging-strategies.js';
+import { planEndpoints } from './plan-endpoints.js';
+import { WorkQueue } from './work-queue.js';
+
+export interface SnapshotRun<S> extends RunContext {
+  readonly connection: SourceConnection;
+  readonly client: HttpClient;
+  readonly progress: ExtractProgress;
+  /** `Accept` header of every request. */
+  readonly accept: string;
+  readonly pageSize: number;
+  readonly concurrency: number;
+  /** The source's settings, which the declarations' hooks read. */
+  readonly settings: S;
+  /** Tables asked for; all when absent. */
+  readonly only?: readonly string[];
+}
+
+type Sinks = Record<string, ResourceSink>;
+
+/** What an endpoint's requests came to: child requests that failed after their retries, by name. */
+interface ReadOutcome {
+  readonly failedChildren: string[];
+  readonly requests: number;
+}
+
+/** A fan-out waiting for its parent's items. */
+interface Feed<S> {
+  readonly endpoint: EndpointDeclaration<S>;
+  readonly queue: WorkQueue<ChildRequest>;
+}
+
+/**
+ * Reads every declared endpoint of a snapshot source completely, concurrently. An
+ * endpoint and its linked members commit together; a fan-out's requests start as its
+ * parent's pages arrive. A child request that still fails after its retries is reported
+ * by name while the rest lands (the result is then partial and not a snapshot); a 403
+ * means the organization lacks the module, and the endpoint is skipped.
+ */
+export async function extractSnapshot<S>(run: SnapshotRun<S>, endpoints: readonly EndpointDeclaration<S>[]): Promise<ResourceResult[]> {
+  const source = run.connection.source;
+  const results: ResourceResult[] = [];
+  const plan = planEndpoints(endpoints, run.settings, run.only);
+  for (const { endpoint, skipped } of plan) if (skipped) results.push(skippedResult(source, endpoint.name, skipped));
+  const running = plan.filter((planned) => !planned.skipped).map((planned) => planned.endpoint);
+
+  // Every fan-out's queue is registered under its parent table before any parent reads.
+  const feeds = new Map<string, Feed<S>[]>();
+  const queues = new Map<EndpointDeclaration<S>, WorkQueue<ChildRequest>>();
+  for (const endpoint of running) {
+    const fanOut = endpoint.fanOut;
+    if (!fanOut) continue;
+    if (fanOut.parent === undefined) {
+      queues.set(endpoint, WorkQueue.of(childrenOf(endpoint, undefined, run.settings)));
+      continue;
+    }
+    const queue = new WorkQueue<ChildRequest>();
+    queues.set(endpoint, queue);
+    feeds.set(fanOut.parent, [...(feeds.get(fanOut.parent) ?? []), { endpoint, queue }]);
+  }
+
+  const get = async (endpoint: EndpointDeclaration<S>, path: string, query: Record<string, QueryValue>, page?: number): Promise<unknown> => {
+    const response = await run.client.getJson(endpointUrl(run.connection.baseUrl, path, query), {
+      headers: { authorization: run.connection.authorization, accept: run.accept },
+      context: { source, resource: endpoint.name, ...(page === undefined ? {} : { page }) },
+      credentialHint: run.connection.credentialHint,
+      acceptStatuses: endpoint.notFound === 'empty' ? [404] : [],
+    });
+    return response.status === 404 ? undefined : response.body;
+  };
+
+  const accept = async (sink: ResourceSink, items: readonly unknown[]) => {
+    await sink.accept(items);
+    run.progress.page(`${source}.${sink.spec.name}`, items.length);
+    for (const { endpoint, queue } of feeds.get(sink.spec.name) ?? []) {
+      for (const item of items) {
+        if (typeof item !== 'object' || item === null) continue;
+        for (const child of childrenOf(endpoint, item as Json, run.settings)) queue.push(child);
+      }
+    }
+  };
+
+  /** Reads one request target (the endpoint itself, or one child of its fan-out) to its end. */
+  const read = (endpoint: EndpointDeclaration<S>, sinks: Sinks, child?: ChildRequest): Promise<number> => {
+    const path = fillPath(endpoint.path, child?.params);
+    const query = { ...endpoint.query, ...child?.query };
+    const inject = child?.inject;
+    const reader: PageReader = {
+      fetch: (paging, page) => get(endpoint, path, { ...query, ...paging }, page),
+      items: (body) => (endpoint.items && child ? endpoint.items(body, child) : asArray(endpoint.itemsKey ? (body as Json | undefined)?.[endpoint.itemsKey] : body)),
+      take: async (items, body) => {
+        await accept(sinks[endpoint.name]!, inject ? items.map((item) => ({ ...inject, ...(item as Json) })) : items);
+        const members = ((body as Json | undefined)?.linked ?? {}) as Json;
+        for (const member of endpoint.linked ?? []) await accept(sinks[member.name]!, asArray(members[member.member]));
+      },
+    };
+    return SNAPSHOT_PAGING[endpoint.paging.style](reader, { pageSize: run.pageSize, wave: run.concurrency });
+  };
+
+  /** Runs one child request per queued item, each retried by the client; failures are collected by name. */
+  const fanOut = async (endpoint: EndpointDeclaration<S>, sinks: Sinks): Promise<ReadOutcome> => {
+    const queue = queues.get(endpoint)!;
+    const failedChildren: string[] = [];
+    let requests = 0;
+    // A fixed set of workers pulls the children: no promise per child up front, so a
+    // fan-out over 150,000 profiles costs as little memory as one over 15.
+    const worker = async () => {
+      for (let child = await queue.next(); child !== undefined; child = await queue.next()) {
+        try {
+          // Not `requests += await ...`: that reads the total before the await and loses the other workers' counts.
+          const spent = await read(endpoint, sinks, child);
+          requests += spent;
+        } catch (error) {
+          if (error instanceof HttpError && error.status === 403) throw error;
+          // The first few say why; the rest are counted by name.
+          failedChildren.push(failedChildren.length < 3 ? `${childName(child)} (${errorMessage(error)})` : childName(child));
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: run.concurrency * 2 }, worker));
+    return { failedChildren, requests };
+  };
+
+  const extract = async (endpoint: EndpointDeclaration<S>): Promise<void> => {
+    const started = performance.now();
+    const tables = tablesOf(endpoint);
+    const sinks: Sinks = Object.fromEntries(
+      tables.map((table) => [table.name, new ResourceSink(run, { source, ...table }, { dedupe: 'dedupe' in table && table.dedupe === true })]),
+    );
+    const fed = tables.flatMap((table) => feeds.get(table.name) ?? []);
+    let fedClosed = false;
+    for (const table of tables) run.progress.started(`${source}.${table.name}`);
+    const finish = (name: string, result: Omit<ResourceResult, 'source' | 'resource' | 'seconds' | 'retries'>) => {
+      const full: ResourceResult = { source, resource: name, seconds: (performance.now() - started) / 1000, retries: run.progress.retriesOf(`${source}.${name}`), ...result };
+      run.progress.finished(`${source}.${name}`, full);
+      results.push(full);
+    };
+    try {
+      const outcome = endpoint.fanOut ? await fanOut(endpoint, sinks) : { failedChildren: [], requests: await read(endpoint, sinks) };
+      // The fan-outs this endpoint feeds may finish while it commits.
+      for (const { queue } of fed) queue.close();
+      fedClosed = true;
+      const snapshot = outcome.failedChildren.length === 0;
+      const { failedChildren } = outcome;
+      const messages = snapshot ? [] : [`${failedChildren.length} child requests failed after retries: ${failedChildren.slice(0, 10).join(', ')}${failedChildren.length > 10 ? ', ...' : ''}`];
+      for (const [name, sink] of Object.entries(sinks)) {
+        const written = await sink.commit({ snapshot });
+        const notes = written.quarantined > 0 ? [`${written.quarantined} records quarantined (see ${sink.dir}/quarantine.ndjson)`] : [];
+        finish(name, { status: snapshot ? 'ok' : 'partial', rows: written.rows, files: written.files.length, quarantined: written.quarantined, requests: name === endpoint.name ? outcome.requests : 0, messages: [...messages, ...notes] });
+      }
+    } catch (error) {
+      if (!fedClosed) for (const { queue } of fed) queue.fail(error);
+      await Promise.all(Object.values(sinks).map((sink) => sink.abort()));
+      const disabled = error instanceof HttpError && error.status === 403;
+      const why = disabled ? `not enabled for this organization (the API answered 403${endpoint.module ? `; module ${endpoint.module}` : ''})` : errorMessage(error);
+      for (const table of tables) finish(table.name, { status: disabled ? 'skipped' : 'failed', rows: 0, files: 0, quarantined: 0, requests: 0, messages: [why] });
+    }
+  };
+
+  await Promise.all(running.map((endpoint) => extract(endpoint)));
+  return results;
+}
+
+/** The child requests of one parent item (or, without a parent, of the run). */
+function childrenOf<S>(endpoint: EndpointDeclaration<S>, parent: Json | undefined, settings: S): readonly ChildRequest[] {
+  const fanOut = endpoint.fanOut!;
+  if (fanOut.children) return fanOut.children(parent, settings);
+  if (!parent || !fanOut.key || (fanOut.when && !fanOut.when(parent, settings))) return [];
+  const value = parent[fanOut.key];
+  if (value === undefined || value === null) return [];
+  return [{ params: { [fanOut.key]: String(value) }, label: fanOut.label ?? `${fanOut.key} {${fanOut.key}}` }];
+}
+
+/** Fills `{name}` placeholders with URL-encoded values. */
+function fillPath(path: string, params: Readonly<Record<string, string>> | undefined): string {
+  return params ? path.replace(/\{(\w+)\}/g, (placeholder, name: string) => (name in params ? encodeURIComponent(params[name]!) : placeholder)) : path;
+}
