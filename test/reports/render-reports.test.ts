@@ -30,6 +30,17 @@ async function render(args: string[], env: Record<string, string> = {}) {
   return { ...result, out };
 }
 
+let everyReport: ReturnType<typeof render> | undefined;
+
+/**
+ * Every shipped report rendered once for the fixture's season, shared by the tests that only
+ * read what it wrote (rendering all nine is the slow part of this file).
+ */
+function renderEveryReport(): ReturnType<typeof render> {
+  everyReport ??= render(['--param', `season=${fixture.season}`]);
+  return everyReport;
+}
+
 function page(out: string, name: string): string {
   return readFileSync(join(out, name, 'latest', 'index.html'), 'utf8');
 }
@@ -84,7 +95,7 @@ title: Rows
 describe('fanlake report on a built warehouse', () => {
   it('renders every shipped report with its files, latest links and the index', async () => {
     expect(readdirSync(join(REPO, 'reports')).filter((file) => file.endsWith('.md')).map((file) => file.slice(0, -3)).sort()).toEqual(SHIPPED_REPORTS);
-    const { code, stdout, stderr, out } = await render(['--param', `season=${fixture.season}`]);
+    const { code, stdout, stderr, out } = await renderEveryReport();
     expect(code, stderr).toBe(0);
     const index = readFileSync(join(out, 'index.html'), 'utf8');
     for (const name of SHIPPED_REPORTS) {
@@ -156,7 +167,7 @@ describe('fanlake report on a built warehouse', () => {
   });
 
   it('escapes strings from the APIs in HTML and in SVG', async () => {
-    const { code, stderr, out } = await render(['--param', `season=${fixture.season}`]);
+    const { code, stderr, out } = await renderEveryReport();
     expect(code, stderr).toBe(0);
     const html = page(out, 'match-day');
     expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
@@ -255,7 +266,7 @@ describe('the standard reports show the marts\' figures', () => {
   const one = async (sql: string) => (await queryWarehouse(fixture.dataDir, sql))[0]!;
 
   beforeAll(async () => {
-    const rendered = await render(['revenue', 'season-tickets', 'membership', 'audience-consent', 'campaigns', 'top-fans', 'retention', '--param', `season=${fixture.season}`]);
+    const rendered = await renderEveryReport();
     expect(rendered.code, rendered.stderr).toBe(0);
     out = rendered.out;
   }, 60_000);
@@ -491,9 +502,9 @@ describe('in a browser', () => {
   let out: string;
 
   beforeAll(async () => {
-    out = mkdtempSync(join(tmpdir(), 'fanlake-report-pages-'));
-    const rendered = await runCli(['report', '--out', out, '--param', `season=${fixture.season}`], fixture.env);
+    const rendered = await renderEveryReport();
     expect(rendered.code, rendered.stderr).toBe(0);
+    out = rendered.out;
     // A configured Chromium wins; otherwise the one that ships in the @sparticuz/chromium npm package.
     const system = process.env.FANLAKE_TEST_CHROMIUM;
     browser = await playwright.launch({
