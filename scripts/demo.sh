@@ -43,5 +43,10 @@ echo
 echo "== digest of the match-day report ($FANLAKE_DATA_DIR/reports/match-day/latest/summary.md)"
 cat "$FANLAKE_DATA_DIR/reports/match-day/latest/summary.md"
 echo
-echo "Reports (open in a browser, no network needed): $(cd "$FANLAKE_DATA_DIR/reports" && pwd)/index.html"
+reports_dir=$(cd "$FANLAKE_DATA_DIR/reports" && pwd)
+echo "Reports (open in a browser, no network needed): $reports_dir/index.html"
+for page in "$reports_dir"/*/latest/index.html; do
+  name=${page#"$reports_dir"/}
+  printf '  %-18s %s\n' "${name%%/*}" "$page"
+done
 echo "Explore further with: FANLAKE_DATA_DIR=$FANLAKE_DATA_DIR bin/fanlake shell"

@@ -30,6 +30,17 @@ async function render(args: string[], env: Record<string, string> = {}) {
   return { ...result, out };
 }
 
+let everyReport: ReturnType<typeof render> | undefined;
+
+/**
+ * Every shipped report rendered once for the fixture's season, shared by the tests that only
+ * read what it wrote (rendering all nine is the slow part of this file).
+ */
+function renderEveryReport(): ReturnType<typeof render> {
+  everyReport ??= render(['--param', `season=${fixture.season}`]);
+  return everyReport;
+}
+
 function page(out: string, name: string): string {
   return readFileSync(join(out, name, 'latest', 'index.html'), 'utf8');
 }
@@ -61,6 +72,12 @@ function definitions(files: Record<string, string>): string {
   return dir;
 }
 
+/** Every report shipped in reports/, as README's Reports section lists them. */
+const SHIPPED_REPORTS = ['audience-consent', 'campaigns', 'data-quality', 'match-day', 'membership', 'retention', 'revenue', 'season-tickets', 'top-fans'];
+
+/** The digest's line for one figure, as the report locale (nb-NO) formats a whole number. */
+const countLine = (label: string, value: number) => `- ${label}: ${new Intl.NumberFormat('nb-NO').format(value)}\n`;
+
 const TABLE_REPORT = (query: string, extra = '') => `---
 title: Test report
 ${extra}---
@@ -76,24 +93,33 @@ title: Rows
 `;
 
 describe('fanlake report on a built warehouse', () => {
-  it('renders both reports with their files, latest links and the index', async () => {
-    const { code, stdout, stderr, out } = await render([]);
+  it('renders every shipped report with its files, latest links and the index', async () => {
+    expect(readdirSync(join(REPO, 'reports')).filter((file) => file.endsWith('.md')).map((file) => file.slice(0, -3)).sort()).toEqual(SHIPPED_REPORTS);
+    const { code, stdout, stderr, out } = await renderEveryReport();
     expect(code, stderr).toBe(0);
-    for (const name of ['match-day', 'data-quality']) {
+    const index = readFileSync(join(out, 'index.html'), 'utf8');
+    for (const name of SHIPPED_REPORTS) {
       expect(stdout).toContain(`ok      ${name}`);
       const latest = join(out, name, 'latest');
       const folders = readdirSync(join(out, name)).filter((entry) => entry !== 'latest');
       expect(folders).toHaveLength(1);
       expect(realpathSync(latest)).toBe(realpathSync(join(out, name, folders[0]!)));
-      for (const file of ['index.html', 'summary.md', 'rendering.json']) expect(existsSync(join(latest, file)), file).toBe(true);
+      for (const file of ['index.html', 'summary.md', 'rendering.json']) expect(existsSync(join(latest, file)), `${name}/${file}`).toBe(true);
+      expect(index).toContain(`href="${name}/latest/index.html"`);
+      const html = page(out, name);
+      // Built from a warehouse with data: something to show, every chart drawn, no failed section.
+      expect(html, name).not.toContain('id="no-data"');
+      expect(html, name).toContain('<svg');
+      // Every mart they read is built, but the opt-in loyalty source is not loaded here.
+      const unavailable = [...html.matchAll(/Not available: ([^<]*)/g)].map((match) => match[1]);
+      expect(unavailable, name).toEqual(name === 'top-fans' ? [expect.stringContaining('marts.fan_loyalty is not built')] : []);
+      // Each has a digest of headline figures with values.
+      expect(readFileSync(join(latest, 'summary.md'), 'utf8'), name).toMatch(/^- .+: .*\d/m);
     }
     for (const query of ['season_totals', 'matches', 'channels', 'sales_curve']) {
       expect(existsSync(join(out, 'match-day', 'latest', `${query}.csv`))).toBe(true);
       expect(existsSync(join(out, 'match-day', 'latest', `${query}.parquet`))).toBe(true);
     }
-    const index = readFileSync(join(out, 'index.html'), 'utf8');
-    expect(index).toContain('href="match-day/latest/index.html"');
-    expect(index).toContain('href="data-quality/latest/index.html"');
     // The newest extraction's run id, as the warehouse's run records give it.
     const [newest] = await queryWarehouse(fixture.dataDir, `select max(run_id) as run_id from meta.extraction_runs`);
     expect(index).toContain(newest!.run_id);
@@ -141,7 +167,7 @@ describe('fanlake report on a built warehouse', () => {
   });
 
   it('escapes strings from the APIs in HTML and in SVG', async () => {
-    const { code, stderr, out } = await render(['--param', `season=${fixture.season}`]);
+    const { code, stderr, out } = await renderEveryReport();
     expect(code, stderr).toBe(0);
     const html = page(out, 'match-day');
     expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
@@ -233,6 +259,107 @@ describe('fanlake report on a built warehouse', () => {
   });
 });
 
+describe('the standard reports show the marts\' figures', () => {
+  let out: string;
+  const latest = (name: string, file: string) => join(out, name, 'latest', file);
+  const rows = (name: string, query: string) => readFileRows(latest(name, `${query}.parquet`));
+  const one = async (sql: string) => (await queryWarehouse(fixture.dataDir, sql))[0]!;
+
+  beforeAll(async () => {
+    const rendered = await renderEveryReport();
+    expect(rendered.code, rendered.stderr).toBe(0);
+    out = rendered.out;
+  }, 60_000);
+
+  it('revenue: this season\'s tickets and season tickets are the sold tickets of its matches, refunds apart', async () => {
+    const [totals] = await rows('revenue', 'season_totals');
+    const tickets = await one(`
+      select sum(ticket_price) filter (where is_sold)::double as sold, sum(ticket_price) filter (where order_status_name = 'Refunded')::double as refunded
+      from marts.fct_tickets join marts.dim_match using (match_id)
+      where season = '${fixture.season}' and (is_sold or order_status_name = 'Refunded')`);
+    expect(Number(totals!.ticket_revenue) + Number(totals!.season_ticket_revenue)).toBeCloseTo(tickets.sold, 2);
+    expect(Number(totals!.ticket_revenue)).toBeGreaterThan(0);
+    const merchandise = await one(`select coalesce(sum(order_revenue) filter (where is_completed), 0)::double as revenue from marts.fct_orders`);
+    expect(Number(totals!.revenue)).toBeLessThanOrEqual(tickets.sold + merchandise.revenue + 0.005);
+    expect(Number(totals!.refunded_amount)).toBeGreaterThanOrEqual(tickets.refunded ?? 0);
+    const monthly = await rows('revenue', 'monthly');
+    expect(monthly.reduce((sum, row) => sum + Number(row.revenue), 0)).toBeCloseTo(Number(totals!.revenue), 2);
+  });
+
+  it('season tickets: active season tickets of the season are its completed season-ticket sales', async () => {
+    const [totals] = await rows('season-tickets', 'season_totals');
+    const sales = await one(`
+      select count(*)::integer as n from marts.fct_tickets join marts.dim_match using (match_id)
+      where is_season_ticket_sale and is_sold and season = '${fixture.season}'`);
+    expect(Number(totals!.season_tickets)).toBe(sales.n);
+    const seasons = await one(`select count(distinct season)::integer as n from marts.dim_match`);
+    expect(await rows('season-tickets', 'seasons')).toHaveLength(seasons.n);
+  });
+
+  it('membership: members near their pool limit (80 %) and members who never used it', async () => {
+    const [totals] = await rows('membership', 'totals');
+    const members = await one(`
+      select count(*)::integer as members,
+          count(*) filter (where ticket_pool_total > 0 and ticket_pool_used >= 0.8 * ticket_pool_total)::integer as near,
+          count(*) filter (where ticket_pool_used = 0)::integer as never
+      from staging.stg_ticketing__members`);
+    expect(members.members).toBeGreaterThan(0);
+    expect([Number(totals!.members), Number(totals!.members_near_limit), Number(totals!.members_never_used)]).toEqual([members.members, members.near, members.never]);
+    expect(readFileSync(latest('membership', 'summary.md'), 'utf8')).toContain(countLine('Members near their pool limit', members.near));
+  });
+
+  it('audience and consent: reach per purpose and channel, grants and withdrawals per month', async () => {
+    const coverage = await rows('audience-consent', 'coverage');
+    const expected = await queryWarehouse(fixture.dataDir, `select purpose, channel, reachable_fans::integer as reachable from marts.consent_coverage order by purpose, channel`);
+    expect(coverage.map((row) => [row.purpose, row.channel, Number(row.reachable_fans)])).toEqual(expected.map((row) => [row.purpose, row.channel, row.reachable]));
+    const changes = await rows('audience-consent', 'changes');
+    expect(changes.some((row) => row.decision === 'grants' && Number(row.decisions) > 0)).toBe(true);
+    expect(changes.some((row) => row.decision === 'withdrawals' && Number(row.decisions) > 0)).toBe(true);
+  });
+
+  it('campaigns: every campaign app with its participants', async () => {
+    const campaigns = await rows('campaigns', 'campaigns');
+    const apps = await one(`select count(*)::integer as n from staging.stg_engagement__campaign_apps where vanished_at is null`);
+    const participants = await one(`select count(*)::integer as n from staging.stg_engagement__participants where vanished_at is null`);
+    expect(campaigns).toHaveLength(apps.n);
+    const [totals] = await rows('campaigns', 'totals');
+    expect(Number(totals!.participants)).toBe(participants.n);
+    expect(tableCells(page(out, 'campaigns'), 'table1')).toHaveLength(apps.n);
+  });
+
+  it('top fans: the fans who spent most with their linked records; names stay out of the digest', async () => {
+    const fans = await rows('top-fans', 'fans');
+    const spenders = await one(`select count(*)::integer as n from marts.dim_fan where ticket_spend + merchandise_spend > 0`);
+    expect(fans.length).toBe(Math.min(100, spenders.n));
+    const [top] = await queryWarehouse(fixture.dataDir, `select fan_id, ticket_spend + merchandise_spend as spend from marts.dim_fan order by spend desc, fan_id limit 1`);
+    expect(Number(fans[0]!.total_spend)).toBeCloseTo(Number(top!.spend), 2);
+    const links = await queryWarehouse(fixture.dataDir, `select system, record_id from marts.fan_identity_links where fan_id = '${fans[0]!.fan_id}' order by all`);
+    expect(Number(fans[0]!.linked_record_count)).toBe(links.length);
+    for (const link of links) expect(fans[0]!.linked_records).toContain(`${link.system} ${link.record_id} (`);
+    const html = page(out, 'top-fans');
+    const digest = readFileSync(latest('top-fans', 'summary.md'), 'utf8');
+    expect(html).toContain('This report shows personal data');
+    for (const fan of fans.slice(0, 10)) {
+      if (fan.email) expect(html).toContain(fan.email);
+      if (fan.email) expect(digest).not.toContain(fan.email);
+      expect(digest).not.toContain(fan.name);
+    }
+    expect(digest).toContain(countLine('Top fans', fans.length));
+  });
+
+  it('retention: buyers per season, new and retained', async () => {
+    const seasons = await rows('retention', 'seasons');
+    const buyers = await queryWarehouse(fixture.dataDir, `
+      select dim_match.season, count(distinct fct_tickets.buyer_user_id)::integer as accounts
+      from marts.fct_tickets join marts.dim_match using (match_id) where is_sold group by all order by season`);
+    expect(seasons.map((row) => row.season)).toEqual(buyers.map((row) => row.season));
+    // A fan may hold several accounts, never the reverse.
+    for (const [k, row] of seasons.entries()) expect(Number(row.buying_fans)).toBeLessThanOrEqual(buyers[k]!.accounts);
+    expect(seasons.at(-1)!.retention_rate).toBeNull();
+    expect(seasons.slice(0, -1).every((row) => row.retention_rate !== null)).toBe(true);
+  });
+});
+
 describe('personal data', () => {
   it('stays out of the digest of a report that shows it; other reports keep their text figures', async () => {
     const report = (personalData: boolean) => `---
@@ -297,22 +424,26 @@ title: Matches
     expect(tableCells(html, 'table2')).toHaveLength(matches!.n);
   });
 
-  it('says there is no data yet when there is no warehouse, and when nothing is built', async () => {
+  it('says there is no data yet when there is no warehouse, and when nothing is built, in every shipped report', async () => {
     const empty = tempDataDir();
-    const none = await runCli(['report', 'match-day'], { FANLAKE_DATA_DIR: empty });
+    const none = await runCli(['report'], { FANLAKE_DATA_DIR: empty });
     expect(none.code, none.stderr).toBe(0);
-    const html = readFileSync(join(empty, 'reports', 'match-day', 'latest', 'index.html'), 'utf8');
-    expect(html).toContain('id="no-data"');
-    expect(html).toContain('Not available: no warehouse yet');
+    const pageIn = (dataDir: string, name: string) => readFileSync(join(dataDir, 'reports', name, 'latest', 'index.html'), 'utf8');
+    for (const name of SHIPPED_REPORTS) {
+      const html = pageIn(empty, name);
+      expect(html, name).toContain('id="no-data"');
+      expect(html, name).toContain('Not available: no warehouse yet');
+      expect(existsSync(join(empty, 'reports', name, 'latest', 'summary.md')), name).toBe(true);
+    }
 
     const bare = tempDataDir();
     const instance = await DuckDBInstance.create(join(bare, 'warehouse.duckdb'));
     instance.closeSync();
-    const unbuilt = await runCli(['report', 'match-day'], { FANLAKE_DATA_DIR: bare });
+    const unbuilt = await runCli(['report'], { FANLAKE_DATA_DIR: bare });
     expect(unbuilt.code, unbuilt.stderr).toBe(0);
-    const unbuiltHtml = readFileSync(join(bare, 'reports', 'match-day', 'latest', 'index.html'), 'utf8');
-    expect(unbuiltHtml).toContain('id="no-data"');
-    expect(unbuiltHtml).toContain('Not available: marts.match_summary is not built (its source raw.ticketing_tickets is not loaded yet)');
+    for (const name of SHIPPED_REPORTS) expect(pageIn(bare, name), name).toContain('id="no-data"');
+    expect(pageIn(bare, 'match-day')).toContain('Not available: marts.match_summary is not built (its source raw.ticketing_tickets is not loaded yet)');
+    expect(pageIn(bare, 'campaigns')).toContain('Not available: marts.campaign_conversion is not built');
   });
 });
 
@@ -371,9 +502,9 @@ describe('in a browser', () => {
   let out: string;
 
   beforeAll(async () => {
-    out = mkdtempSync(join(tmpdir(), 'fanlake-report-pages-'));
-    const rendered = await runCli(['report', '--out', out, '--param', `season=${fixture.season}`], fixture.env);
+    const rendered = await renderEveryReport();
     expect(rendered.code, rendered.stderr).toBe(0);
+    out = rendered.out;
     // A configured Chromium wins; otherwise the one that ships in the @sparticuz/chromium npm package.
     const system = process.env.FANLAKE_TEST_CHROMIUM;
     browser = await playwright.launch({
@@ -390,7 +521,7 @@ describe('in a browser', () => {
   it('opens the index and every report page from disk: charts drawn, no console error, no network, no script', async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
     const names = readdirSync(out, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort();
-    expect(names).toEqual(['data-quality', 'match-day']);
+    expect(names).toEqual(SHIPPED_REPORTS);
     const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
     const requests: string[] = [];
     const problems: string[] = [];

@@ -421,6 +421,85 @@ describe('fan-360 marts against the simulator truth (scale 0.05, seed 23)', () =
     expect(rows.some((row) => Number(row.renewed_fans) > 0), 'holders renew').toBe(true);
   });
 
+  it('consent_changes_monthly: grants and withdrawals per month, purpose and channel from both systems', async () => {
+    const month = (at: string) => new Date(Date.parse(at)).toISOString().slice(0, 7);
+    const expected = new Map<string, { grants: number; withdrawals: number; granting: Set<number>; withdrawing: Set<number> }>();
+    const count = (person: number | undefined, key: string, granted: boolean, at: string) => {
+      const mapped = CONSENT_CHANNELS[key];
+      if (person === undefined || !mapped) return;
+      for (const channel of mapped.channels) {
+        const id = `${month(at)}|${mapped.purpose}|${channel}`;
+        const entry = expected.get(id) ?? expected.set(id, { grants: 0, withdrawals: 0, granting: new Set(), withdrawing: new Set() }).get(id)!;
+        if (granted) {
+          entry.grants++;
+          entry.granting.add(person);
+        } else {
+          entry.withdrawals++;
+          entry.withdrawing.add(person);
+        }
+      }
+    };
+    // ticketing keeps only the latest answer, dated by its last update; a "no" is a withdrawal
+    for (const permission of records.permissions) {
+      if (typeof permission.decision !== 'boolean') continue;
+      count(userPerson(permission.id_user), `ticketing:${permission.id_consent_basic}`, permission.decision, permission.last_update as string);
+    }
+    // engagement: given at creation (not under a disabled text), withdrawn when revoked
+    const disabledTexts = new Set([...sim.engagementRecords('consent_texts')].filter((text) => text.isEnabled === false).map((text) => String(text.id)));
+    for (const consent of records.consents) {
+      const text = String((consent.links as Row).consentText);
+      const person = profilePerson(consent.customerProfileId);
+      if (!disabledTexts.has(text)) count(person, `engagement:${text}`, true, consent.createdDateTime as string);
+      if (consent.isRevoked === true) count(person, `engagement:${text}`, false, (consent.revokedDateTime as string | null) ?? (consent.createdDateTime as string));
+    }
+    const rows = await queryWarehouse(dataDir, `select strftime(month, '%Y-%m') as month, purpose, channel, grants, withdrawals, granting_fans, withdrawing_fans from marts.consent_changes_monthly`);
+    expect(rows.map((row) => `${row.month}|${row.purpose}|${row.channel}`).sort()).toEqual([...expected.keys()].sort());
+    for (const row of rows) {
+      const truth = expected.get(`${row.month}|${row.purpose}|${row.channel}`)!;
+      const what = `${row.month} ${row.purpose}/${row.channel}`;
+      // no identity involved in counting decisions: exact
+      expect([Number(row.grants), Number(row.withdrawals)], what).toEqual([truth.grants, truth.withdrawals]);
+      expectClose(Number(row.granting_fans), truth.granting.size, 0.05, 1, `${what} granting fans`);
+      expectClose(Number(row.withdrawing_fans), truth.withdrawing.size, 0.05, 1, `${what} withdrawing fans`);
+    }
+    const sum = (key: 'grants' | 'withdrawals') => [...expected.values()].reduce((total, entry) => total + entry[key], 0);
+    expect(sum('grants') > 0 && sum('withdrawals') > 0, 'the data has grants and withdrawals').toBe(true);
+    expect(new Set(rows.map((row) => row.month)).size, 'decisions spread over months').toBeGreaterThan(3);
+  });
+
+  it('top_fans: the fans who spent most, each with their spend and every record linked to them', async () => {
+    const spend = new Map<number, number>();
+    for (const [person, purchases] of purchasesByPerson()) spend.set(person, purchases.reduce((total, purchase) => total + purchase.cents, 0));
+    const truthTop = [...spend.values()].filter((cents) => cents > 0).sort((a, b) => b - a);
+    const rows = await queryWarehouse(dataDir, 'select * from marts.top_fans order by spend_rank, fan_id');
+    const [{ n: fans }] = (await queryWarehouse(dataDir, 'select count(*)::integer as n from marts.dim_fan where ticket_spend + merchandise_spend > 0')) as [{ n: number }];
+    const lastRank = Number(rows.at(-1)!.spend_rank);
+    expect(lastRank).toBeLessThanOrEqual(100);
+    expect(rows.length).toBeGreaterThanOrEqual(Math.min(100, fans));
+    // competition ranking by total spend, ties sharing a place
+    for (const [k, row] of rows.entries()) {
+      expect(cents(row.total_spend)).toBe(cents(row.ticket_spend) + cents(row.merchandise_spend));
+      const better = rows.filter((other) => cents(other.total_spend) > cents(row.total_spend)).length;
+      expect(Number(row.spend_rank), `rank of row ${k}`).toBe(better + 1);
+    }
+    // through identity resolution: the spend of the top fans is the spend of the top persons
+    const top = rows.map((row) => cents(row.total_spend));
+    const truthSlice = truthTop.slice(0, top.length);
+    expectClose(top.reduce((a, b) => a + b, 0), truthSlice.reduce((a, b) => a + b, 0), 0.02, 0, 'spend of the top fans');
+    let agreeing = 0;
+    for (const row of rows) {
+      const linked = (row.linked_records as string).split('; ').map((text) => /^(\S+) (\S+) \((\w+)\)$/.exec(text)!);
+      expect(linked.every(Boolean), row.linked_records).toBe(true);
+      expect(linked).toHaveLength(Number(row.linked_record_count));
+      const links = await queryWarehouse(dataDir, `select system, record_id, match_rule from marts.fan_identity_links where fan_id = '${row.fan_id}' order by system, record_id`);
+      expect(linked.map((match) => [match[1], match[2], match[3]])).toEqual(links.map((link) => [link.system, link.record_id, link.match_rule]));
+      const persons = new Set(linked.map((match) => personOf.get(`${match[1]}:${match[2]}`)));
+      const person = [...persons][0]!;
+      if (persons.size === 1 && spend.get(person) === cents(row.total_spend)) agreeing++;
+    }
+    expect(agreeing / rows.length, 'top fans who are one true person with that person\'s spend').toBeGreaterThanOrEqual(0.95);
+  });
+
   it('fan_engagement: the general board of the most current leaderboard season beside spend', async () => {
     const now = sim.clock.now();
     const seasons = records.seasons.map((season) => ({ id: Number(season.id), start: Date.parse(season.startDate as string), end: Date.parse(season.endDate as string) }));
@@ -503,7 +582,7 @@ describe('fan-360 marts against the simulator truth (scale 0.05, seed 23)', () =
   it('fanlake check passes on the whole tree', async () => {
     const check = await runCli(['check'], env);
     expect(check.code, `${check.stdout}\n${check.stderr}`).toBe(0);
-    for (const mart of ['consent_coverage', 'campaign_conversion', 'season_retention', 'fan_engagement', 'fan_loyalty', 'season_ticket_holders']) {
+    for (const mart of ['consent_coverage', 'consent_changes_monthly', 'campaign_conversion', 'season_retention', 'fan_engagement', 'fan_loyalty', 'season_ticket_holders', 'top_fans']) {
       expect(check.stdout).toMatch(new RegExp(`marts\\.${mart}: unique\\([a-z_, ]+\\)\\s+error\\s+pass`));
     }
     expect(check.stdout).toMatch(/staging\.stg_engagement__loyalty_summaries: unique\(customer_profile_id\)\s+error\s+pass/);

@@ -260,6 +260,43 @@ describe('ticketing marts against the simulator ground truth', () => {
     expect(rows.some((row) => row.is_unlimited)).toBe(true);
   });
 
+  it('member_utilization and member_category_utilization: members near their pool limit (80 %) and members who never used it', async () => {
+    const members = records('members');
+    const near = (member: Item) => (member.ticket_pool_total as number) > 0 && (member.ticket_pool_used as number) >= 0.8 * (member.ticket_pool_total as number);
+    const never = (member: Item) => member.ticket_pool_used === 0;
+    const flags = await queryWarehouse(dataDir, 'select member_id, is_near_pool_limit, has_never_used_pool from marts.member_utilization');
+    expect(byKey(flags, 'member_id')).toEqual(
+      byKey(members.map((member) => ({ member_id: String(member.id), is_near_pool_limit: near(member), has_never_used_pool: never(member) })), 'member_id'),
+    );
+    expect(members.some(near) && members.some(never), 'the data has members near their limit and members who never used it').toBe(true);
+
+    const categories = new Map<string, { members: number; unlimited: number; total: number; used: number; near: number; never: number }>();
+    for (const member of members) {
+      const key = String(member.category_id);
+      const category = categories.get(key) ?? { members: 0, unlimited: 0, total: 0, used: 0, near: 0, never: 0 };
+      categories.set(key, category);
+      category.members++;
+      if (member.ticket_pool_total === -1) category.unlimited++;
+      else {
+        category.total += member.ticket_pool_total as number;
+        category.used += member.ticket_pool_used as number;
+      }
+      if (near(member)) category.near++;
+      if (never(member)) category.never++;
+    }
+    const rows = await queryWarehouse(dataDir, 'select * from marts.member_category_utilization');
+    expect(rows.map((row) => String(row.member_category_id)).sort()).toEqual([...categories.keys()].sort());
+    for (const row of rows) {
+      const expected = categories.get(String(row.member_category_id))!;
+      expect(
+        [row.members, row.unlimited_members, row.members_near_limit, row.members_never_used].map(Number),
+        `category ${row.member_category_id}`,
+      ).toEqual([expected.members, expected.unlimited, expected.near, expected.never]);
+      if (expected.total === 0) expect(row.pool_utilization).toBeNull();
+      else expect(Number(row.pool_utilization)).toBeCloseTo(expected.used / expected.total, 12);
+    }
+  });
+
   it('stg_ticketing__users: phones in every form the data uses become E.164 once; e-mails are trimmed and lowercased', async () => {
     const rows = await queryWarehouse(
       dataDir,

@@ -7,15 +7,15 @@ import { spawn } from 'node:child_process';
 /** The ticketing side's files under `sql/`: everything else (engagement, identity) is left out. */
 export const TICKETING_MARTS = [
   'fct_tickets', 'dim_match', 'fct_merchandise_lines', 'fct_orders', 'match_summary', 'member_utilization',
-  'match_attendance', 'fct_season_tickets', 'revenue_monthly', 'ticket_type_sales',
+  'member_category_utilization', 'match_attendance', 'fct_season_tickets', 'revenue_monthly', 'ticket_type_sales',
 ] as const;
 /** Intermediate models that read ticketing marts alone. */
 const TICKETING_INTERMEDIATES = ['int_ticket_kinds', 'int_seasons', 'int_revenue_lines'];
-const TICKETING_SEEDS = ['ticketing_ticket_statuses', 'ticketing_order_types', 'consent_channels'];
+const TICKETING_SEEDS = ['ticketing_ticket_statuses', 'ticketing_order_types', 'consent_channels', 'metric_settings'];
 
 /** `build --select` arguments that build the ticketing models and nothing else. */
 export const TICKETING_SELECT = [
-  '--select', '+match_summary', '+fct_orders', '+member_utilization', '+stg_ticketing__users', '+stg_ticketing__user_permissions',
+  '--select', '+match_summary', '+fct_orders', '+member_category_utilization', '+stg_ticketing__users', '+stg_ticketing__user_permissions',
   '+match_attendance', '+fct_season_tickets', '+revenue_monthly', '+ticket_type_sales',
 ];
 

@@ -1,0 +1,36 @@
+-- materialized: table
+-- description: One row per calendar month (UTC, of the decision), consent purpose and channel (none for a purpose without one) with any decision: consent grants and withdrawals that month from both systems (intermediate.int_consent_events), as decisions and as distinct fans. An engagement consent is a grant when given and, if revoked, a withdrawal when revoked; a ticketing permission is known only by its latest answer, counted in the month of its last update (a "no" counts as a withdrawal). A consent given under a disabled consent text grants nothing.
+-- test: unique(month, purpose, channel)
+-- test: not_null(month, purpose, channel, grants, withdrawals, granting_fans, withdrawing_fans)
+-- test: accepted_values(channel: email, sms, push, none)
+
+with
+
+consent_events as (
+
+    select * from intermediate.int_consent_events
+    where decided_at is not null
+
+),
+
+final as (
+
+    select
+        cast(date_trunc('month', decided_at at time zone 'UTC') as date) as month,
+        purpose,
+        coalesce(channel, 'none') as channel,
+        count(*) filter (where is_granted) as grants,
+        count(*) filter (where not is_granted) as withdrawals,
+        count(distinct fan_id) filter (where is_granted) as granting_fans,
+        count(distinct fan_id) filter (where not is_granted) as withdrawing_fans,
+        count(*) filter (where is_granted and source_system = 'ticketing') as grants_ticketing,
+        count(*) filter (where is_granted and source_system = 'engagement') as grants_engagement,
+        count(*) filter (where not is_granted and source_system = 'ticketing') as withdrawals_ticketing,
+        count(*) filter (where not is_granted and source_system = 'engagement') as withdrawals_engagement,
+
+    from consent_events
+    group by all
+
+)
+
+select * from final
