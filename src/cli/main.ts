@@ -7,6 +7,7 @@ import { buildCommand } from './commands/build.js';
 import { checkCommand } from './commands/check.js';
 import { extractCommand } from './commands/extract.js';
 import { loadCommand } from './commands/load.js';
+import { runCommand } from './commands/run.js';
 import { shellCommand } from './commands/shell.js';
 import { simulateCommand } from './commands/simulate.js';
 import { sqlCommand } from './commands/sql.js';
@@ -18,7 +19,7 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   throw error;
 });
 
-const COMMANDS: CommandModule<any>[] = [extractCommand, loadCommand, buildCommand, checkCommand, sqlCommand, shellCommand, statusCommand, simulateCommand];
+const COMMANDS: CommandModule<any>[] = [extractCommand, loadCommand, buildCommand, checkCommand, runCommand, sqlCommand, shellCommand, statusCommand, simulateCommand];
 
 /** Every non-secret setting is also a global flag, declared from the settings table. */
 function withSettingFlags(argv: Argv): Argv {
