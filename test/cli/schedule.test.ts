@@ -1,0 +1,243 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { acquireWriterLock, LOCK_FILE } from '../../src/core/writer-lock.js';
+import { logEntrySchema, type LogEntry } from '../../src/schedule/schedule-log.js';
+import type { Simulator } from '../../src/simulator/simulator.js';
+import { runCli, spawnCli, tempDataDir } from '../helpers/cli.js';
+import { startSmtpReceiver, startWebhookReceiver, subjectOf } from '../helpers/receivers.js';
+import { startTestSimulator } from '../helpers/simulator.js';
+import { sourcesEnv } from '../helpers/sources-env.js';
+import { watch, type WatchedProcess } from '../helpers/watch-process.js';
+
+let sim: Simulator;
+beforeAll(async () => {
+  sim = await startTestSimulator();
+});
+afterAll(() => sim.close());
+
+const running: WatchedProcess[] = [];
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const process of running.splice(0)) if (process.child.exitCode === null) process.child.kill('SIGKILL');
+  for (const close of closers.splice(0)) await close();
+});
+
+interface Setup {
+  cwd: string;
+  dataDir: string;
+  env: Record<string, string>;
+}
+
+/** A working directory with `fanlake.config.json` holding `schedules`, and a data dir. */
+function setup(schedules: unknown, env: Record<string, string> = {}): Setup {
+  const cwd = mkdtempSync(join(tmpdir(), 'fanlake-schedule-'));
+  writeFileSync(join(cwd, 'fanlake.config.json'), JSON.stringify({ schedules }));
+  const dataDir = tempDataDir();
+  return { cwd, dataDir, env: { ...sourcesEnv(sim, dataDir), ...env } };
+}
+
+/**
+ * A cron firing at these seconds from now (every minute; a test is long over before they
+ * repeat). Four seconds leave the CLI time to start on a loaded machine.
+ */
+function secondsFromNow(...offsets: number[]): { cron: string; slots: Date[] } {
+  const base = Math.ceil(Date.now() / 1000) * 1000;
+  const slots = offsets.map((offset) => new Date(base + offset * 1000));
+  return { cron: `${slots.map((slot) => slot.getUTCSeconds()).join(',')} * * * * *`, slots };
+}
+
+function scheduler(s: Setup): WatchedProcess {
+  const process = watch(spawnCli(['schedule'], s.env, s.cwd));
+  running.push(process);
+  return process;
+}
+
+function log(dataDir: string): LogEntry[] {
+  const path = join(dataDir, 'schedule', 'log.ndjson');
+  if (!existsSync(path)) return [];
+  return readFileSync(path, 'utf8').trim().split('\n').map((line) => logEntrySchema.parse(JSON.parse(line)));
+}
+
+describe('fanlake schedule: configuration', () => {
+  it('exits 2 without schedules, and names the schedule and the problem of a bad one', async () => {
+    const none = setup(undefined);
+    writeFileSync(join(none.cwd, 'fanlake.config.json'), '{}');
+    const empty = await runCli(['schedule'], none.env, { cwd: none.cwd });
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain('no schedules configured');
+
+    const badCron = setup([{ name: 'nightly', cron: '61 6 * * *' }]);
+    const cron = await runCli(['schedule', '--list'], badCron.env, { cwd: badCron.cwd });
+    expect(cron.code).toBe(2);
+    expect(cron.stderr).toMatch(/schedule nightly: cron: not a cron expression \(.*minute.*\)/);
+
+    const badZone = setup([{ name: 'weekly', cron: '0 6 * * 1', timeZone: 'Europe/Atlantis' }]);
+    expect((await runCli(['schedule', '--list'], badZone.env, { cwd: badZone.cwd })).stderr).toContain('schedule weekly: timeZone: not an IANA time zone');
+
+    const noSmtp = setup([{ name: 'mailed', cron: '0 6 * * 1', deliver: { email: true } }]);
+    const mailed = await runCli(['schedule'], noSmtp.env, { cwd: noSmtp.cwd });
+    expect(mailed.code).toBe(2);
+    expect(mailed.stderr).toContain('schedule mailed: delivers e-mail but FANLAKE_SMTP_HOST, FANLAKE_SMTP_FROM');
+  });
+
+  it('--list prints the next three slots in the schedule\'s time zone, across both DST changes', async () => {
+    const s = setup([
+      { name: 'night', cron: '30 2 * * *', timeZone: 'Europe/Berlin' },
+      { name: 'morning', cron: '0 6 * * *', timeZone: 'Europe/Berlin' },
+    ]);
+    const spring = await runCli(['schedule', '--list', '--from', '2026-03-28T00:00:00Z'], s.env, { cwd: s.cwd });
+    expect(spring.code, spring.stderr).toBe(0);
+    // 02:30 does not exist on 29 March in Berlin: that night's slot runs once, at 03:00 CEST.
+    expect(spring.stdout).toMatch(/^night .* 2026-03-28 02:30 CET, 2026-03-29 03:00 CEST, 2026-03-30 02:30 CEST$/m);
+    expect(spring.stdout).toMatch(/^morning .* 2026-03-28 06:00 CET, 2026-03-29 06:00 CEST, 2026-03-30 06:00 CEST$/m);
+    // 02:30 happens twice on 25 October: the slot runs once.
+    const autumn = await runCli(['schedule', '--list', '--from', '2026-10-24T12:00:00Z'], s.env, { cwd: s.cwd });
+    expect(autumn.stdout).toMatch(/^night .* 2026-10-25 02:30 CEST, 2026-10-26 02:30 CET, 2026-10-27 02:30 CET$/m);
+  });
+});
+
+describe('fanlake schedule: jobs', () => {
+  it('runs the job at its slot, logs it, delivers by e-mail and webhook, and stops cleanly on SIGTERM', async () => {
+    const smtp = await startSmtpReceiver();
+    const hook = await startWebhookReceiver();
+    closers.push(smtp.close, hook.close);
+    const { cron, slots } = secondsFromNow(4);
+    const s = setup([{ name: 'soon', cron, timeZone: 'Europe/Oslo', deliver: { email: true, webhook: true } }], {
+      FANLAKE_SMTP_HOST: '127.0.0.1',
+      FANLAKE_SMTP_PORT: String(smtp.port),
+      FANLAKE_SMTP_FROM: 'fanlake@club.example',
+      FANLAKE_SMTP_TO: 'analysts@club.example',
+      FANLAKE_WEBHOOK_URL: hook.url,
+    });
+    const process = scheduler(s);
+
+    const line = await process.waitFor(/^.* soon slot .*: (\w+) in .*$/m);
+    expect(line[1], process.output()).toBe('ok');
+    process.child.kill('SIGTERM');
+    expect((await process.exited()).code).toBe(0);
+
+    const [entry] = log(s.dataDir);
+    expect(entry).toMatchObject({ schedule: 'soon', slot: slots[0]!.toISOString(), outcome: 'ok', deliveries: [{ channel: 'email', status: 'sent' }, { channel: 'webhook', status: 'sent' }] });
+    expect(Date.parse(entry!.start)).toBeGreaterThanOrEqual(slots[0]!.getTime());
+    expect(entry!.runId).toMatch(/^\d{8}T\d{6}Z-[0-9a-f]{6}$/);
+
+    expect(smtp.mails).toHaveLength(1);
+    expect(smtp.mails[0]!.to).toEqual(['analysts@club.example']);
+    expect(subjectOf(smtp.mails[0]!.raw)).toMatch(/^fanlake soon: run ok \(/);
+    expect(smtp.mails[0]!.raw).toContain(`run ${entry!.runId}: ok`);
+    expect(hook.posts).toHaveLength(1);
+    expect(hook.posts[0]!.body.text).toContain('*fanlake soon: ');
+    expect(hook.posts[0]!.body.text).toMatch(/extract ok: resources \d+/);
+    // The webhook URL carries a token: it is masked wherever fanlake writes.
+    expect(process.output()).not.toContain('secret-token-123');
+    expect(readFileSync(join(s.dataDir, 'schedule', 'log.ndjson'), 'utf8')).not.toContain('secret-token-123');
+    expect(existsSync(join(s.dataDir, LOCK_FILE))).toBe(false);
+  });
+
+  it('never overlaps a writer started by hand: the slot counts as missed, then runs once for all the slots it missed', async () => {
+    const { cron, slots } = secondsFromNow(4, 5);
+    const s = setup([{ name: 'busy', cron }], { FANLAKE_SCHEDULE_LOCK_WAIT: '1' });
+    mkdirSync(s.dataDir, { recursive: true });
+    const lock = await acquireWriterLock(s.dataDir, { command: 'extract by hand' });
+    const process = scheduler(s);
+
+    await process.waitFor(/busy slot .*: missed/);
+    expect(process.output()).toContain('waiting for extract by hand');
+    // Each new try for the lock says so; three tries take past the second slot.
+    await process.waitFor(/busy: waiting for extract by hand/, { count: 3 });
+    expect(Date.now()).toBeGreaterThan(slots[1]!.getTime());
+    const released = Date.now();
+    await lock.release();
+
+    await process.waitFor(/busy slot .*: (ok|failed) in/);
+    process.child.kill('SIGTERM');
+    expect((await process.exited()).code).toBe(0);
+
+    const entries = log(s.dataDir);
+    expect(entries.map((e) => e.outcome)).toEqual(['missed', 'ok']);
+    expect(entries[0]!.error).toContain('extract by hand');
+    expect(entries[1]).toMatchObject({ slot: slots[1]!.toISOString(), slots: 2 });
+    expect(Date.parse(entries[1]!.start)).toBeGreaterThanOrEqual(released);
+  });
+
+  it('catches up once on slots missed while the scheduler was down', async () => {
+    const s = setup([{ name: 'hourly', cron: '0 * * * *' }]);
+    const thisHour = Math.floor(Date.now() / 3_600_000) * 3_600_000;
+    const served = new Date(thisHour - 3 * 3_600_000).toISOString();
+    mkdirSync(join(s.dataDir, 'schedule'), { recursive: true });
+    writeFileSync(join(s.dataDir, 'schedule', 'log.ndjson'), `${JSON.stringify({ schedule: 'hourly', slot: served, start: served, end: served, outcome: 'ok', runId: '20260101T000000Z-abcdef' })}\n`);
+    const process = scheduler(s);
+
+    await process.waitFor(/hourly slot .*: ok in/);
+    process.child.kill('SIGTERM');
+    expect((await process.exited()).code).toBe(0);
+
+    const entries = log(s.dataDir);
+    expect(entries).toHaveLength(2);
+    expect(entries[1]).toMatchObject({ slot: new Date(thisHour).toISOString(), slots: 3, outcome: 'ok' });
+  });
+
+  it('SIGTERM during a job lets the running step finish, skips the rest and exits 0 with the lock released', async () => {
+    const { cron } = secondsFromNow(4);
+    const s = setup([{ name: 'stopme', cron }]);
+    const process = scheduler(s);
+
+    await process.waitFor(/stopme: slot .* starts/);
+    process.child.kill('SIGTERM');
+    expect((await process.exited()).code, process.output()).toBe(0);
+
+    expect(process.output()).toMatch(/stopme: \w+ skipped \(stopped\)/);
+    const [entry] = log(s.dataDir);
+    expect(entry).toMatchObject({ schedule: 'stopme', outcome: 'stopped' });
+    expect(existsSync(join(s.dataDir, LOCK_FILE))).toBe(false);
+  });
+
+  it('a failed job alerts every destination; a delivery that keeps failing is retried, recorded, and shown by status', async () => {
+    const smtp = await startSmtpReceiver();
+    const hook = await startWebhookReceiver([500]);
+    closers.push(smtp.close, hook.close);
+    const { cron } = secondsFromNow(4);
+    const dataDir = tempDataDir();
+    const s = setup([{ name: 'broken', cron, deliver: { email: { to: ['ops@club.example'] }, webhook: true } }], {
+      // Nothing listens there: the extract fails.
+      FANLAKE_DATA_DIR: dataDir,
+      FANLAKE_TICKETING_URL: 'http://127.0.0.1:9',
+      FANLAKE_TICKETING_TOKEN: 'any-token',
+      FANLAKE_ENGAGEMENT_URL: '',
+      FANLAKE_HTTP_MAX_ATTEMPTS: '1',
+      FANLAKE_SMTP_HOST: '127.0.0.1',
+      FANLAKE_SMTP_PORT: String(smtp.port),
+      FANLAKE_SMTP_FROM: 'fanlake@club.example',
+      FANLAKE_WEBHOOK_URL: hook.url,
+      FANLAKE_DELIVERY_MAX_ATTEMPTS: '3',
+      FANLAKE_DELIVERY_RETRY_SECONDS: '0.05',
+    });
+    s.dataDir = dataDir;
+    const process = scheduler(s);
+
+    await process.waitFor(/broken slot .*: failed in/);
+    process.child.kill('SIGTERM');
+    expect((await process.exited()).code).toBe(0);
+
+    const [entry] = log(s.dataDir);
+    expect(entry!.outcome).toBe('failed');
+    expect(entry!.error).toMatch(/^extract: ticketing\.\w+: /);
+    expect(smtp.mails).toHaveLength(1);
+    expect(smtp.mails[0]!.to).toEqual(['ops@club.example']);
+    expect(subjectOf(smtp.mails[0]!.raw)).toMatch(/^fanlake broken FAILED: extract: ticketing\./);
+    expect(smtp.mails[0]!.raw).toContain(`run id: ${entry!.runId}`);
+    expect(hook.posts).toHaveLength(3);
+    expect(hook.posts[0]!.body.text).toContain(`run id: ${entry!.runId}`);
+    expect(entry!.deliveries).toEqual([
+      { channel: 'email', status: 'sent', attempts: 1 },
+      { channel: 'webhook', status: 'failed', attempts: 3, error: 'webhook answered HTTP 500' },
+    ]);
+
+    const status = await runCli(['status'], s.env, { cwd: s.cwd });
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toMatch(/^broken\s+\S+ \S+ \S+\s+failed: extract: .*email sent, webhook failed \(webhook answered HTTP 500\)\s+\d{4}-\d\d-\d\d /m);
+    expect(status.stdout).toMatch(/^raw layer \d+\.\d MB/m);
+  });
+});

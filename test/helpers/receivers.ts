@@ -1,0 +1,62 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
+
+export interface ReceivedMail {
+  from: string;
+  to: string[];
+  /** The raw RFC 5322 message, headers and MIME parts included. */
+  raw: string;
+}
+
+/** The Subject header of a raw message, unfolded and with RFC 2047 encoded words decoded. */
+export function subjectOf(raw: string): string {
+  const header = /^Subject: ((?:.*)(?:\r?\n[ \t].*)*)/m.exec(raw)?.[1] ?? '';
+  return header
+    .replace(/\?=\r?\n[ \t]+=\?/g, '?==?')
+    .replace(/\r?\n[ \t]+/g, ' ')
+    .replace(/=\?UTF-8\?([QB])\?([^?]*)\?=/gi, (_, kind: string, text: string) =>
+      kind.toUpperCase() === 'B'
+        ? Buffer.from(text, 'base64').toString('utf8')
+        : Buffer.from(text.replace(/_/g, ' ').replace(/=([0-9A-F]{2})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1').toString('utf8'),
+    )
+    .replace(/\?==\?/g, '');
+}
+
+/** A real SMTP server on loopback that keeps what it is sent. */
+export async function startSmtpReceiver(): Promise<{ port: number; mails: ReceivedMail[]; close(): Promise<void> }> {
+  const mails: ReceivedMail[] = [];
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => {
+        mails.push({ from: String(session.envelope.mailFrom && session.envelope.mailFrom.address), to: session.envelope.rcptTo.map((r) => r.address), raw: Buffer.concat(chunks).toString('utf8') });
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.server.address() as AddressInfo).port;
+  return { port, mails, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+/** A loopback HTTP receiver; answers each POST with the next of `statuses` (the last repeats). */
+export async function startWebhookReceiver(statuses: number[] = [200]): Promise<{ url: string; posts: { path: string; body: any; status: number }[]; close(): Promise<void> }> {
+  const posts: { path: string; body: any; status: number }[] = [];
+  const server: Server = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk) => (body += chunk));
+    request.on('end', () => {
+      const status = statuses[Math.min(posts.length, statuses.length - 1)]!;
+      posts.push({ path: request.url ?? '', body: JSON.parse(body), status });
+      response.writeHead(status).end(status === 200 ? 'ok' : 'nope');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}/hooks/T000/B000/secret-token-123`, posts, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
