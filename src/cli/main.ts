@@ -7,6 +7,7 @@ import { buildCommand } from './commands/build.js';
 import { checkCommand } from './commands/check.js';
 import { extractCommand } from './commands/extract.js';
 import { loadCommand } from './commands/load.js';
+import { reportCommand } from './commands/report.js';
 import { runCommand } from './commands/run.js';
 import { scheduleCommand } from './commands/schedule.js';
 import { shellCommand } from './commands/shell.js';
@@ -20,7 +21,7 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   throw error;
 });
 
-const COMMANDS: CommandModule<any>[] = [extractCommand, loadCommand, buildCommand, checkCommand, runCommand, sqlCommand, shellCommand, statusCommand, scheduleCommand, simulateCommand];
+const COMMANDS: CommandModule<any>[] = [extractCommand, loadCommand, buildCommand, checkCommand, reportCommand, runCommand, sqlCommand, shellCommand, statusCommand, scheduleCommand, simulateCommand];
 
 /** Every non-secret setting is also a global flag, declared from the settings table. */
 function withSettingFlags(argv: Argv): Argv {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isKnownLocale, isKnownTimeZone } from '../reports/format-values.js';
 
 /**
  * Every setting is declared once here: its config-file key, environment variable,
@@ -94,6 +95,19 @@ export const SETTINGS = [
     description: 'How long one request may take before it is retried' },
   { key: 'http.maxAttempts', env: 'FANLAKE_HTTP_MAX_ATTEMPTS', flag: 'max-attempts', schema: positiveInt.max(20),
     default: 6, description: 'Attempts per request before a retryable failure is final' },
+  { key: 'report.locale', env: 'FANLAKE_REPORT_LOCALE', flag: 'locale', default: 'nb-NO',
+    schema: z.string().refine(isKnownLocale, 'must be a BCP 47 locale such as nb-NO or en-GB'),
+    description: 'Locale of numbers and dates in reports' },
+  { key: 'report.currency', env: 'FANLAKE_REPORT_CURRENCY', flag: 'currency', default: 'NOK',
+    schema: z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as NOK'),
+    description: 'Currency of amounts in reports' },
+  { key: 'report.timeZone', env: 'FANLAKE_REPORT_TIME_ZONE', flag: 'time-zone', default: 'Europe/Oslo',
+    schema: z.string().refine(isKnownTimeZone, 'must be an IANA time zone such as Europe/Oslo'),
+    description: 'Time zone of times shown in reports' },
+  { key: 'report.keep', env: 'FANLAKE_REPORT_KEEP', flag: 'keep', schema: positiveInt, default: 30,
+    description: 'Renderings kept per report; older ones are removed' },
+  { key: 'report.definitions', env: 'FANLAKE_REPORT_DEFINITIONS', flag: 'definitions', schema: z.string().min(1).optional(),
+    description: 'Folder of report files (default: reports/ of the checkout)' },
 ] as const satisfies readonly SettingSpec[];
 
 export type SettingKey = (typeof SETTINGS)[number]['key'];

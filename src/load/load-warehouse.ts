@@ -13,6 +13,9 @@ import { mergeTable } from './merge-table.js';
 import type { TableMergeInput } from './merge-table.js';
 import { verifyRunFiles } from './verify-files.js';
 import { flagVanished } from './flag-vanished.js';
+import { pendingRunSummaries, recordQuarantine, recordRawTables, recordRunSummaries } from './record-run-meta.js';
+import type { RunSummary } from './record-run-meta.js';
+import { ensureMetaSchema } from '../warehouse/meta-schema.js';
 import { WAREHOUSE_FILE } from '../warehouse/warehouse.js';
 
 /** The warehouse file inside the data dir (fixed by the contract). */
@@ -95,7 +98,9 @@ export async function loadWarehouse(options: LoadWarehouseOptions): Promise<Tabl
           fail(result, toLoadError(error, 'E_LOAD_PREPARE', result.table));
         }
       }
-      if (ready.length > 0) await mergeAll(connection, ready, options.onEvent);
+      const summaries = await pendingRunSummaries(connection, options.dataDir);
+      if (ready.length > 0) await mergeAll(connection, ready, options.dataDir, summaries, options.onEvent);
+      else if (summaries.length > 0) await recordSummariesOnly(connection, summaries);
       return results;
     },
     options,
@@ -105,6 +110,8 @@ export async function loadWarehouse(options: LoadWarehouseOptions): Promise<Tabl
 async function mergeAll(
   connection: DuckDBConnection,
   tables: PreparedTable[],
+  dataDir: string,
+  summaries: readonly RunSummary[],
   onEvent: LoadWarehouseOptions['onEvent'],
 ): Promise<void> {
   onEvent?.({ type: 'load-started', tables: tables.length, runs: tables.reduce((sum, table) => sum + table.manifests.length, 0) });
@@ -119,7 +126,13 @@ async function mergeAll(
       onEvent?.({ type: 'table-merged', result: table.result });
     }
     current = undefined;
-    await recordLoads(connection, tables.flatMap((table) => table.manifests));
+    const manifests = tables.flatMap((table) => table.manifests);
+    await recordLoads(connection, manifests);
+    // Run records travel in the same transaction: meta never describes data that is not in.
+    await ensureMetaSchema(connection);
+    await recordRunSummaries(connection, summaries);
+    await recordQuarantine(connection, dataDir, manifests);
+    await recordRawTables(connection, manifests);
     await connection.run('commit');
     onEvent?.({ type: 'committed' });
   } catch (cause) {
@@ -137,6 +150,19 @@ async function mergeAll(
       );
     }
     onEvent?.({ type: 'rolled-back', error });
+  }
+}
+
+/** A load with no new raw runs still records the summaries of extractions that produced none (failed runs). */
+async function recordSummariesOnly(connection: DuckDBConnection, summaries: readonly RunSummary[]): Promise<void> {
+  await connection.run('begin transaction');
+  try {
+    await ensureMetaSchema(connection);
+    await recordRunSummaries(connection, summaries);
+    await connection.run('commit');
+  } catch (error) {
+    await connection.run('rollback').catch(() => undefined);
+    throw toLoadError(error, 'E_LOAD_META', 'meta.extraction_runs');
   }
 }
 

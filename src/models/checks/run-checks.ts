@@ -9,6 +9,7 @@ import { DEFAULT_MODELS_DIR, discoverProject, type ModelProject } from '../disco
 import { buildGraph } from '../model-graph.js';
 import { MODEL_ERROR_CODES } from '../model-errors.js';
 import { planTests } from './plan-tests.js';
+import { recordCheckResults } from './record-check-results.js';
 import type { CheckKind, PlannedTest } from './plan-tests.js';
 import type { Freshness } from './sources-file.js';
 import type { Severity } from './test-declaration.js';
@@ -35,6 +36,8 @@ export interface TestResult {
   /** What a person should read: the staleness, or why the test could not run. */
   message?: string;
   error?: FanlakeError;
+  /** For a freshness test: the newest value, its age at `now`, and the declared thresholds. */
+  freshness?: { latestAt?: string; ageHours?: number; warnAfterHours?: number; errorAfterHours?: number };
 }
 
 export interface RunChecksOptions extends DatabaseOptions {
@@ -47,6 +50,8 @@ export interface RunChecksOptions extends DatabaseOptions {
   now?: Date;
   /** Failing rows kept per test; default 5. */
   sampleSize?: number;
+  /** Store the results in `meta.check_results` (default true), for the data-quality report. */
+  record?: boolean;
 }
 
 /** Whether a set of results should fail `check`: any error-level test that failed or could not run. */
@@ -84,6 +89,7 @@ export async function runChecks(options: RunChecksOptions): Promise<TestResult[]
           results.push(await runTest(connection, test, now, options.sampleSize ?? 5));
         }
       }
+      if (options.record ?? true) await recordCheckResults(connection, results, now);
       return results;
     },
     options,
@@ -112,7 +118,7 @@ async function measureFreshness(
   relation: string,
   freshness: Freshness,
   now: Date,
-): Promise<Pick<TestResult, 'status' | 'severity' | 'failures' | 'sample' | 'message'>> {
+): Promise<Pick<TestResult, 'status' | 'severity' | 'failures' | 'sample' | 'message' | 'freshness'>> {
   const table = relation.split('.').map(quoteIdent).join('.');
   const field = quoteIdent(freshness.field);
   const [row] = await queryRows(
@@ -124,15 +130,17 @@ async function measureFreshness(
     freshness.errorAfterHours === undefined ? '' : `error after ${freshness.errorAfterHours} h`,
   ].filter(Boolean).join(', ');
   const worst: Severity = freshness.errorAfterHours === undefined ? 'warn' : 'error';
+  const thresholds = { warnAfterHours: freshness.warnAfterHours, errorAfterHours: freshness.errorAfterHours };
   if (row?.latest_epoch === null || row?.latest_epoch === undefined) {
-    return { status: 'fail', severity: worst, failures: 1, sample: [], message: `no ${freshness.field} values in ${relation} (${limits})` };
+    return { status: 'fail', severity: worst, failures: 1, sample: [], message: `no ${freshness.field} values in ${relation} (${limits})`, freshness: thresholds };
   }
   const ageHours = (now.getTime() / 1000 - Number(row.latest_epoch)) / 3600;
   const sample = [{ latest: row.latest as Json, age_hours: Math.round(ageHours * 10) / 10 }];
   const message = `latest ${freshness.field} is ${ageHours.toFixed(1)} h old (${limits})`;
-  if (freshness.errorAfterHours !== undefined && ageHours > freshness.errorAfterHours) return { status: 'fail', severity: 'error', failures: 1, sample, message };
-  if (freshness.warnAfterHours !== undefined && ageHours > freshness.warnAfterHours) return { status: 'fail', severity: 'warn', failures: 1, sample, message };
-  return { status: 'pass', severity: worst, failures: 0, sample, message };
+  const measured = { ...thresholds, latestAt: new Date(Number(row.latest_epoch) * 1000).toISOString(), ageHours };
+  if (freshness.errorAfterHours !== undefined && ageHours > freshness.errorAfterHours) return { status: 'fail', severity: 'error', failures: 1, sample, message, freshness: measured };
+  if (freshness.warnAfterHours !== undefined && ageHours > freshness.warnAfterHours) return { status: 'fail', severity: 'warn', failures: 1, sample, message, freshness: measured };
+  return { status: 'pass', severity: worst, failures: 0, sample, message, freshness: measured };
 }
 
 /** Optional sources missing from the warehouse and every model that reads them, transitively. */

@@ -1,0 +1,31 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { newRunId } from '../../extract/spool/raw-layout.js';
+import { ensureMetaSchema, META_SCHEMA } from '../../warehouse/meta-schema.js';
+import type { TestResult } from './run-checks.js';
+
+/**
+ * Appends one `check` run's results to `meta.check_results` in one transaction, so the
+ * data-quality report can show what otherwise only scrolls past. Returns the check run id.
+ */
+export async function recordCheckResults(connection: DuckDBConnection, results: readonly TestResult[], checkedAt: Date): Promise<string> {
+  const checkRunId = newRunId(checkedAt);
+  await connection.run('begin transaction');
+  try {
+    await ensureMetaSchema(connection);
+    for (const result of results) {
+      await connection.run(
+        `insert into ${META_SCHEMA}.check_results values ($1, cast($2 as timestamptz), $3, $4, $5, $6, $7, $8, $9, cast($10 as timestamptz), $11, $12, $13)`,
+        [
+          checkRunId, checkedAt.toISOString(), result.name, result.kind, result.target ?? null, result.severity, result.status,
+          result.failures, result.message ?? null, result.freshness?.latestAt ?? null, result.freshness?.ageHours ?? null,
+          result.freshness?.warnAfterHours ?? null, result.freshness?.errorAfterHours ?? null,
+        ],
+      );
+    }
+    await connection.run('commit');
+  } catch (error) {
+    await connection.run('rollback').catch(() => undefined);
+    throw error;
+  }
+  return checkRunId;
+}

@@ -1,0 +1,58 @@
+import * as vega from 'vega';
+import * as vegaLite from 'vega-lite';
+import type { TopLevelSpec } from 'vega-lite';
+import type { CellValue } from './format-values.js';
+import { defaultFormat, vegaNumberLocale } from './format-values.js';
+import type { ChartBlock } from './report-definition.js';
+
+type Channel = ChartBlock['x'];
+
+/**
+ * Draws a chart block as inline SVG on the server: the block becomes a Vega-Lite spec, Vega
+ * renders it headless (`renderer: 'none'`, no DOM, no network) and escapes every text it
+ * writes. The page then needs no JavaScript to show it.
+ */
+export async function renderChartSvg(
+  chart: ChartBlock,
+  rows: readonly Record<string, CellValue>[],
+  columnTypes: ReadonlyMap<string, string>,
+  locale: { locale: string; currency: string },
+): Promise<string> {
+  const encode = (channel: Channel) => ({
+    field: channel.field,
+    type: channel.type ?? inferType(columnTypes.get(channel.field) ?? 'VARCHAR'),
+    title: channel.title ?? channel.field,
+  });
+  const spec: TopLevelSpec = {
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    width: 640,
+    height: 260,
+    // Title and text alternative are the page's (figcaption, aria-label); the SVG stays plain.
+    data: { values: rows.map((row) => ({ ...row })) },
+    mark: { type: chart.type, tooltip: false, ...(chart.type === 'line' ? { point: true } : {}) },
+    encoding: {
+      x: encode(chart.x),
+      y: encode(chart.y),
+      ...(chart.color ? { color: encode(chart.color) } : {}),
+    },
+    config: { font: 'system-ui, sans-serif', view: { stroke: null } },
+  };
+  const compiled = vegaLite.compile(spec).spec;
+  const view = new vega.View(vega.parse(compiled), {
+    renderer: 'none',
+    // vega.locale(number, time) is untyped in vega-typings; the time half stays Vega's default.
+    locale: (vega as unknown as { locale: (number: object) => vega.LocaleFormatters }).locale(vegaNumberLocale(locale.locale, locale.currency)),
+  });
+  try {
+    return await view.toSVG();
+  } finally {
+    view.finalize();
+  }
+}
+
+function inferType(duckdbType: string): 'quantitative' | 'nominal' | 'temporal' {
+  const format = defaultFormat(duckdbType);
+  if (format === 'integer' || format === 'number') return 'quantitative';
+  if (format === 'date' || format === 'datetime') return 'temporal';
+  return 'nominal';
+}

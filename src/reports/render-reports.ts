@@ -1,0 +1,288 @@
+import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
+import { existsSync } from 'node:fs';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { IN_MEMORY, queryRows, withConnection } from '../core/duckdb.js';
+import { errorMessage, FanlakeError, UsageError } from '../core/errors.js';
+import { META_SCHEMA } from '../warehouse/meta-schema.js';
+import { warehousePath, withWarehouseReader } from '../warehouse/warehouse.js';
+import { renderDigest } from './digest.js';
+import { ValueFormatter } from './format-values.js';
+import { loadReportCatalog } from './report-catalog.js';
+import type { CheckedReport, ReportCatalog } from './report-catalog.js';
+import { bindParam, checkParamNames } from './report-params.js';
+import type { BoundParam } from './report-params.js';
+import { writeIndex } from './render-index.js';
+import { renderPage } from './render-page.js';
+import type { QueryOutcome, SourceFreshness } from './render-page.js';
+import { listRenderings, publishRendering, readRenderingRecord, renderingFolderName, writeRenderingRecord } from './renderings.js';
+import type { RenderingRecord } from './renderings.js';
+import { queryScalar, queryToParquet, readDataset } from './run-query.js';
+
+/** Options of {@link renderReports}; the CLI fills them from settings and flags. */
+export interface RenderOptions {
+  dataDir: string;
+  /** Reports to render by name; all when absent or empty. */
+  names?: string[];
+  /** `--param` values; each report receives the ones it declares. */
+  params?: Record<string, string>;
+  /** Where renderings go; default `<dataDir>/reports`. */
+  outDir?: string;
+  /** Report definitions; default `<repo>/reports`. */
+  reportsDir?: string;
+  /** Models the queries may read; default `<repo>/sql`. */
+  modelsDir?: string;
+  locale?: string;
+  currency?: string;
+  timeZone?: string;
+  /** Renderings kept per report; default 30. */
+  keep?: number;
+  /** The render time; default now. */
+  now?: Date;
+  /** Rows shown per table on the page (the data files hold all); default 500. */
+  maxRows?: number;
+}
+
+/** What became of one report. `failed` is an engine error confined to that report (exit 1). */
+export interface ReportResult {
+  name: string;
+  status: 'ok' | 'failed';
+  /** The rendering's folder. */
+  dir?: string;
+  /** The `summary.md` text. */
+  digest?: string;
+  personalData: boolean;
+  error?: FanlakeError;
+}
+
+export const DEFAULT_KEEP = 30;
+
+/** A report whose queries have run into its staging folder, ready to be rendered. */
+interface Executed {
+  report: CheckedReport;
+  staging: string;
+  params: BoundParam[];
+  outcomes: Map<string, QueryOutcome>;
+  sources: SourceFreshness[];
+}
+
+/**
+ * `fanlake report`: renders each selected report into `<out>/<name>/<UTC timestamp>/`
+ * (`index.html`, one CSV and Parquet file per query shown, `summary.md`), points `latest`
+ * at it, keeps the newest `keep` renderings and rewrites `<out>/index.html`.
+ *
+ * Every query runs first, each as one read-only statement of its own, into the report's
+ * staging folder: a definition problem (bad file, unknown relation or parameter, or a field
+ * missing from its query's columns) throws UsageError before any rendering is published.
+ * An engine error fails that report only.
+ */
+export async function renderReports(options: RenderOptions): Promise<ReportResult[]> {
+  const now = options.now ?? new Date();
+  const outDir = options.outDir ?? join(options.dataDir, 'reports');
+  const formatter = new ValueFormatter({ locale: options.locale ?? 'nb-NO', currency: options.currency ?? 'NOK', timeZone: options.timeZone ?? 'Europe/Oslo' });
+  return withConnection(IN_MEMORY, async (scratch) => {
+    await scratch.run(`set TimeZone = 'UTC'`);
+    const catalog = await loadReportCatalog(scratch, options.reportsDir, options.modelsDir);
+    const selected = selectReports(catalog, options.names);
+    const given = options.params ?? {};
+    checkParamNames(given, selected.map((report) => report.meta.params), selected.map((report) => report.name));
+
+    const results = new Map<string, ReportResult>();
+    const executed: Executed[] = [];
+    const problems: string[] = [];
+    const inventory = await warehouseInventory(options.dataDir);
+    const folder = renderingFolderName(now);
+    try {
+      for (const report of selected) {
+        const staging = join(outDir, report.name, `.rendering-${folder}`);
+        try {
+          executed.push(await execute(report, catalog, inventory, given, staging, options, scratch, problems));
+        } catch (error) {
+          await rm(staging, { recursive: true, force: true });
+          if (error instanceof UsageError) throw error;
+          results.set(report.name, failed(report, error));
+        }
+      }
+      if (problems.length > 0) throw new UsageError(`report definitions have problems:\n  ${problems.join('\n  ')}`);
+    } catch (error) {
+      for (const run of executed) await rm(run.staging, { recursive: true, force: true });
+      throw error;
+    }
+
+    for (const run of executed) {
+      try {
+        results.set(run.report.name, await publish(run, outDir, folder, now, formatter, options));
+      } catch (error) {
+        await rm(run.staging, { recursive: true, force: true });
+        results.set(run.report.name, failed(run.report, error));
+      }
+    }
+    await writeIndex(outDir, formatter, now);
+    return selected.map((report) => results.get(report.name)!);
+  });
+}
+
+function selectReports(catalog: ReportCatalog, names: readonly string[] | undefined): CheckedReport[] {
+  if (!names || names.length === 0) return catalog.reports;
+  const known = catalog.reports.map((report) => report.name);
+  const unknown = names.filter((name) => !known.includes(name));
+  if (unknown.length > 0) throw new UsageError(`unknown report ${unknown.join(', ')}; known: ${known.join(', ') || 'none'}`);
+  return catalog.reports.filter((report) => names.includes(report.name));
+}
+
+/** Relations present in the warehouse (catalog only, no data) and the newest load per source. */
+interface Inventory {
+  exists: boolean;
+  relations: Set<string>;
+  freshness: SourceFreshness[];
+}
+
+async function warehouseInventory(dataDir: string): Promise<Inventory> {
+  if (!existsSync(warehousePath(dataDir))) return { exists: false, relations: new Set(), freshness: [] };
+  const rows = await withWarehouseReader(dataDir, (connection) =>
+    queryRows(connection, `select lower(schema_name || '.' || table_name) as relation from duckdb_tables() union all select lower(schema_name || '.' || view_name) from duckdb_views() where not internal`),
+  );
+  const relations = new Set(rows.map((row) => String(row.relation)));
+  if (!relations.has(`${META_SCHEMA}.raw_tables`)) return { exists: true, relations, freshness: [] };
+  const freshness = await withWarehouseReader(dataDir, (connection) =>
+    queryRows(connection, `select source, strftime(max(newest_extracted_at) at time zone 'UTC', '%Y-%m-%dT%H:%M:%S.%gZ') as newest, arg_max(newest_run_id, newest_extracted_at) as run_id from ${META_SCHEMA}.raw_tables group by source order by source`),
+  );
+  return {
+    exists: true,
+    relations,
+    freshness: freshness.map((row) => ({ source: String(row.source), newestExtractedAt: row.newest === null ? null : String(row.newest), runId: row.run_id === null ? null : String(row.run_id) })),
+  };
+}
+
+async function execute(
+  report: CheckedReport,
+  catalog: ReportCatalog,
+  inventory: Inventory,
+  given: Record<string, string>,
+  staging: string,
+  options: RenderOptions,
+  scratch: DuckDBConnection,
+  problems: string[],
+): Promise<Executed> {
+  await rm(staging, { recursive: true, force: true });
+  await mkdir(staging, { recursive: true });
+  const unavailable = (query: string) => missingReason(report.shapes.get(query)!.relations, inventory, catalog);
+
+  const params: BoundParam[] = [];
+  for (const param of report.meta.params) {
+    let text: string | null = given[param.name] ?? (param.default === undefined ? null : String(param.default));
+    if (given[param.name] === undefined && param.defaultQuery !== undefined && unavailable(param.defaultQuery) === undefined) {
+      const value = await queryScalar(options.dataDir, report.queries.get(param.defaultQuery)!.sql, bindings(report, param.defaultQuery, params));
+      text = value === null ? null : String(value);
+    }
+    params.push(bindParam(param, text, report.file));
+  }
+
+  const shown = new Set(report.parts.flatMap((part) => (part.kind === 'prose' ? [] : [part.spec.query])));
+  const outcomes = new Map<string, QueryOutcome>();
+  for (const query of shown) {
+    const reason = unavailable(query);
+    if (reason !== undefined) {
+      outcomes.set(query, { status: 'unavailable', reason });
+      continue;
+    }
+    const parquet = join(staging, `${query}.parquet`);
+    try {
+      await queryToParquet(options.dataDir, report.queries.get(query)!.sql, bindings(report, query, params), parquet);
+    } catch (error) {
+      throw new FanlakeError('E_REPORT_QUERY', `${report.file}: query ${query} failed: ${errorMessage(error)}`, { context: { report: report.name, query }, cause: error });
+    }
+    const dataset = await readDataset(scratch, parquet, join(staging, `${query}.csv`), options.maxRows ?? 500);
+    problems.push(...missingFields(report, query, new Set(dataset.columns.map((column) => column.name))));
+    outcomes.set(query, { status: 'ok', dataset });
+  }
+
+  const read = new Set([...report.shapes.values()].flatMap((shape) => shape.relations).flatMap((relation) => catalog.sourcesOf.get(relation) ?? []).map((raw) => raw.replace(/^raw\./, '').split('_')[0]!));
+  const sources = read.size === 0 ? inventory.freshness : inventory.freshness.filter((source) => read.has(source.source));
+  return { report, staging, params, outcomes, sources };
+}
+
+/** Only the parameters a query uses: DuckDB refuses values for parameters a statement lacks. */
+function bindings(report: CheckedReport, query: string, params: readonly BoundParam[]): Record<string, DuckDBValue> {
+  const used = report.shapes.get(query)!.params;
+  return Object.fromEntries(params.filter((param) => used.includes(param.name)).map((param) => [param.name, param.value]));
+}
+
+/** Why a query cannot run: the first relation it reads that the warehouse lacks, and why that is. */
+function missingReason(relations: readonly string[], inventory: Inventory, catalog: ReportCatalog): string | undefined {
+  if (!inventory.exists) return 'no warehouse yet (run fanlake extract, load and build)';
+  const missing = relations.find((relation) => !inventory.relations.has(relation));
+  if (missing === undefined) return undefined;
+  if (missing.startsWith(`${META_SCHEMA}.`)) {
+    return `${missing} is not written yet (${missing === `${META_SCHEMA}.check_results` ? 'run fanlake check' : 'run fanlake load'})`;
+  }
+  const sources = catalog.sourcesOf.get(missing) ?? [];
+  const optional = sources.find((source) => catalog.optionalSources.has(source) && !inventory.relations.has(source));
+  if (optional) return `${missing} is not built (it rests on the optional source ${optional}, which is not loaded)`;
+  const absent = sources.find((source) => !inventory.relations.has(source));
+  if (absent) return `${missing} is not built (its source ${absent} is not loaded yet)`;
+  return `${missing} is not built (run fanlake build)`;
+}
+
+function missingFields(report: CheckedReport, query: string, columns: ReadonlySet<string>): string[] {
+  const problems: string[] = [];
+  for (const part of report.parts) {
+    if (part.kind === 'prose' || part.spec.query !== query) continue;
+    const fields =
+      part.kind === 'chart'
+        ? [part.spec.x.field, part.spec.y.field, ...(part.spec.color ? [part.spec.color.field] : [])]
+        : part.kind === 'figures'
+          ? part.spec.items.map((item) => item.field)
+          : (part.spec.columns ?? []).map((column) => (typeof column === 'string' ? column : column.field));
+    for (const field of fields.filter((f) => !columns.has(f))) {
+      problems.push(`${report.file}: ${part.kind} block at line ${part.line}: field ${field} is not a column of query ${query} (columns: ${[...columns].join(', ')})`);
+    }
+  }
+  return problems;
+}
+
+async function publish(run: Executed, outDir: string, folder: string, now: Date, formatter: ValueFormatter, options: RenderOptions): Promise<ReportResult> {
+  const { report } = run;
+  const { html, figures } = await renderPage({
+    report,
+    params: run.params.map((param) => ({ name: param.name, value: param.text })),
+    outcomes: run.outcomes,
+    formatter,
+    renderedAt: now,
+    sources: run.sources,
+    maxRows: options.maxRows ?? 500,
+  });
+  const record: RenderingRecord = {
+    version: 1,
+    name: report.name,
+    title: report.meta.title,
+    renderedAt: now.toISOString(),
+    params: Object.fromEntries(run.params.map((param) => [param.name, param.text])),
+    personalData: report.meta.personalData,
+    figures,
+    sources: run.sources.map((source) => ({ ...source })),
+  };
+  const reportDir = join(outDir, report.name);
+  const previous = await previousRendering(reportDir, record.params);
+  const digest = renderDigest(record, previous, formatter);
+  await writeFile(join(run.staging, 'index.html'), html);
+  await writeFile(join(run.staging, 'summary.md'), digest);
+  await writeRenderingRecord(run.staging, record);
+  const dir = await publishRendering(reportDir, run.staging, folder, options.keep ?? DEFAULT_KEEP);
+  return { name: report.name, status: 'ok', dir, digest, personalData: report.meta.personalData };
+}
+
+/** The newest earlier rendering with the same parameters: what the digest compares with. */
+async function previousRendering(reportDir: string, params: Record<string, string | null>): Promise<RenderingRecord | undefined> {
+  const same = JSON.stringify(params);
+  for (const folder of (await listRenderings(reportDir)).reverse()) {
+    const record = await readRenderingRecord(join(reportDir, folder));
+    if (record && JSON.stringify(record.params) === same) return record;
+  }
+  return undefined;
+}
+
+function failed(report: CheckedReport, error: unknown): ReportResult {
+  const wrapped = error instanceof FanlakeError ? error : new FanlakeError('E_REPORT_RENDER', `${report.file}: ${errorMessage(error)}`, { context: { report: report.name }, cause: error });
+  return { name: report.name, status: 'failed', personalData: report.meta.personalData, error: wrapped };
+}

@@ -1,0 +1,74 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { readdir, readFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { UsageError } from '../core/errors.js';
+import { DEFAULT_MODELS_DIR, discoverProject } from '../models/discover-project.js';
+import { buildGraph } from '../models/model-graph.js';
+import { META_RELATIONS } from '../warehouse/meta-schema.js';
+import { checkQueries } from './check-queries.js';
+import type { QueryShape } from './check-queries.js';
+import { parseReport } from './parse-report.js';
+import type { ReportDefinition } from './report-definition.js';
+
+/** `<package root>/reports`, wherever the code runs from (`src/reports` or `dist/reports`). */
+export const DEFAULT_REPORTS_DIR = fileURLToPath(new URL('../../reports', import.meta.url));
+
+const REPORT_NAME = /^[a-z0-9][a-z0-9_-]*$/;
+
+/** A report whose file parsed and whose queries DuckDB's parser accepted. */
+export interface CheckedReport extends ReportDefinition {
+  shapes: Map<string, QueryShape>;
+}
+
+/** The reports and what the engine needs to know about the models they read. */
+export interface ReportCatalog {
+  reports: CheckedReport[];
+  /** `marts.<model>` → every `raw.*` table it rests on, transitively. */
+  sourcesOf: ReadonlyMap<string, readonly string[]>;
+  /** `raw.*` tables declared optional in `sql/sources.json` (opt-in fan-outs such as loyalty). */
+  optionalSources: ReadonlySet<string>;
+}
+
+/**
+ * Reads every `<reportsDir>/*.md` (names starting with `_` or `.` are ignored) and checks it
+ * against the models in `modelsDir`, with `scratch` (an in-memory DuckDB) as the parser.
+ *
+ * @throws UsageError listing every problem of every file, before anything renders.
+ */
+export async function loadReportCatalog(scratch: DuckDBConnection, reportsDir = DEFAULT_REPORTS_DIR, modelsDir = DEFAULT_MODELS_DIR): Promise<ReportCatalog> {
+  const files = (await readdir(reportsDir).catch(() => [] as string[]))
+    .filter((file) => file.endsWith('.md') && !file.startsWith('_') && !file.startsWith('.'))
+    .sort();
+  const project = await discoverProject(modelsDir);
+  const graph = await buildGraph(project, scratch);
+  const readable = new Set([...project.models.filter((model) => model.schema === 'marts').map((model) => model.relation), ...META_RELATIONS]);
+
+  const problems: string[] = [];
+  const reports: CheckedReport[] = [];
+  for (const file of files) {
+    const name = basename(file, '.md');
+    const display = `${basename(reportsDir)}/${file}`;
+    if (!REPORT_NAME.test(name)) {
+      problems.push(`${display}: a report's file name is its name: use lowercase letters, digits, - and _`);
+      continue;
+    }
+    const parsed = parseReport(name, display, await readFile(join(reportsDir, file), 'utf8'));
+    problems.push(...parsed.problems);
+    if (!parsed.report) continue;
+    const checked = await checkQueries(scratch, parsed.report, readable);
+    problems.push(...checked.problems);
+    reports.push({ ...parsed.report, shapes: checked.shapes });
+  }
+  if (problems.length > 0) throw new UsageError(`report definitions have problems:\n  ${problems.join('\n  ')}`);
+
+  const sourcesOf = new Map<string, string[]>();
+  for (const relation of graph.order) {
+    const node = graph.nodes.get(relation)!;
+    const sources = new Set<string>(node.sources);
+    for (const parent of node.parents) for (const source of sourcesOf.get(parent) ?? []) sources.add(source);
+    sourcesOf.set(relation, [...sources].sort());
+  }
+  const optionalSources = new Set(project.sources.filter((source) => source.optional).map((source) => source.relation.toLowerCase()));
+  return { reports, sourcesOf, optionalSources };
+}

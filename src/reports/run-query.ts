@@ -1,0 +1,67 @@
+import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
+import { quoteIdent, quoteLiteral } from '../core/duckdb.js';
+import { selectBody } from '../models/sql-references.js';
+import { withWarehouseReader } from '../warehouse/warehouse.js';
+import type { CellValue } from './format-values.js';
+
+/** A query's result as a rendering keeps it: the Parquet and CSV files and the rows for the page. */
+export interface Dataset {
+  columns: { name: string; type: string }[];
+  /** Up to the requested number of rows, values converted for display (see {@link CellValue}). */
+  rows: Record<string, CellValue>[];
+  rowCount: number;
+}
+
+/**
+ * Runs one report query against the warehouse straight into a Parquet file: a single
+ * read-only statement, so a writer is kept out for no longer than that, and the page, the
+ * CSV and the Parquet file all come from the same rows. Parameters are bound, never spliced.
+ */
+export async function queryToParquet(dataDir: string, sql: string, params: Record<string, DuckDBValue>, parquetPath: string): Promise<void> {
+  await withWarehouseReader(dataDir, async (connection) => {
+    await connection.run(`copy (\n${selectBody(sql)}\n) to ${quoteLiteral(parquetPath)} (format parquet)`, params);
+  });
+}
+
+/** The first value of the first row of a query (a parameter's default), or null when it has no rows. */
+export async function queryScalar(dataDir: string, sql: string, params: Record<string, DuckDBValue>): Promise<DuckDBValue> {
+  return withWarehouseReader(dataDir, async (connection) => {
+    const reader = await connection.runAndReadAll(`select * from (\n${selectBody(sql)}\n) limit 1`, params);
+    return reader.getRows()[0]?.[0] ?? null;
+  });
+}
+
+/**
+ * Reads a rendering's Parquet file back with a private in-memory DuckDB: writes the CSV beside
+ * it and returns the columns and up to `maxRows` rows for the page.
+ */
+export async function readDataset(scratch: DuckDBConnection, parquetPath: string, csvPath: string, maxRows: number): Promise<Dataset> {
+  const source = `read_parquet(${quoteLiteral(parquetPath)})`;
+  const described = (await scratch.runAndReadAll(`describe select * from ${source}`)).getRowObjectsJson();
+  const columns = described.map((row) => ({ name: String(row.column_name), type: String(row.column_type) }));
+  await scratch.run(`copy (select * from ${source}) to ${quoteLiteral(csvPath)} (format csv, header true)`);
+  const [count] = (await scratch.runAndReadAll(`select count(*)::double as n from ${source}`)).getRowObjectsJson();
+  const select = columns.length === 0 ? '*' : columns.map((column) => `${displayExpression(column)} as ${quoteIdent(column.name)}`).join(', ');
+  const rows = (await scratch.runAndReadAll(`select ${select} from ${source} limit ${maxRows}`)).getRowObjectsJson() as Record<string, CellValue>[];
+  for (const row of rows) {
+    for (const column of columns) {
+      if (isInstant(column.type) && typeof row[column.name] === 'number') row[column.name] = new Date(row[column.name] as number).toISOString();
+    }
+  }
+  return { columns, rows, rowCount: Number(count!.n) };
+}
+
+function isInstant(type: string): boolean {
+  return type.toUpperCase().startsWith('TIMESTAMP');
+}
+
+/** Numbers as JSON numbers, instants as epoch milliseconds (made ISO above), nested values as JSON text. */
+function displayExpression(column: { name: string; type: string }): string {
+  const name = quoteIdent(column.name);
+  const type = column.type.toUpperCase();
+  if (isInstant(type)) return `epoch_ms(${name}::timestamptz)::double`;
+  if (type === 'DATE') return `${name}::varchar`;
+  if (/^(DECIMAL|NUMERIC|BIGINT|HUGEINT|UBIGINT|UHUGEINT|FLOAT|REAL)/.test(type)) return `${name}::double`;
+  if (/^(TINYINT|SMALLINT|INTEGER|UTINYINT|USMALLINT|UINTEGER|DOUBLE|BOOLEAN|VARCHAR)$/.test(type)) return name;
+  return `to_json(${name})::varchar`;
+}

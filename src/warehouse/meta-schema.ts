@@ -1,0 +1,72 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+
+/** Schema of fanlake's own run records; reports read it beside `marts`. */
+export const META_SCHEMA = 'meta';
+
+/**
+ * The run records, declared once: `load` writes the first three in its transaction, `check`
+ * writes `check_results`. Reports may read exactly these tables of `meta`.
+ */
+export const META_TABLES = {
+  /** One row per resource per extraction run, from `$DATA/runs/<run id>.json`. */
+  extraction_runs: `
+    run_id varchar not null,
+    started_at timestamptz not null,
+    finished_at timestamptz not null,
+    source varchar not null,
+    resource varchar not null,
+    status varchar not null,
+    rows bigint not null,
+    quarantined bigint not null,
+    requests bigint not null,
+    retries bigint not null,
+    seconds double not null,
+    messages json not null,
+    recorded_at timestamptz not null`,
+  /** One row per item a run quarantined, from the run's `quarantine.ndjson`, with the reason. */
+  quarantined_records: `
+    run_id varchar not null,
+    source varchar not null,
+    resource varchar not null,
+    reason varchar not null,
+    item json,
+    recorded_at timestamptz not null`,
+  /** One row per raw table, refreshed by each load that changes it: size, vanished records, newest data. */
+  raw_tables: `
+    table_name varchar not null,
+    source varchar not null,
+    resource varchar not null,
+    row_count bigint not null,
+    vanished_count bigint not null,
+    newest_extracted_at timestamptz,
+    newest_run_id varchar,
+    loaded_at timestamptz not null`,
+  /** One row per data test per `check` run. Freshness tests also carry their measure and thresholds. */
+  check_results: `
+    check_run_id varchar not null,
+    checked_at timestamptz not null,
+    test_name varchar not null,
+    kind varchar not null,
+    target varchar,
+    severity varchar not null,
+    status varchar not null,
+    failures bigint not null,
+    message varchar,
+    latest_at timestamptz,
+    age_hours double,
+    warn_after_hours double,
+    error_after_hours double`,
+} as const;
+
+export type MetaTable = keyof typeof META_TABLES;
+
+/** `meta.<table>`, for the report engine's list of readable relations. */
+export const META_RELATIONS: readonly string[] = Object.keys(META_TABLES).map((table) => `${META_SCHEMA}.${table}`);
+
+/** Creates schema `meta` and its tables when missing; call it inside the writer's transaction. */
+export async function ensureMetaSchema(connection: DuckDBConnection): Promise<void> {
+  await connection.run(`create schema if not exists ${META_SCHEMA}`);
+  for (const [table, columns] of Object.entries(META_TABLES)) {
+    await connection.run(`create table if not exists ${META_SCHEMA}.${table} (${columns}\n)`);
+  }
+}

@@ -1,0 +1,332 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, tempDataDir } from '../helpers/cli.js';
+import { queryWarehouse } from '../helpers/warehouse.js';
+import { buildReportWarehouse, HOSTILE_CHANNEL, HOSTILE_MATCH_ID, HOSTILE_TEAM } from './report-fixture.js';
+import type { ReportWarehouse } from './report-fixture.js';
+
+type Row = Record<string, any>;
+
+let fixture: ReportWarehouse;
+
+beforeAll(async () => {
+  fixture = await buildReportWarehouse();
+}, 180_000);
+
+afterAll(async () => {
+  await fixture?.sim.close();
+});
+
+/** Renders into a fresh output folder; returns the CLI result and the folder. */
+async function render(args: string[], env: Record<string, string> = {}) {
+  const out = mkdtempSync(join(tmpdir(), 'fanlake-reports-'));
+  const result = await runCli(['report', '--out', out, ...args], { ...fixture.env, ...env });
+  return { ...result, out };
+}
+
+function page(out: string, name: string): string {
+  return readFileSync(join(out, name, 'latest', 'index.html'), 'utf8');
+}
+
+/** Rows of a data file, read by DuckDB (Parquet with its types, CSV as text). */
+async function readFileRows(path: string): Promise<Row[]> {
+  const instance = await DuckDBInstance.create(':memory:');
+  try {
+    const connection = await instance.connect();
+    const reader = path.endsWith('.csv')
+      ? await connection.runAndReadAll(`select * from read_csv('${path}', header = true, all_varchar = true)`)
+      : await connection.runAndReadAll(`select * from read_parquet('${path}')`);
+    return reader.getRowObjectsJson() as Row[];
+  } finally {
+    instance.closeSync();
+  }
+}
+
+/** Text of every cell of one section's table body, row by row. */
+function tableCells(html: string, sectionId: string): string[][] {
+  const section = new RegExp(`<section class="table" id="${sectionId}">([\\s\\S]*?)</section>`).exec(html)?.[1] ?? '';
+  const body = /<tbody>([\s\S]*?)<\/tbody>/.exec(section)?.[1] ?? '';
+  return [...body.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((row) => [...row[1]!.matchAll(/<td[^>]*>([\s\S]*?)<\/td>/g)].map((cell) => cell[1]!));
+}
+
+function definitions(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'fanlake-report-defs-'));
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+  return dir;
+}
+
+const TABLE_REPORT = (query: string, extra = '') => `---
+title: Test report
+${extra}---
+
+\`\`\`sql rows
+${query}
+\`\`\`
+
+\`\`\`table
+query: rows
+title: Rows
+\`\`\`
+`;
+
+describe('fanlake report on a built warehouse', () => {
+  it('renders both reports with their files, latest links and the index', async () => {
+    const { code, stdout, stderr, out } = await render([]);
+    expect(code, stderr).toBe(0);
+    for (const name of ['match-day', 'data-quality']) {
+      expect(stdout).toContain(`ok      ${name}`);
+      const latest = join(out, name, 'latest');
+      const folders = readdirSync(join(out, name)).filter((entry) => entry !== 'latest');
+      expect(folders).toHaveLength(1);
+      expect(realpathSync(latest)).toBe(realpathSync(join(out, name, folders[0]!)));
+      for (const file of ['index.html', 'summary.md', 'rendering.json']) expect(existsSync(join(latest, file)), file).toBe(true);
+    }
+    for (const query of ['season_totals', 'matches', 'channels', 'sales_curve']) {
+      expect(existsSync(join(out, 'match-day', 'latest', `${query}.csv`))).toBe(true);
+      expect(existsSync(join(out, 'match-day', 'latest', `${query}.parquet`))).toBe(true);
+    }
+    const index = readFileSync(join(out, 'index.html'), 'utf8');
+    expect(index).toContain('href="match-day/latest/index.html"');
+    expect(index).toContain('href="data-quality/latest/index.html"');
+    // The newest extraction's run id, as the warehouse's run records give it.
+    const [newest] = await queryWarehouse(fixture.dataDir, `select max(run_id) as run_id from meta.extraction_runs`);
+    expect(index).toContain(newest!.run_id);
+    expect(page(out, 'match-day')).toContain(`(run ${newest!.run_id})`);
+  });
+
+  it('defaults the season to the season of the latest match that has kicked off', async () => {
+    const [current] = await queryWarehouse(
+      fixture.dataDir,
+      `select season from marts.dim_match where not is_season_ticket_sale and kickoff_at <= now() order by kickoff_at desc limit 1`,
+    );
+    const { code, stderr, out } = await render(['match-day']);
+    expect(code, stderr).toBe(0);
+    expect(page(out, 'match-day')).toContain(`season: <strong>${current!.season}</strong>`);
+  });
+
+  it('writes CSV and Parquet files holding exactly the rows of the page and of the marts', async () => {
+    const { code, stderr, out } = await render(['match-day', '--param', `season=${fixture.season}`]);
+    expect(code, stderr).toBe(0);
+    const dir = join(out, 'match-day', 'latest');
+    const expected = await queryWarehouse(
+      fixture.dataDir,
+      `select match_id::varchar as match_id, tickets_sold::varchar as tickets_sold, ticket_revenue::double as ticket_revenue
+       from marts.match_summary where season = '${fixture.season}' and not is_season_ticket_sale order by kickoff_at, match_id`,
+    );
+    expect(expected.length).toBeGreaterThan(1);
+    const csv = await readFileRows(join(dir, 'matches.csv'));
+    const parquet = await readFileRows(join(dir, 'matches.parquet'));
+    expect(csv.map((row) => [row.match_id, row.tickets_sold])).toEqual(expected.map((row) => [row.match_id, row.tickets_sold]));
+    expect(parquet.map((row) => [String(row.match_id), String(row.tickets_sold), Number(row.ticket_revenue)])).toEqual(
+      expected.map((row) => [row.match_id, row.tickets_sold, Number(row.ticket_revenue)]),
+    );
+    const cells = tableCells(readFileSync(join(dir, 'index.html'), 'utf8'), 'table1');
+    expect(cells).toHaveLength(expected.length);
+    // Column 4 is "Sold", formatted for nb-NO (no grouping below 10 000).
+    expect(cells.map((row) => row[3])).toEqual(expected.map((row) => row.tickets_sold));
+
+    const channels = await readFileRows(join(dir, 'channels.parquet'));
+    const channelTruth = await queryWarehouse(
+      fixture.dataDir,
+      `select coalesce(order_channel, 'unknown') as channel, count(*)::integer as n from marts.fct_tickets join marts.dim_match using (match_id)
+       where is_sold and season = '${fixture.season}' and not is_season_ticket_sale group by all order by channel`,
+    );
+    expect(channels.map((row) => [row.channel, Number(row.tickets_sold)]).sort()).toEqual(channelTruth.map((row) => [row.channel, row.n]).sort());
+  });
+
+  it('escapes strings from the APIs in HTML and in SVG', async () => {
+    const { code, stderr, out } = await render(['--param', `season=${fixture.season}`]);
+    expect(code, stderr).toBe(0);
+    const html = page(out, 'match-day');
+    expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    const svgs = [...html.matchAll(/<svg[\s\S]*?<\/svg>/g)].map((match) => match[0]);
+    expect(svgs.length).toBe(2);
+    // The channel chart draws the hostile channel as an axis label: escaped text inside the SVG.
+    expect(svgs.some((svg) => svg.includes('&lt;img src=x onerror=alert(2)&gt;'))).toBe(true);
+    for (const file of [html, page(out, 'data-quality'), readFileSync(join(out, 'index.html'), 'utf8')]) {
+      expect(file).not.toContain(HOSTILE_TEAM);
+      expect(file).not.toContain(HOSTILE_CHANNEL);
+      expect(file).not.toMatch(/<script|<img|onerror=alert\(2\)>|javascript:/i);
+    }
+    const csv = await readFileRows(join(out, 'match-day', 'latest', 'matches.csv'));
+    expect(csv.find((row) => row.match_id === String(HOSTILE_MATCH_ID))?.fixture).toContain(HOSTILE_TEAM);
+  });
+
+  it('binds a hostile parameter value as a value: nothing matches, nothing runs, the page shows it as text', async () => {
+    const before = await queryWarehouse(fixture.dataDir, 'select count(*)::integer as n from marts.match_summary');
+    const hostile = `' or 1=1; drop table marts.match_summary; --<script>`;
+    const { code, stderr, out } = await render(['match-day', '--param', `season=${hostile}`]);
+    expect(code, stderr).toBe(0);
+    const html = page(out, 'match-day');
+    expect(html).toContain('id="no-data"');
+    expect(html).toContain('&#39; or 1=1; drop table marts.match_summary; --&lt;script&gt;');
+    expect(html).not.toContain('<script');
+    expect(await readFileRows(join(out, 'match-day', 'latest', 'matches.parquet'))).toEqual([]);
+    expect(await queryWarehouse(fixture.dataDir, 'select count(*)::integer as n from marts.match_summary')).toEqual(before);
+  });
+
+  it('refuses a parameter the report does not declare, and an unknown report', async () => {
+    const undeclared = await render(['data-quality', '--param', 'season=2025']);
+    expect(undeclared.code).toBe(2);
+    expect(undeclared.stderr).toContain('parameter season is not declared by data-quality');
+    expect(readdirSync(undeclared.out)).toEqual([]);
+    const unknown = await render(['no-such-report']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown report no-such-report');
+  });
+
+  it('writes a digest of headline figures, with their change from the previous rendering of the same parameters', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'fanlake-reports-'));
+    const args = ['report', 'match-day', '--out', out, '--param', `season=${fixture.season}`];
+    expect((await runCli(args, fixture.env)).code).toBe(0);
+    const first = readFileSync(join(out, 'match-day', 'latest', 'summary.md'), 'utf8');
+    expect(first).toContain('First rendering with these parameters');
+    const [totals] = await queryWarehouse(fixture.dataDir, `select sum(tickets_sold)::integer as sold from marts.match_summary where season = '${fixture.season}' and not is_season_ticket_sale`);
+    expect(first).toContain(`- Tickets sold: ${new Intl.NumberFormat('nb-NO').format(totals!.sold)}\n`);
+    expect((await runCli(args, fixture.env)).code).toBe(0);
+    const second = readFileSync(join(out, 'match-day', 'latest', 'summary.md'), 'utf8');
+    expect(second).toContain('Change since');
+    expect(second).toContain(`- Tickets sold: ${new Intl.NumberFormat('nb-NO').format(totals!.sold)} (unchanged)`);
+    expect(second.trimEnd().split('\n').length).toBeLessThanOrEqual(40);
+  });
+
+  it('keeps the newest N renderings of each report', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'fanlake-reports-'));
+    const made: string[] = [];
+    for (let k = 0; k < 4; k++) {
+      const result = await runCli(['report', 'data-quality', '--out', out], { ...fixture.env, FANLAKE_REPORT_KEEP: '2' });
+      expect(result.code, result.stderr).toBe(0);
+      made.push(/data-quality {2}(\S+)\/index\.html/.exec(result.stdout)![1]!);
+    }
+    const kept = readdirSync(join(out, 'data-quality')).filter((entry) => entry !== 'latest').sort();
+    expect(kept.map((folder) => join(out, 'data-quality', folder))).toEqual(made.slice(-2));
+    expect(realpathSync(join(out, 'data-quality', 'latest'))).toBe(realpathSync(made.at(-1)!));
+  });
+
+  it('lists the reports with their parameters', async () => {
+    const result = await runCli(['report', '--list'], fixture.env);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/match-day\s+Match day/);
+    expect(result.stdout).toMatch(/--param season=<text>\s+from query current_season/);
+    expect(result.stdout).toMatch(/data-quality\s+Data quality/);
+  });
+
+  it('shows the data-quality run records: quarantined items with their reason, check results, identity links', async () => {
+    const { code, stderr, out } = await render(['data-quality']);
+    expect(code, stderr).toBe(0);
+    const quarantined = await queryWarehouse(fixture.dataDir, `select source, resource, reason, item->>'id' as id from meta.quarantined_records`);
+    expect(quarantined).toEqual([expect.objectContaining({ source: 'ticketing', resource: 'tickets', id: '99000002' })]);
+    expect(quarantined[0]!.reason).toContain('id_event');
+    const html = page(out, 'data-quality');
+    const reasons = tableCells(html, 'table3');
+    expect(reasons).toEqual([['ticketing.tickets', expect.stringContaining('id_event'), '1', '1', expect.any(String)]]);
+    const links = await queryWarehouse(fixture.dataDir, `select match_rule, system, count(*)::integer as n from marts.fan_identity_links group by all order by all`);
+    expect(tableCells(html, 'table7').map((row) => [row[0], row[1], Number(row[2]!.replace(/\s/g, ''))])).toEqual(links.map((row) => [row.match_rule, row.system, row.n]));
+    const checks = await queryWarehouse(fixture.dataDir, `select count(*)::integer as n from meta.check_results where kind = 'freshness'`);
+    expect(tableCells(html, 'table4')).toHaveLength(checks[0]!.n);
+  });
+});
+
+describe('what is missing renders as missing', () => {
+  it('says a model is not built and why, and renders the rest', async () => {
+    const dir = definitions({
+      'loyalty.md': `---
+title: Loyalty and matches
+---
+
+\`\`\`sql loyalty
+select * from marts.fan_loyalty
+\`\`\`
+
+\`\`\`table
+query: loyalty
+title: Loyalty
+\`\`\`
+
+\`\`\`sql matches
+select match_id, season from marts.dim_match
+\`\`\`
+
+\`\`\`table
+query: matches
+title: Matches
+\`\`\`
+`,
+    });
+    const { code, stderr, out } = await render([], { FANLAKE_REPORT_DEFINITIONS: dir });
+    expect(code, stderr).toBe(0);
+    const html = page(out, 'loyalty');
+    expect(html).toContain('Not available: marts.fan_loyalty is not built (it rests on the optional source raw.engagement_loyalty_summaries, which is not loaded)');
+    const [matches] = await queryWarehouse(fixture.dataDir, 'select count(*)::integer as n from marts.dim_match');
+    expect(tableCells(html, 'table2')).toHaveLength(matches!.n);
+  });
+
+  it('says there is no data yet when there is no warehouse, and when nothing is built', async () => {
+    const empty = tempDataDir();
+    const none = await runCli(['report', 'match-day'], { FANLAKE_DATA_DIR: empty });
+    expect(none.code, none.stderr).toBe(0);
+    const html = readFileSync(join(empty, 'reports', 'match-day', 'latest', 'index.html'), 'utf8');
+    expect(html).toContain('id="no-data"');
+    expect(html).toContain('Not available: no warehouse yet');
+
+    const bare = tempDataDir();
+    const instance = await DuckDBInstance.create(join(bare, 'warehouse.duckdb'));
+    instance.closeSync();
+    const unbuilt = await runCli(['report', 'match-day'], { FANLAKE_DATA_DIR: bare });
+    expect(unbuilt.code, unbuilt.stderr).toBe(0);
+    const unbuiltHtml = readFileSync(join(bare, 'reports', 'match-day', 'latest', 'index.html'), 'utf8');
+    expect(unbuiltHtml).toContain('id="no-data"');
+    expect(unbuiltHtml).toContain('Not available: marts.match_summary is not built (its source raw.ticketing_tickets is not loaded yet)');
+  });
+});
+
+describe('a bad definition exits 2 before anything renders', () => {
+  const cases: [string, string, string][] = [
+    ['front matter that is not YAML', '---\ntitle: [unclosed\n---\n', 'bad.md: front matter: not valid YAML'],
+    [
+      'an unknown chart type',
+      '---\ntitle: T\n---\n\n```sql rows\nselect match_id from marts.dim_match\n```\n\n```chart\nquery: rows\ntype: pie3d\ntitle: C\nalt: A\nx: { field: match_id }\ny: { field: match_id }\n```\n',
+      'bad.md: chart block at line 9: unknown chart type "pie3d"',
+    ],
+    ['a relation outside marts and meta', TABLE_REPORT('select * from raw.ticketing_users'), 'bad.md: sql block rows at line 5: raw.ticketing_users is neither a model in sql/marts nor a meta table'],
+    ['an unknown model', TABLE_REPORT('select * from marts.match_sumary'), 'marts.match_sumary is neither a model in sql/marts nor a meta table (did you mean marts.match_summary?)'],
+    ['an undeclared parameter', TABLE_REPORT('select * from marts.dim_match where season = $season'), 'bad.md: sql block rows at line 5: parameter $season is not declared'],
+    ['a query that is not a SELECT', TABLE_REPORT('drop table marts.dim_match'), 'bad.md: sql block rows at line 5: a query must be a single SELECT'],
+    [
+      'a chart field missing from its query\'s columns',
+      '---\ntitle: T\n---\n\n```sql rows\nselect match_id, season from marts.dim_match\n```\n\n```chart\nquery: rows\ntype: bar\ntitle: C\nalt: A\nx: { field: season }\ny: { field: tickets }\n```\n',
+      'bad.md: chart block at line 9: field tickets is not a column of query rows (columns: match_id, season)',
+    ],
+  ];
+  for (const [what, text, message] of cases) {
+    it(what, async () => {
+      const dir = definitions({ 'bad.md': text, 'good.md': TABLE_REPORT('select match_id from marts.dim_match') });
+      const { code, stderr, out } = await render([], { FANLAKE_REPORT_DEFINITIONS: dir });
+      expect(code, stderr).toBe(2);
+      expect(stderr).toContain(message);
+      expect(readdirSync(out).filter((entry) => entry !== 'good' && entry !== 'bad')).toEqual([]);
+      for (const name of ['good', 'bad']) {
+        expect(existsSync(join(out, name)) ? readdirSync(join(out, name)) : []).toEqual([]);
+      }
+    });
+  }
+});
+
+describe('an engine error fails that report only', () => {
+  it('renders the others and exits 1', async () => {
+    const dir = definitions({
+      'broken.md': TABLE_REPORT(`select cast(season || 'x' as integer) as n from marts.dim_match`),
+      'fine.md': TABLE_REPORT('select match_id from marts.dim_match'),
+    });
+    const { code, stdout, stderr, out } = await render([], { FANLAKE_REPORT_DEFINITIONS: dir });
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/failed {2}broken: .*broken\.md: query rows failed/);
+    expect(stdout).toContain('ok      fine');
+    expect(existsSync(join(out, 'fine', 'latest', 'index.html'))).toBe(true);
+    expect(existsSync(join(out, 'broken'))).toBe(true);
+    expect(readdirSync(join(out, 'broken'))).toEqual([]);
+  });
+});
