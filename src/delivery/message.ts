@@ -1,7 +1,7 @@
 import { basename, join } from 'node:path';
 import { firstError, type RunSummary } from '../pipeline/run-summary.js';
 import { summaryLines } from '../pipeline/format-summary.js';
-import type { ReportResult } from '../pipeline/steps/report.js';
+import type { ReportResult } from '../reports/index.js';
 
 /** What one delivery says, the same for e-mail and webhook. */
 export interface DeliveryMessage {

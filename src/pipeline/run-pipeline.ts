@@ -5,7 +5,8 @@ import { buildStep } from './steps/build.js';
 import { checkStep } from './steps/check.js';
 import { extractStep } from './steps/extract.js';
 import { loadStep } from './steps/load.js';
-import { type RenderReports, type ReportResult, reportStep } from './steps/report.js';
+import type { ReportResult } from '../reports/index.js';
+import { reportStep } from './steps/report.js';
 import { type StepContext, timedStep } from './steps/step.js';
 
 export interface PipelineOptions extends StepContext {
@@ -18,8 +19,6 @@ export interface PipelineOptions extends StepContext {
   params?: Record<string, string>;
   /** Failed error-level checks stop the reports too (by default the reports still render and show them). */
   strict?: boolean;
-  /** The report engine; without one the report step is skipped and says so. */
-  renderReports?: RenderReports;
   /** Once aborted, the running step finishes and the remaining ones are skipped (`stopped`). */
   stop?: AbortSignal;
   /** Told as each step ends, for progress lines. */
@@ -83,8 +82,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
   await run('build', () => buildStep(options));
   await run('check', () => checkStep(options));
   await run('report', async () => {
-    if (!options.renderReports) return { status: 'skipped', counts: {}, reason: 'the report engine is not available in this build', messages: [] };
-    const result = await reportStep(options, options.renderReports, { names: options.reports, params: options.params });
+    const result = await reportStep(options, { names: options.reports, params: options.params });
     reports = result.reports;
     return result.summary;
   });

@@ -8,7 +8,6 @@ import { newRunId } from '../extract/spool/raw-layout.js';
 import { pruneRawRuns, type PruneResult } from '../load/prune-raw-runs.js';
 import { type PipelineResult, runPipeline } from '../pipeline/run-pipeline.js';
 import { firstError, type StepSummary } from '../pipeline/run-summary.js';
-import type { RenderReports } from '../pipeline/steps/report.js';
 import type { Schedule } from './schedule-config.js';
 import type { LogEntry } from './schedule-log.js';
 
@@ -16,7 +15,6 @@ export interface JobContext {
   config: Config;
   /** Models root; the package's `sql/` when absent. */
   modelsDir?: string;
-  renderReports?: RenderReports;
   /** The scheduler's first stop: the running step finishes, the rest is skipped. */
   stop: AbortSignal;
   /** Where this schedule delivers (see channelsFor). */
@@ -63,7 +61,6 @@ export async function runScheduledJob(schedule: Schedule, slot: Date, slots: num
       reports: schedule.reports,
       params: schedule.params,
       strict: schedule.strict,
-      renderReports: context.renderReports,
       stop: context.stop,
       onStep: context.onStep,
     });

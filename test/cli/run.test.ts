@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSummarySchema } from '../../src/pipeline/run-summary.js';
 import type { Simulator } from '../../src/simulator/simulator.js';
@@ -20,8 +22,9 @@ describe('fanlake run', () => {
     const result = await runCli(['run'], env(dataDir));
 
     expect(result.code, result.stderr).toBe(0);
-    for (const step of ['extract', 'load', 'build', 'check']) expect(result.stdout).toMatch(new RegExp(`^${step}\\s+ok\\s`, 'm'));
-    expect(result.stdout).toMatch(/^report\s+skipped: /m);
+    for (const step of ['extract', 'load', 'build', 'check', 'report']) expect(result.stdout).toMatch(new RegExp(`^${step}\\s+ok\\s`, 'm'));
+    expect(result.stdout).toMatch(/^report match-day: ok .*match-day\/\d{8}T\d{6}/m);
+    expect(existsSync(join(dataDir, 'reports', 'match-day', 'latest', 'index.html'))).toBe(true);
     expect(result.stderr).toMatch(/run \d{8}T\d{6}Z-[0-9a-f]{6}: ok/);
     const [tickets] = await queryWarehouse(dataDir, 'select count(*)::int as n from marts.fct_tickets');
     expect(tickets!.n).toBe([...sim.ticketingRecords('tickets')].length);
@@ -39,6 +42,11 @@ describe('fanlake run', () => {
     const rawRows = await queryWarehouse(dataDir, `select sum(rows)::int as n from raw._fanlake_loads where run_id = '${summary.runId}'`);
     expect(extract.counts.rows).toBe(rawRows[0]!.n);
     expect(summary.steps[1]!.counts.inserted).toBe(rawRows[0]!.n);
+    expect(summary.reports.map((r) => [r.name, r.status, r.personalData])).toEqual([
+      ['data-quality', 'ok', false],
+      ['match-day', 'ok', false],
+    ]);
+    expect(summary.steps[4]!.counts.rendered).toBe(2);
   });
 
   it('a failed step skips the steps that depend on it and the run exits 1', async () => {
@@ -64,10 +72,14 @@ describe('fanlake run', () => {
     expect(summary.steps[0]!.error).toMatch(/^ticketing\.\w+: /);
   });
 
-  it('bad usage exits 2 before anything runs', async () => {
+  it('bad usage exits 2: an unknown resource before anything runs, an unknown report at the report step', async () => {
     const dataDir = tempDataDir();
-    const result = await runCli(['run', '--resource', 'no_such_thing'], env(dataDir));
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain('unknown resource no_such_thing');
+    const resource = await runCli(['run', '--resource', 'no_such_thing'], env(dataDir));
+    expect(resource.code).toBe(2);
+    expect(resource.stderr).toContain('unknown resource no_such_thing');
+
+    const report = await runCli(['run', '--report', 'no-such-report'], env(dataDir));
+    expect(report.code).toBe(2);
+    expect(report.stderr).toContain('no-such-report');
   });
 });

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -6,7 +6,7 @@ import { acquireWriterLock, LOCK_FILE } from '../../src/core/writer-lock.js';
 import { logEntrySchema, type LogEntry } from '../../src/schedule/schedule-log.js';
 import type { Simulator } from '../../src/simulator/simulator.js';
 import { runCli, spawnCli, tempDataDir } from '../helpers/cli.js';
-import { startSmtpReceiver, startWebhookReceiver, subjectOf } from '../helpers/receivers.js';
+import { attachmentsOf, startSmtpReceiver, startWebhookReceiver, subjectOf, textOf } from '../helpers/receivers.js';
 import { startTestSimulator } from '../helpers/simulator.js';
 import { sourcesEnv } from '../helpers/sources-env.js';
 import { watch, type WatchedProcess } from '../helpers/watch-process.js';
@@ -46,6 +46,16 @@ function secondsFromNow(...offsets: number[]): { cron: string; slots: Date[] } {
   const base = Math.ceil(Date.now() / 1000) * 1000;
   const slots = offsets.map((offset) => new Date(base + offset * 1000));
   return { cron: `${slots.map((slot) => slot.getUTCSeconds()).join(',')} * * * * *`, slots };
+}
+
+/** Two tiny report definitions; fan-count declares personal data. */
+function reportDefinitions(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'fanlake-reports-'));
+  const report = (title: string, personalData: boolean, sql: string, label: string) =>
+    `---\ntitle: ${title}\npersonalData: ${personalData}\n---\n\n\`\`\`sql figures\n${sql}\n\`\`\`\n\n\`\`\`figures\nquery: figures\nitems:\n  - { field: n, label: ${label}, format: integer }\n\`\`\`\n`;
+  writeFileSync(join(dir, 'fan-count.md'), report('Fans', true, 'select count(*) as n from marts.dim_fan', 'Fans'));
+  writeFileSync(join(dir, 'match-count.md'), report('Matches', false, 'select count(*) as n from marts.match_summary', 'Matches'));
+  return dir;
 }
 
 function scheduler(s: Setup): WatchedProcess {
@@ -99,37 +109,68 @@ describe('fanlake schedule: configuration', () => {
 });
 
 describe('fanlake schedule: jobs', () => {
-  it('runs the job at its slot, logs it, delivers by e-mail and webhook, and stops cleanly on SIGTERM', async () => {
+  it('runs jobs at their slot, logs them, delivers digests by e-mail and webhook, attaches personal data only where allowed, and stops on SIGTERM', async () => {
     const smtp = await startSmtpReceiver();
-    const hook = await startWebhookReceiver();
+    // The second job's webhook keeps failing: recorded, and its report stays on disk.
+    const hook = await startWebhookReceiver([200, 500]);
     closers.push(smtp.close, hook.close);
     const { cron, slots } = secondsFromNow(4);
-    const s = setup([{ name: 'soon', cron, timeZone: 'Europe/Oslo', deliver: { email: true, webhook: true } }], {
-      FANLAKE_SMTP_HOST: '127.0.0.1',
-      FANLAKE_SMTP_PORT: String(smtp.port),
-      FANLAKE_SMTP_FROM: 'fanlake@club.example',
-      FANLAKE_SMTP_TO: 'analysts@club.example',
-      FANLAKE_WEBHOOK_URL: hook.url,
-    });
+    const s = setup(
+      [
+        { name: 'soon', cron, timeZone: 'Europe/Oslo', deliver: { email: true, webhook: true } },
+        { name: 'private', cron, job: 'reports', personalData: true, deliver: { email: { to: ['board@club.example'] }, webhook: true } },
+      ],
+      {
+        FANLAKE_SMTP_HOST: '127.0.0.1',
+        FANLAKE_SMTP_PORT: String(smtp.port),
+        FANLAKE_SMTP_FROM: 'fanlake@club.example',
+        FANLAKE_SMTP_TO: 'analysts@club.example',
+        FANLAKE_WEBHOOK_URL: hook.url,
+        FANLAKE_DELIVERY_MAX_ATTEMPTS: '2',
+        FANLAKE_DELIVERY_RETRY_SECONDS: '0.05',
+      },
+    );
+    s.env.FANLAKE_REPORT_DEFINITIONS = reportDefinitions();
     const process = scheduler(s);
 
-    const line = await process.waitFor(/^.* soon slot .*: (\w+) in .*$/m);
-    expect(line[1], process.output()).toBe('ok');
+    const first = await process.waitFor(/^.* soon slot .*: (\w+) in .*$/m);
+    expect(first[1], process.output()).toBe('ok');
+    const second = await process.waitFor(/^.* private slot .*: (\w+) in .*$/m);
+    expect(second[1], process.output()).toBe('ok');
     process.child.kill('SIGTERM');
     expect((await process.exited()).code).toBe(0);
 
-    const [entry] = log(s.dataDir);
-    expect(entry).toMatchObject({ schedule: 'soon', slot: slots[0]!.toISOString(), outcome: 'ok', deliveries: [{ channel: 'email', status: 'sent' }, { channel: 'webhook', status: 'sent' }] });
-    expect(Date.parse(entry!.start)).toBeGreaterThanOrEqual(slots[0]!.getTime());
-    expect(entry!.runId).toMatch(/^\d{8}T\d{6}Z-[0-9a-f]{6}$/);
+    const [soon, privately] = log(s.dataDir);
+    expect(soon).toMatchObject({ schedule: 'soon', slot: slots[0]!.toISOString(), outcome: 'ok', deliveries: [{ channel: 'email', status: 'sent' }, { channel: 'webhook', status: 'sent' }] });
+    expect(Date.parse(soon!.start)).toBeGreaterThanOrEqual(slots[0]!.getTime());
+    expect(soon!.runId).toMatch(/^\d{8}T\d{6}Z-[0-9a-f]{6}$/);
+    expect(privately).toMatchObject({ schedule: 'private', outcome: 'ok', deliveries: [{ channel: 'email', status: 'sent' }, { channel: 'webhook', status: 'failed', attempts: 2, error: 'webhook answered HTTP 500' }] });
 
-    expect(smtp.mails).toHaveLength(1);
-    expect(smtp.mails[0]!.to).toEqual(['analysts@club.example']);
-    expect(subjectOf(smtp.mails[0]!.raw)).toMatch(/^fanlake soon: run ok \(/);
-    expect(smtp.mails[0]!.raw).toContain(`run ${entry!.runId}: ok`);
-    expect(hook.posts).toHaveLength(1);
-    expect(hook.posts[0]!.body.text).toContain('*fanlake soon: ');
-    expect(hook.posts[0]!.body.text).toMatch(/extract ok: resources \d+/);
+    const [publicMail, privateMail] = smtp.mails;
+    expect(publicMail!.to).toEqual(['analysts@club.example']);
+    expect(subjectOf(publicMail!.raw)).toMatch(/^fanlake soon: fan-count, match-count \(/);
+    // Each job rendered once: the first rendering is the one job 'soon' delivered.
+    const firstDigest = (report: string) => {
+      const [oldest] = readdirSync(join(s.dataDir, 'reports', report)).filter((name) => name !== 'latest').sort();
+      return readFileSync(join(s.dataDir, 'reports', report, oldest!, 'summary.md'), 'utf8').trim();
+    };
+    const fanDigest = firstDigest('fan-count');
+    const matchDigest = firstDigest('match-count');
+    expect(textOf(publicMail!.raw)).toContain(fanDigest);
+    expect(textOf(publicMail!.raw)).toContain(matchDigest);
+    // fan-count shows personal data: without personalData: true only its digest goes out.
+    expect(attachmentsOf(publicMail!.raw)).toEqual([expect.stringMatching(/^match-count-.*\.html$/)]);
+    expect(textOf(publicMail!.raw)).toContain('stays on the server');
+    expect(privateMail!.to).toEqual(['board@club.example']);
+    expect(attachmentsOf(privateMail!.raw).sort()).toEqual([expect.stringMatching(/^fan-count-/), expect.stringMatching(/^match-count-/)]);
+
+    expect(hook.posts).toHaveLength(3);
+    expect(hook.posts[0]!.body.text).toContain('*fanlake soon: fan-count, match-count');
+    expect(hook.posts[0]!.body.text).toContain(matchDigest);
+    expect(hook.posts[0]!.body.text).toMatch(/report: .*match-count.*index\.html/);
+    expect(hook.posts[0]!.body.text).not.toMatch(/report: .*fan-count/);
+    // The failed delivery lost nothing: the rendering it was about is on disk.
+    expect(existsSync(join(s.dataDir, 'reports', 'fan-count', 'latest', 'index.html'))).toBe(true);
     // The webhook URL carries a token: it is masked wherever fanlake writes.
     expect(process.output()).not.toContain('secret-token-123');
     expect(readFileSync(join(s.dataDir, 'schedule', 'log.ndjson'), 'utf8')).not.toContain('secret-token-123');

@@ -23,6 +23,29 @@ export function subjectOf(raw: string): string {
     .replace(/\?==\?/g, '');
 }
 
+/** The text/plain body of a raw message, with its transfer encoding undone. */
+export function textOf(raw: string): string {
+  const boundary = /boundary="?([^";\r\n]+)"?/i.exec(raw)?.[1];
+  const parts = boundary ? raw.split(`--${boundary}`) : [raw];
+  const part = parts.find((p) => /Content-Type: text\/plain/i.test(p.split(/\r?\n\r?\n/)[0] ?? '') || /^\s*Content-Type: text\/plain/im.test(p.slice(0, 200)));
+  if (!part) return '';
+  const at = part.search(/\r?\n\r?\n/);
+  const headers = part.slice(0, at);
+  const body = part.slice(at).replace(/^\r?\n\r?\n/, '').replace(/\r?\n$/, '');
+  const encoding = /Content-Transfer-Encoding: *(\S+)/i.exec(headers)?.[1]?.toLowerCase();
+  if (encoding === 'base64') return Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8');
+  if (encoding === 'quoted-printable') {
+    const bytes = body.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+    return Buffer.from(bytes, 'latin1').toString('utf8').replace(/\r\n/g, '\n');
+  }
+  return body.replace(/\r\n/g, '\n');
+}
+
+/** File names of a raw message's attachments. */
+export function attachmentsOf(raw: string): string[] {
+  return [...raw.matchAll(/Content-Disposition: attachment;\s*filename=("?)([^"\r\n]+)\1/gi)].map((m) => m[2]!);
+}
+
 /** A real SMTP server on loopback that keeps what it is sent. */
 export async function startSmtpReceiver(): Promise<{ port: number; mails: ReceivedMail[]; close(): Promise<void> }> {
   const mails: ReceivedMail[] = [];

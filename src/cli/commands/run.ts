@@ -1,9 +1,8 @@
 import type { Argv } from 'yargs';
-import { UsageError } from '../../core/errors.js';
 import { SOURCES, type SourceName } from '../../extract/run-extraction.js';
 import { formatCounts } from '../../pipeline/format-summary.js';
 import { runPipeline } from '../../pipeline/run-pipeline.js';
-import type { RenderReports } from '../../pipeline/steps/report.js';
+import { parseParamArgs } from '../../reports/index.js';
 import type { CommandModule } from '../command.js';
 import { out, table } from '../output.js';
 
@@ -20,7 +19,6 @@ interface RunArgs {
 export interface RunCommandDefaults {
   /** Models root; the package's `sql/` when absent (tests point it at fixtures). */
   modelsDir?: string;
-  renderReports?: RenderReports;
 }
 
 /** `fanlake run`, with the models root injectable for tests. */
@@ -49,9 +47,8 @@ export function createRunCommand(defaults: RunCommandDefaults = {}): CommandModu
         resources: args.resource,
         fullRefresh: args['full-refresh'],
         reports: args.report,
-        params: parseParams(args.param),
+        params: args.param ? parseParamArgs(args.param) : undefined,
         strict: args.strict,
-        renderReports: defaults.renderReports,
         onStep: (step) => out.info(`${step.step}: ${step.status}${step.reason ? ` (${step.reason})` : ''}`),
       });
       if (args.format === 'json') out.result(JSON.stringify(summary, null, 2));
@@ -73,15 +70,3 @@ export function createRunCommand(defaults: RunCommandDefaults = {}): CommandModu
 }
 
 export const runCommand = createRunCommand();
-
-/** `--param season=2025` → `{ season: '2025' }`. */
-export function parseParams(pairs: readonly string[] | undefined): Record<string, string> | undefined {
-  if (!pairs) return undefined;
-  const params: Record<string, string> = {};
-  for (const pair of pairs) {
-    const at = pair.indexOf('=');
-    if (at <= 0) throw new UsageError(`--param ${pair}: expected NAME=VALUE`);
-    params[pair.slice(0, at)] = pair.slice(at + 1);
-  }
-  return params;
-}

@@ -1,7 +1,6 @@
 import type { Argv } from 'yargs';
 import { UsageError } from '../../core/errors.js';
 import { channelsFor } from '../../delivery/deliver.js';
-import type { RenderReports } from '../../pipeline/steps/report.js';
 import { runScheduledJob } from '../../schedule/run-job.js';
 import { readSchedules, type Schedule } from '../../schedule/schedule-config.js';
 import { appendLogEntry, type LogEntry, readLog, scheduleLogPath } from '../../schedule/schedule-log.js';
@@ -17,7 +16,6 @@ interface ScheduleArgs {
 
 export interface ScheduleCommandDefaults {
   modelsDir?: string;
-  renderReports?: RenderReports;
 }
 
 /**
@@ -74,7 +72,6 @@ export function createScheduleCommand(defaults: ScheduleCommandDefaults = {}): C
               return await runScheduledJob(schedule, slot, slots, {
                 config,
                 modelsDir: defaults.modelsDir,
-                renderReports: defaults.renderReports,
                 stop: stop.signal,
                 channels: channels.get(schedule.name)!,
                 onNotice: (message) => out.info(`${schedule.name}: ${message}`),

@@ -1,20 +1,26 @@
+import { resolve } from 'node:path';
+import type { Config } from '../../config/load-config.js';
 import { redact } from '../../config/secrets.js';
-import type { FanlakeError } from '../../core/errors.js';
+import { DEFAULT_REPORTS_DIR, type RenderOptions, type ReportResult, renderReports } from '../../reports/index.js';
 import type { StepSummary } from '../run-summary.js';
 import type { StepContext } from './step.js';
-
-/**
- * The report engine's surface as agreed for `src/reports/index.ts` (issue 9). Declared here
- * only until that branch is merged; then these three types are imported from there.
- */
-export interface RenderOptions { dataDir: string; names?: string[]; params?: Record<string, string>; outDir?: string; reportsDir?: string; locale?: string; currency?: string; timeZone?: string; keep?: number; now?: Date }
-export interface ReportResult { name: string; status: 'ok' | 'failed'; dir?: string; digest?: string; personalData: boolean; error?: FanlakeError }
-export type RenderReports = (options: RenderOptions) => Promise<ReportResult[]>;
 
 export interface ReportStepOptions {
   /** Report names; every report when absent. */
   names?: string[];
   params?: Record<string, string>;
+}
+
+/** The report settings as the engine takes them. */
+export function renderOptionsFrom(config: Config): Omit<RenderOptions, 'names' | 'params'> {
+  return {
+    dataDir: config.dataDir,
+    reportsDir: config['report.definitions'] ? resolve(config['report.definitions']) : DEFAULT_REPORTS_DIR,
+    locale: config['report.locale'],
+    currency: config['report.currency'],
+    timeZone: config['report.timeZone'],
+    keep: config['report.keep'],
+  };
 }
 
 /** Rendered reports as a step: partial when some rendered and some failed. */
@@ -29,8 +35,8 @@ export function summarizeReports(results: readonly ReportResult[]): Omit<StepSum
   };
 }
 
-/** Renders the chosen reports with the engine; a definition error (UsageError) ends the run with exit 2. */
-export async function reportStep(context: StepContext, render: RenderReports, options: ReportStepOptions): Promise<{ summary: Omit<StepSummary, 'step' | 'seconds'>; reports: ReportResult[] }> {
-  const reports = await render({ dataDir: context.config.dataDir, names: options.names, params: options.params, now: context.now });
+/** Renders the chosen reports; a definition error (UsageError) ends the run with exit 2. */
+export async function reportStep(context: StepContext, options: ReportStepOptions): Promise<{ summary: Omit<StepSummary, 'step' | 'seconds'>; reports: ReportResult[] }> {
+  const reports = await renderReports({ ...renderOptionsFrom(context.config), modelsDir: context.modelsDir, names: options.names, params: options.params, now: context.now });
   return { summary: summarizeReports(reports), reports };
 }
