@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `make demo`: the whole job on the simulator — serve both APIs, extract, load, query.
+# `make demo`: the whole job on the simulator — serve both APIs, extract, load, build, check,
+# query, and render the reports.
 # Writes to $FANLAKE_DATA_DIR (default ./data/demo); DEMO_SCALE sizes the fan base (default 0.5).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,5 +38,10 @@ step status
 step sql "select season, tickets_sold, ticket_revenue, no_show_rate from (select season, sum(tickets_sold) as tickets_sold, sum(ticket_revenue) as ticket_revenue, round(avg(no_show_rate), 3) as no_show_rate from marts.match_summary group by season) order by season"
 step sql "select match_rule, count(*) as records from marts.fan_identity_links group by match_rule order by records desc"
 step sql "select purpose, channel, reachable_fans, round(reachable_rate, 3) as reachable_rate from marts.consent_coverage order by purpose, channel"
+step report
 echo
+echo "== digest of the match-day report ($FANLAKE_DATA_DIR/reports/match-day/latest/summary.md)"
+cat "$FANLAKE_DATA_DIR/reports/match-day/latest/summary.md"
+echo
+echo "Reports (open in a browser, no network needed): $(cd "$FANLAKE_DATA_DIR/reports" && pwd)/index.html"
 echo "Explore further with: FANLAKE_DATA_DIR=$FANLAKE_DATA_DIR bin/fanlake shell"

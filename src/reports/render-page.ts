@@ -101,7 +101,7 @@ async function renderBlock(block: DisplayBlock, input: PageInput, figures: Figur
 <figure>
 <figcaption><h2>${escapeHtml(block.spec.title)}</h2></figcaption>
 <div role="img" aria-label="${escapeHtml(`${block.spec.title}: ${block.spec.alt}`)}">${svg}</div>
-<p class="alt">${escapeHtml(block.spec.alt)}</p>
+<p class="alt">${escapeHtml(block.spec.alt)}${dataset.rowCount > dataset.rows.length ? ` Drawn from the first ${dataset.rows.length} of ${dataset.rowCount} rows.` : ''}</p>
 </figure>
 ${files}
 </section>`;
@@ -115,10 +115,11 @@ function renderTable(declared: (string | TableColumn)[] | undefined, dataset: Da
   const numeric = (column: TableColumn) => ['integer', 'number', 'percent', 'currency'].includes(formatOf(column));
   const cls = (column: TableColumn) => (numeric(column) ? ' class="num"' : '');
   const head = columns.map((column) => `<th scope="col"${cls(column)}>${escapeHtml(column.label ?? column.field)}</th>`).join('');
-  const rows = dataset.rows
+  const shownRows = dataset.rows.slice(0, input.maxRows);
+  const rows = shownRows
     .map((row) => `<tr>${columns.map((column) => `<td${cls(column)}>${escapeHtml(input.formatter.format(row[column.field], formatOf(column)))}</td>`).join('')}</tr>`)
     .join('\n');
-  const shown = dataset.rowCount > dataset.rows.length ? `<caption>First ${dataset.rows.length} of ${dataset.rowCount} rows; the data files hold them all.</caption>` : `<caption>${dataset.rowCount} rows</caption>`;
+  const shown = dataset.rowCount > shownRows.length ? `<caption>First ${shownRows.length} of ${dataset.rowCount} rows; the data files hold them all.</caption>` : `<caption>${dataset.rowCount} rows</caption>`;
   return `<table>${shown}<thead><tr>${head}</tr></thead>\n<tbody>\n${rows}\n</tbody></table>`;
 }
 

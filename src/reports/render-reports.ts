@@ -56,6 +56,9 @@ export interface ReportResult {
 }
 
 export const DEFAULT_KEEP = 30;
+const DEFAULT_MAX_ROWS = 500;
+/** Rows read back for charts: more points than this do not make a readable chart anyway. */
+const CHART_MAX_POINTS = 5000;
 
 /** A report whose queries have run into its staging folder, ready to be rendered. */
 interface Executed {
@@ -192,7 +195,7 @@ async function execute(
     } catch (error) {
       throw new FanlakeError('E_REPORT_QUERY', `${report.file}: query ${query} failed: ${errorMessage(error)}`, { context: { report: report.name, query }, cause: error });
     }
-    const dataset = await readDataset(scratch, parquet, join(staging, `${query}.csv`), options.maxRows ?? 500);
+    const dataset = await readDataset(scratch, parquet, join(staging, `${query}.csv`), Math.max(options.maxRows ?? DEFAULT_MAX_ROWS, CHART_MAX_POINTS));
     problems.push(...missingFields(report, query, new Set(dataset.columns.map((column) => column.name))));
     outcomes.set(query, { status: 'ok', dataset });
   }
@@ -250,7 +253,7 @@ async function publish(run: Executed, outDir: string, folder: string, now: Date,
     formatter,
     renderedAt: now,
     sources: run.sources,
-    maxRows: options.maxRows ?? 500,
+    maxRows: options.maxRows ?? DEFAULT_MAX_ROWS,
   });
   const record: RenderingRecord = {
     version: 1,

@@ -59,9 +59,11 @@ it('opens the index and every report page from disk: charts drawn, no console er
     await dialog.dismiss();
   });
 
-  await page.goto(pathToFileURL(join(out, 'index.html')).href);
+  const indexUrl = pathToFileURL(join(out, 'index.html')).href;
+  await page.goto(indexUrl);
   await page.screenshot({ path: join(SCREENSHOTS, 'index.png'), fullPage: true });
-  const links = await page.locator('a[href$="/latest/index.html"]').evaluateAll((anchors) => anchors.map((a) => (a as HTMLAnchorElement).href));
+  const anchors = await page.locator('a[href$="/latest/index.html"]').all();
+  const links = await Promise.all(anchors.map(async (anchor) => new URL((await anchor.getAttribute('href'))!, indexUrl).href));
   expect(links).toHaveLength(names.length);
 
   for (const link of links) {
