@@ -38,7 +38,9 @@ export const statusCommand: CommandModule<object> = {
       out.result(`\nlast extraction ${last.runId} finished ${last.finishedAt}: ${count('ok')} ok, ${count('partial')} partial, ${count('failed')} failed, ${count('skipped')} skipped`);
     }
 
-    out.result(`\nraw layer ${(await rawLayerBytes(dataDir) / 1e6).toFixed(1)} MB (runs older than ${config['raw.retentionDays'] || 'any'} days are removed after scheduled jobs${config['raw.retentionDays'] ? '' : ': never, retention 0'})`);
+    const retention = config['raw.retentionDays'];
+    const kept = retention > 0 ? `loaded runs older than ${retention} days are removed after scheduled jobs` : 'everything kept: FANLAKE_RAW_RETENTION_DAYS is 0';
+    out.result(`\nraw layer ${(await rawLayerBytes(dataDir) / 1e6).toFixed(1)} MB (${kept})`);
     await printSchedules(loaded, dataDir);
 
     if (!existsSync(warehousePath(dataDir))) {
