@@ -6,7 +6,7 @@ import { checkStep } from './steps/check.js';
 import { extractStep } from './steps/extract.js';
 import { loadStep } from './steps/load.js';
 import type { ReportResult } from '../reports/index.js';
-import { reportStep } from './steps/report.js';
+import { checkReportDefinitions, reportStep } from './steps/report.js';
 import { type StepContext, timedStep } from './steps/step.js';
 
 export interface PipelineOptions extends StepContext {
@@ -59,6 +59,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
   const steps: StepSummary[] = [];
   let runId = newRunId(startedAt);
   let reports: ReportResult[] = [];
+  if (wanted.has('report')) await checkReportDefinitions(options, options.reports);
 
   const run = async (name: StepName, fn: () => Promise<Omit<StepSummary, 'step' | 'seconds'>>) => {
     if (!wanted.has(name)) return;

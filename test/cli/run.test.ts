@@ -72,7 +72,7 @@ describe('fanlake run', () => {
     expect(summary.steps[0]!.error).toMatch(/^ticketing\.\w+: /);
   });
 
-  it('bad usage exits 2: an unknown resource before anything runs, an unknown report at the report step', async () => {
+  it('bad usage exits 2 before anything runs: an unknown resource or report', async () => {
     const dataDir = tempDataDir();
     const resource = await runCli(['run', '--resource', 'no_such_thing'], env(dataDir));
     expect(resource.code).toBe(2);
@@ -80,6 +80,7 @@ describe('fanlake run', () => {
 
     const report = await runCli(['run', '--report', 'no-such-report'], env(dataDir));
     expect(report.code).toBe(2);
-    expect(report.stderr).toContain('no-such-report');
+    expect(report.stderr).toContain('unknown report no-such-report; known: data-quality, match-day');
+    expect(existsSync(join(dataDir, 'raw'))).toBe(false);
   });
 });

@@ -86,6 +86,11 @@ describe('fanlake schedule: configuration', () => {
     const badZone = setup([{ name: 'weekly', cron: '0 6 * * 1', timeZone: 'Europe/Atlantis' }]);
     expect((await runCli(['schedule', '--list'], badZone.env, { cwd: badZone.cwd })).stderr).toContain('schedule weekly: timeZone: not an IANA time zone');
 
+    const typo = setup([{ name: 'weekly', cron: '0 6 * * 1', job: 'reports', reports: ['match-dya'] }]);
+    const unknown = await runCli(['schedule'], typo.env, { cwd: typo.cwd });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('schedule weekly: unknown report match-dya');
+
     const noSmtp = setup([{ name: 'mailed', cron: '0 6 * * 1', deliver: { email: true } }]);
     const mailed = await runCli(['schedule'], noSmtp.env, { cwd: noSmtp.cwd });
     expect(mailed.code).toBe(2);

@@ -1,6 +1,7 @@
 import type { Argv } from 'yargs';
 import { UsageError } from '../../core/errors.js';
 import { channelsFor } from '../../delivery/deliver.js';
+import { checkReportDefinitions } from '../../pipeline/steps/report.js';
 import { runScheduledJob } from '../../schedule/run-job.js';
 import { readSchedules, type Schedule } from '../../schedule/schedule-config.js';
 import { appendLogEntry, type LogEntry, readLog, scheduleLogPath } from '../../schedule/schedule-log.js';
@@ -40,6 +41,11 @@ export function createScheduleCommand(defaults: ScheduleCommandDefaults = {}): C
       if (args.list) return list(schedules, args.from);
       if (args.from) throw new UsageError('--from only goes with --list');
       const channels = new Map(schedules.map((schedule) => [schedule.name, channelsFor(schedule, config)]));
+      for (const schedule of schedules) {
+        await checkReportDefinitions({ config, modelsDir: defaults.modelsDir }, schedule.reports).catch((error: unknown) => {
+          throw error instanceof UsageError ? new UsageError(`schedule ${schedule.name}: ${error.message}`, { schedule: schedule.name }) : error;
+        });
+      }
 
       const stop = new AbortController();
       let current: { schedule: string; slot: Date; start: Date } | undefined;

@@ -1,7 +1,9 @@
 import { resolve } from 'node:path';
 import type { Config } from '../../config/load-config.js';
 import { redact } from '../../config/secrets.js';
-import { DEFAULT_REPORTS_DIR, type RenderOptions, type ReportResult, renderReports } from '../../reports/index.js';
+import { IN_MEMORY, withConnection } from '../../core/duckdb.js';
+import { UsageError } from '../../core/errors.js';
+import { DEFAULT_REPORTS_DIR, loadReportCatalog, type RenderOptions, type ReportResult, renderReports } from '../../reports/index.js';
 import type { StepSummary } from '../run-summary.js';
 import type { StepContext } from './step.js';
 
@@ -21,6 +23,18 @@ export function renderOptionsFrom(config: Config): Omit<RenderOptions, 'names' |
     timeZone: config['report.timeZone'],
     keep: config['report.keep'],
   };
+}
+
+/**
+ * Checks the report definitions and the names asked for before a run spends its time on the
+ * extract: a bad definition or an unknown name is bad usage (exit 2) at once.
+ */
+export async function checkReportDefinitions(context: StepContext, names: readonly string[] | undefined): Promise<void> {
+  const { reportsDir } = renderOptionsFrom(context.config);
+  const catalog = await withConnection(IN_MEMORY, (scratch) => loadReportCatalog(scratch, reportsDir, context.modelsDir));
+  const known = catalog.reports.map((report) => report.name);
+  const unknown = (names ?? []).filter((name) => !known.includes(name));
+  if (unknown.length > 0) throw new UsageError(`unknown report ${unknown.join(', ')}; known: ${known.join(', ') || '(none)'}`);
 }
 
 /** Rendered reports as a step: partial when some rendered and some failed. */
