@@ -5,7 +5,7 @@ import { runSummarySchema } from '../../src/pipeline/run-summary.js';
 import type { Simulator } from '../../src/simulator/simulator.js';
 import { runCli, tempDataDir } from '../helpers/cli.js';
 import { startTestSimulator } from '../helpers/simulator.js';
-import { sourcesEnv } from '../helpers/sources-env.js';
+import { cliEnv } from '../warehouse/identity-fixture.js';
 import { queryWarehouse } from '../helpers/warehouse.js';
 
 let sim: Simulator;
@@ -14,7 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => sim.close());
 
-const env = (dataDir: string) => sourcesEnv(sim, dataDir);
+const env = (dataDir: string) => cliEnv(sim, dataDir);
 
 describe('fanlake run', () => {
   it('extracts, loads, builds and checks in one go and prints one summary table', async () => {

@@ -8,7 +8,7 @@ import type { Simulator } from '../../src/simulator/simulator.js';
 import { runCli, spawnCli, tempDataDir } from '../helpers/cli.js';
 import { attachmentsOf, startSmtpReceiver, startWebhookReceiver, subjectOf, textOf } from '../helpers/receivers.js';
 import { startTestSimulator } from '../helpers/simulator.js';
-import { sourcesEnv } from '../helpers/sources-env.js';
+import { cliEnv } from '../warehouse/identity-fixture.js';
 import { watch, type WatchedProcess } from '../helpers/watch-process.js';
 
 let sim: Simulator;
@@ -35,7 +35,7 @@ function setup(schedules: unknown, env: Record<string, string> = {}): Setup {
   const cwd = mkdtempSync(join(tmpdir(), 'fanlake-schedule-'));
   writeFileSync(join(cwd, 'fanlake.config.json'), JSON.stringify({ schedules }));
   const dataDir = tempDataDir();
-  return { cwd, dataDir, env: { ...sourcesEnv(sim, dataDir), ...env } };
+  return { cwd, dataDir, env: { ...cliEnv(sim, dataDir), ...env } };
 }
 
 /**

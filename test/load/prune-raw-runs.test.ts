@@ -5,7 +5,7 @@ import { pruneRawRuns, rawLayerBytes } from '../../src/load/prune-raw-runs.js';
 import type { Simulator } from '../../src/simulator/simulator.js';
 import { runCli, tempDataDir } from '../helpers/cli.js';
 import { startTestSimulator } from '../helpers/simulator.js';
-import { sourcesEnv } from '../helpers/sources-env.js';
+import { cliEnv } from '../warehouse/identity-fixture.js';
 import { queryWarehouse } from '../helpers/warehouse.js';
 
 let sim: Simulator;
@@ -13,7 +13,7 @@ let dataDir: string;
 beforeAll(async () => {
   sim = await startTestSimulator();
   dataDir = tempDataDir();
-  const env = sourcesEnv(sim, dataDir);
+  const env = cliEnv(sim, dataDir);
   // Two loaded runs, then one extracted but not loaded.
   for (const args of [['extract'], ['load'], ['extract'], ['load'], ['extract']]) {
     const result = await runCli(args, env);
