@@ -1,5 +1,5 @@
 -- materialized: table
--- description: One row per fan, consent purpose and channel: the latest decision from either system (a ticketing permission answer, an engagement consent given or revoked). seeds.consent_channels maps both systems' consents to channel and purpose; a purpose without a channel has channel null.
+-- description: One row per fan, consent purpose and channel: the latest decision from either system (a ticketing permission answer, an engagement consent given or revoked). seeds.consent_channels maps both systems' consents to channel and purpose (ticketing Partner offers to partner e-mail and SMS both); a purpose without a channel (Profiling) has channel null. A consent given under an engagement consent text the club has disabled is no grant and left out; its revocation still counts.
 -- test: unique(fan_id, purpose, channel)
 -- test: not_null(fan_id, purpose, is_granted)
 -- test: accepted_values(source_system: ticketing, engagement)
@@ -22,6 +22,12 @@ consents as (
 
     select * from staging.stg_engagement__consents
     where vanished_at is null
+
+),
+
+consent_texts as (
+
+    select * from staging.stg_engagement__consent_texts
 
 ),
 
@@ -70,6 +76,10 @@ engagement_decisions as (
     inner join clusters
         on clusters.system = 'engagement_customer_profile'
         and clusters.record_id = cast(consents.customer_profile_id as varchar)
+    left join consent_texts
+        on consent_texts.consent_text_id = consents.consent_text_id
+    -- the club no longer stands behind a disabled text, so agreeing to it grants nothing
+    where consents.is_revoked or consent_texts.is_enabled is distinct from false
 
 ),
 

@@ -44,6 +44,12 @@ merchandise_lines as (
 
 ),
 
+ticketing_users as (
+
+    select * from intermediate.int_ticketing_user_fans
+
+),
+
 metric_settings as (
 
     select * from seeds.metric_settings
@@ -129,17 +135,6 @@ participant_fans as (
 
     from candidates
     group by participant_id
-
-),
-
-ticketing_users as (
-
-    select
-        fan_id,
-        cast(record_id as bigint) as user_id,
-
-    from clusters
-    where system = 'ticketing_user'
 
 ),
 

@@ -1,5 +1,5 @@
 -- materialized: table
--- description: One row per fan, a real person across both systems (see fan_identity_links): best contact details and names, linked records per system, member category, consent per channel from both systems, purchases and attendance. Amounts in NOK incl. VAT.
+-- description: One row per fan, a real person across both systems (see fan_identity_links): best contact details and names, linked records per system, member category, consent per channel from both systems, purchases and attendance. Amounts in NOK incl. VAT. matches_attended counts real matches (not the season-ticket sale) attended on an issued ticket of a completed order, season-ticket seats included; tickets_bought counts a season ticket once (its sale), not its seats.
 -- test: unique(fan_id)
 -- test: not_null(fan_id, record_count, is_member, ticket_spend, merchandise_spend, matches_attended)
 -- test: relationships(ticketing_user_id -> staging.stg_ticketing__users.user_id)
@@ -34,6 +34,12 @@ fan_consents as (
 tickets as (
 
     select * from marts.fct_tickets
+
+),
+
+ticket_kinds as (
+
+    select * from intermediate.int_ticket_kinds
 
 ),
 
@@ -202,7 +208,8 @@ ticketing_users as (
 
 ),
 
--- tickets count for the account that bought them, attendance for the one that held them
+-- Tickets count for the account that bought them, attendance for the one that held them.
+-- A season ticket counts once, as its sale; the seats it gives on each match are not purchases.
 ticket_purchases as (
 
     select
@@ -213,13 +220,17 @@ ticket_purchases as (
         max(tickets.ordered_at) as last_ticket_purchase_at,
 
     from tickets
+    inner join ticket_kinds
+        on ticket_kinds.ticket_id = tickets.ticket_id
     inner join ticketing_users
         on ticketing_users.user_id = tickets.buyer_user_id
     where tickets.is_sold
+        and ticket_kinds.ticket_kind <> 'season_ticket_seat'
     group by ticketing_users.fan_id
 
 ),
 
+-- real matches only, on tickets of completed orders (int_ticket_kinds)
 attendance as (
 
     select
@@ -227,9 +238,11 @@ attendance as (
         count(distinct tickets.match_id) as matches_attended,
 
     from tickets
+    inner join ticket_kinds
+        on ticket_kinds.ticket_id = tickets.ticket_id
     inner join ticketing_users
         on ticketing_users.user_id = tickets.holder_user_id
-    where tickets.is_attended
+    where ticket_kinds.is_counted_attendance
     group by ticketing_users.fan_id
 
 ),

@@ -17,20 +17,9 @@ matches as (
 
 ),
 
-clusters as (
-
-    select * from intermediate.int_identity_clusters
-
-),
-
 ticketing_users as (
 
-    select
-        fan_id,
-        cast(record_id as bigint) as user_id,
-
-    from clusters
-    where system = 'ticketing_user'
+    select * from intermediate.int_ticketing_user_fans
 
 ),
 
@@ -38,13 +27,7 @@ ticketing_users as (
 -- opens, belongs to its season); the next season is the next one with any match
 seasons as (
 
-    select
-        season,
-        row_number() over (order by min(kickoff_at), season) as season_number,
-
-    from matches
-    where season is not null
-    group by season
+    select * from intermediate.int_seasons
 
 ),
 

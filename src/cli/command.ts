@@ -1,6 +1,9 @@
+import { hostname } from 'node:os';
 import type { Argv } from 'yargs';
 import { type LoadedConfig, loadConfig } from '../config/load-config.js';
+import { configureBusyWait } from '../core/duckdb.js';
 import { errorMessage, exitCodeFor } from '../core/errors.js';
+import { acquireWriterLock, currentHolder, describeHolder, type WriterLock } from '../core/writer-lock.js';
 import { out } from './output.js';
 
 /** Exit statuses of the contract: 0 success, 1 failed or partial run, 2 bad usage. */
@@ -21,12 +24,49 @@ export interface CommandModule<A> {
 
 /** Loads the configuration, runs a command and turns its outcome into the exit code. */
 export async function runHandler<A>(module: CommandModule<A>, args: A & Record<string, unknown>): Promise<void> {
+  let lock: WriterLock | undefined;
   try {
-    const config = loadConfig({ flags: args, configPath: args.config as string | undefined });
-    process.exitCode = await module.run(args, config);
+    const loaded = loadConfig({ flags: args, configPath: args.config as string | undefined });
+    const { config } = loaded;
+    configureBusyWait({
+      timeoutSeconds: config['warehouse.busyTimeoutSeconds'],
+      onWait: (path) => {
+        // A reader waits for the writer, who holds the lock; a writer waits for a reader, who holds none.
+        const holder = currentHolder(config.dataDir);
+        const who = holder && !(holder.pid === process.pid && holder.host === hostname()) ? describeHolder(holder) : 'another process';
+        out.info(`${path} is in use by ${who}; waiting up to ${config['warehouse.busyTimeoutSeconds']} s`);
+      },
+    });
+    if (module.writes) {
+      // Before the lock exists, so that no moment has the lock without its release on a signal.
+      releaseOnSignal(() => lock);
+      lock = await acquireWriterLock(config.dataDir, {
+        command: module.command.split(' ')[0]!,
+        waitSeconds: config['lock.waitSeconds'],
+        staleSeconds: config['lock.staleSeconds'],
+        onNotice: out.warn,
+      });
+    }
+    process.exitCode = await module.run(args, loaded);
   } catch (error) {
     out.error(errorMessage(error));
     if (process.env.FANLAKE_DEBUG && error instanceof Error && error.stack) out.info(error.stack);
     process.exitCode = exitCodeFor(error);
+  } finally {
+    await lock?.release();
+  }
+}
+
+/**
+ * Ctrl-C or SIGTERM during a writing command: DuckDB's transactions and the raw layer's
+ * tmp-then-rename files keep data consistent however the process ends, so the only thing
+ * to tidy is the lock, which the next writer would otherwise have to take over.
+ */
+function releaseOnSignal(heldLock: () => WriterLock | undefined): void {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      out.info(`${signal}: stopping`);
+      void Promise.resolve(heldLock()?.release()).finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+    });
   }
 }

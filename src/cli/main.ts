@@ -53,6 +53,7 @@ await cli
   .fail((message, error) => {
     if (error) throw error;
     out.error(`${message} (see fanlake --help)`);
-    process.exitCode = 2;
+    // yargs goes on to the handler after a failed validation; bad usage must run nothing.
+    process.exit(2);
   })
   .parseAsync();

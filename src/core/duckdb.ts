@@ -14,14 +14,42 @@ export interface DatabaseOptions {
   preserveInsertionOrder?: boolean;
 }
 
+export const DUCKDB_ERROR_CODES = {
+  open: 'E_DUCKDB_OPEN',
+  /** Another process kept the file past the busy wait; worth retrying later. */
+  busy: 'E_DUCKDB_BUSY',
+  nul: 'E_SQL_NUL',
+} as const;
+
 /** Path DuckDB reads as a private in-memory database. */
 export const IN_MEMORY = ':memory:';
+
+/** What a process does when another process has a database file open. */
+export interface BusyWait {
+  /** How long to keep trying; 0 fails at once. */
+  timeoutSeconds: number;
+  /** Told once per open that has to wait. */
+  onWait?: (path: string) => void;
+}
+
+// One policy per process, set by the CLI from its settings: every stage opens databases,
+// and threading the policy through each of them would add a parameter that none of them uses.
+let busyWait: BusyWait = { timeoutSeconds: 0 };
+
+/** Sets how long opens of a database file wait while another process holds it. */
+export function configureBusyWait(policy: BusyWait): void {
+  busyWait = policy;
+}
 
 /**
  * Opens (creating if needed) the DuckDB database at `path`. The caller owns the instance and
  * must `closeSync()` it; prefer {@link withConnection} when one connection is enough.
  *
- * @throws FanlakeError `E_DUCKDB_OPEN` (retryable: another process may hold the file lock).
+ * DuckDB lets one process write a file, or several read it. While another process holds it
+ * the open is retried with backoff for the configured busy wait: fanlake's readers keep it
+ * for one statement, and its writers are one at a time (the writer lock).
+ *
+ * @throws FanlakeError `E_DUCKDB_BUSY` when the file stayed held past the wait, `E_DUCKDB_OPEN` otherwise.
  */
 export async function openDatabase(path: string, options: DatabaseOptions = {}): Promise<DuckDBInstance> {
   const config: Record<string, string> = {};
@@ -29,14 +57,28 @@ export async function openDatabase(path: string, options: DatabaseOptions = {}):
   if (options.threads !== undefined) config.threads = String(options.threads);
   if (options.accessMode !== undefined) config.access_mode = options.accessMode;
   if (options.preserveInsertionOrder !== undefined) config.preserve_insertion_order = String(options.preserveInsertionOrder);
-  try {
-    return await DuckDBInstance.create(path, config);
-  } catch (cause) {
-    throw new FanlakeError('E_DUCKDB_OPEN', `cannot open DuckDB database ${path}`, {
-      retryable: true,
-      context: { path },
-      cause,
-    });
+  const deadline = Date.now() + busyWait.timeoutSeconds * 1000;
+  let delayMs = 50;
+  let told = false;
+  for (;;) {
+    try {
+      return await DuckDBInstance.create(path, config);
+    } catch (cause) {
+      // DuckDB says so only in words; this is the one foreign message we must read.
+      const busy = /Could not set lock on file/.test(String((cause as Error)?.message));
+      if (busy && Date.now() < deadline) {
+        if (!told) busyWait.onWait?.(path);
+        told = true;
+        await new Promise((resolve) => setTimeout(resolve, Math.min(delayMs, Math.max(1, deadline - Date.now()))));
+        delayMs = Math.min(delayMs * 2, 1000);
+        continue;
+      }
+      throw new FanlakeError(busy ? DUCKDB_ERROR_CODES.busy : DUCKDB_ERROR_CODES.open, busy ? `${path} stayed in use by another process for ${busyWait.timeoutSeconds} s (FANLAKE_BUSY_TIMEOUT_SECONDS)` : `cannot open DuckDB database ${path}: ${(cause as Error)?.message ?? cause}`, {
+        retryable: busy,
+        context: { path },
+        cause,
+      });
+    }
   }
 }
 
@@ -76,6 +118,16 @@ export async function queryRows(
   return reader.getRowObjectsJson();
 }
 
+/** Runs one statement and returns its column names (known even with no rows) and JSON-safe rows. */
+export async function queryColumnsAndRows(
+  connection: DuckDBConnection,
+  sql: string,
+  params?: DuckDBValue[] | Record<string, DuckDBValue>,
+): Promise<{ columns: string[]; rows: Json[][] }> {
+  const reader = await connection.runAndReadAll(sql, params);
+  return { columns: reader.columnNames(), rows: reader.getRowsJson() };
+}
+
 /** `name` as a DuckDB identifier, safe for any characters: `a"b` → `"a""b"`. */
 export function quoteIdent(name: string): string {
   assertNoNul(name);
@@ -91,6 +143,6 @@ export function quoteLiteral(value: string): string {
 // A NUL byte would end the statement early inside the C API; refuse rather than truncate.
 function assertNoNul(text: string): void {
   if (text.includes('\u0000')) {
-    throw new FanlakeError('E_SQL_NUL', 'a SQL identifier or literal contains a NUL byte');
+    throw new FanlakeError(DUCKDB_ERROR_CODES.nul, 'a SQL identifier or literal contains a NUL byte');
   }
 }

@@ -16,19 +16,22 @@ export async function renderChartSvg(
   chart: ChartBlock,
   rows: readonly Record<string, CellValue>[],
   columnTypes: ReadonlyMap<string, string>,
-  locale: { locale: string; currency: string },
+  locale: { locale: string; currency: string; timeZone: string },
 ): Promise<string> {
   const encode = (channel: Channel) => ({
     field: channel.field,
     type: channel.type ?? inferType(columnTypes.get(channel.field) ?? 'VARCHAR'),
     title: channel.title ?? channel.field,
   });
+  const instantFields = [chart.x, chart.y, chart.color]
+    .filter((channel): channel is Channel => channel !== undefined && (columnTypes.get(channel.field) ?? '').toUpperCase().startsWith('TIMESTAMP'))
+    .map((channel) => channel.field);
   const spec: TopLevelSpec = {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     width: 640,
     height: 260,
     // Title and text alternative are the page's (figcaption, aria-label); the SVG stays plain.
-    data: { values: rows.map((row) => ({ ...row })) },
+    data: { values: rows.map((row) => wallClock(row, instantFields, locale.timeZone)) },
     mark: { type: chart.type, tooltip: false, ...(chart.type === 'line' ? { point: true } : {}) },
     encoding: {
       x: encode(chart.x),
@@ -56,3 +59,28 @@ function inferType(duckdbType: string): 'quantitative' | 'nominal' | 'temporal' 
   if (format === 'date' || format === 'datetime') return 'temporal';
   return 'nominal';
 }
+
+/**
+ * Instants as wall-clock text in the report's time zone, without an offset: Vega reads such
+ * text as local time and labels it as written, so axes show club time whatever zone the
+ * rendering process runs in.
+ */
+function wallClock(row: Record<string, CellValue>, fields: readonly string[], timeZone: string): Record<string, CellValue> {
+  const copy = { ...row };
+  for (const field of fields) {
+    const value = copy[field];
+    if (typeof value === 'string') copy[field] = wallClockFormat(timeZone).format(new Date(value)).replace(' ', 'T');
+  }
+  return copy;
+}
+
+const wallClocks = new Map<string, Intl.DateTimeFormat>();
+// sv-SE formats as YYYY-MM-DD HH:mm:ss, the shape Date.parse reads as local time once the space is a T.
+const wallClockFormat = (timeZone: string): Intl.DateTimeFormat => {
+  let format = wallClocks.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('sv-SE', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
+    wallClocks.set(timeZone, format);
+  }
+  return format;
+};

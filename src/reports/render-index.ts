@@ -46,7 +46,7 @@ export async function writeIndex(outDir: string, formatter: ValueFormatter, now:
 <style>${PAGE_CSS}</style>
 </head>
 <body>
-<header><h1>Reports</h1><p class="lead">Every report rendered into this folder, newest rendering first in each row.</p></header>
+<header><h1>Reports</h1><p class="lead">The newest rendering of every report in this folder; earlier renderings kept are linked in the last column.</p></header>
 <main>
 ${reports.length === 0 ? '<p class="notice">No reports rendered yet.</p>' : `<table>
 <thead><tr><th scope="col">report</th><th scope="col">rendered</th><th scope="col">parameters</th><th scope="col">from data</th><th scope="col">renderings kept</th></tr></thead>

@@ -1,6 +1,6 @@
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 import { existsSync } from 'node:fs';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { IN_MEMORY, queryRows, withConnection } from '../core/duckdb.js';
 import { errorMessage, FanlakeError, UsageError } from '../core/errors.js';
@@ -56,6 +56,7 @@ export interface ReportResult {
 }
 
 export const DEFAULT_KEEP = 30;
+const STAGING_PREFIX = '.rendering-';
 const DEFAULT_MAX_ROWS = 500;
 /** Rows read back for charts: more points than this do not make a readable chart anyway. */
 const CHART_MAX_POINTS = 5000;
@@ -97,7 +98,7 @@ export async function renderReports(options: RenderOptions): Promise<ReportResul
     const folder = renderingFolderName(now);
     try {
       for (const report of selected) {
-        const staging = join(outDir, report.name, `.rendering-${folder}`);
+        const staging = join(outDir, report.name, `${STAGING_PREFIX}${folder}`);
         try {
           executed.push(await execute(report, catalog, inventory, given, staging, options, scratch, problems));
         } catch (error) {
@@ -167,7 +168,7 @@ async function execute(
   scratch: DuckDBConnection,
   problems: string[],
 ): Promise<Executed> {
-  await rm(staging, { recursive: true, force: true });
+  await removeStaleStaging(join(staging, '..'));
   await mkdir(staging, { recursive: true });
   const unavailable = (query: string) => missingReason(report.shapes.get(query)!.relations, inventory, catalog);
 
@@ -203,6 +204,15 @@ async function execute(
   const read = new Set([...report.shapes.values()].flatMap((shape) => shape.relations).flatMap((relation) => catalog.sourcesOf.get(relation) ?? []).map((raw) => raw.replace(/^raw\./, '').split('_')[0]!));
   const sources = read.size === 0 ? inventory.freshness : inventory.freshness.filter((source) => read.has(source.source));
   return { report, staging, params, outcomes, sources };
+}
+
+/**
+ * A rendering killed halfway leaves its `.rendering-*` folder behind; the writer lock makes
+ * this run the only one rendering, so any such folder is abandoned.
+ */
+async function removeStaleStaging(reportDir: string): Promise<void> {
+  const entries = await readdir(reportDir).catch(() => [] as string[]);
+  for (const entry of entries.filter((name) => name.startsWith(STAGING_PREFIX))) await rm(join(reportDir, entry), { recursive: true, force: true });
 }
 
 /** Only the parameters a query uses: DuckDB refuses values for parameters a statement lacks. */

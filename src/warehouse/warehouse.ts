@@ -1,21 +1,50 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { withConnection } from '../core/duckdb.js';
-import { UsageError } from '../core/errors.js';
+import { queryColumnsAndRows, withConnection } from '../core/duckdb.js';
+import { errorMessage, FanlakeError } from '../core/errors.js';
 
 export const WAREHOUSE_FILE = 'warehouse.duckdb';
+
+export const WAREHOUSE_ERROR_CODES = {
+  /** Nothing loaded yet: a state of the data directory, not bad usage. */
+  missing: 'E_WAREHOUSE_MISSING',
+  /** A well-formed statement DuckDB rejected: a failed run (exit 1), not bad usage. */
+  queryFailed: 'E_SQL_QUERY',
+} as const;
 
 export function warehousePath(dataDir: string): string {
   return join(dataDir, WAREHOUSE_FILE);
 }
 
 /**
- * Opens the warehouse for reading and runs `fn`: read-only, so several readers can share
- * the file at once and a query can never change data by accident.
+ * Opens the warehouse read-only, runs `fn` and closes it again. Read-only so a query can never
+ * change data by accident; closed right after so that a reader keeps a writer (load, build)
+ * out for one statement at most. Callers run one statement per call and keep no connection.
  */
 export async function withWarehouseReader<T>(dataDir: string, fn: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
   const path = warehousePath(dataDir);
-  if (!existsSync(path)) throw new UsageError(`no warehouse at ${path} yet: run fanlake extract and fanlake load first`);
+  if (!existsSync(path)) {
+    throw new FanlakeError(WAREHOUSE_ERROR_CODES.missing, `no warehouse at ${path} yet: run fanlake extract and fanlake load first`, { context: { path } });
+  }
   return withConnection(path, fn, { accessMode: 'READ_ONLY', memoryLimit: '2GB' });
+}
+
+/**
+ * Runs one statement on a warehouse opened read-only for it alone. `onRunning` is handed the
+ * connection while the statement runs (and `undefined` after), so the shell can interrupt it.
+ *
+ * @throws FanlakeError `E_SQL_QUERY` when DuckDB rejects the statement.
+ */
+export function runReadOnlyStatement(dataDir: string, sql: string, onRunning?: (connection: DuckDBConnection | undefined) => void) {
+  return withWarehouseReader(dataDir, async (connection) => {
+    onRunning?.(connection);
+    try {
+      return await queryColumnsAndRows(connection, sql);
+    } catch (error) {
+      throw new FanlakeError(WAREHOUSE_ERROR_CODES.queryFailed, errorMessage(error), { cause: error });
+    } finally {
+      onRunning?.(undefined);
+    }
+  });
 }

@@ -24,12 +24,55 @@ export function runCli(args: string[], env: Record<string, string>, options: { k
   return new Promise((resolvePromise) => child.on('close', (code, signal) => resolvePromise({ code, signal, stdout, stderr })));
 }
 
-export function spawnCli(args: string[], env: Record<string, string>, cwd?: string): ChildProcess {
+export function spawnCli(args: string[], env: Record<string, string>, cwd?: string, stdin: 'ignore' | 'pipe' = 'ignore'): ChildProcess {
   return spawn(process.execPath, [BIN, ...args], {
     cwd: cwd ?? mkdtempSync(join(tmpdir(), 'fanlake-cwd-')),
     env: { PATH: process.env.PATH ?? '', TZ: 'UTC', CI: '1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [stdin, 'pipe', 'pipe'],
   });
+}
+
+/** A spawned process whose output is collected, with waits on what it prints and on its end. */
+export interface WatchedProcess {
+  child: ChildProcess;
+  readonly stdout: string;
+  readonly stderr: string;
+  /** Resolves when stdout or stderr (as chosen) has matched `pattern` since the process started. */
+  waitFor(pattern: RegExp, stream?: 'stdout' | 'stderr'): Promise<void>;
+  done: Promise<CliResult>;
+}
+
+export function watch(child: ChildProcess): WatchedProcess {
+  const text = { stdout: '', stderr: '' };
+  const waiters: { pattern: RegExp; stream: 'stdout' | 'stderr'; resolve: () => void }[] = [];
+  const check = () => {
+    for (const waiter of [...waiters]) {
+      if (waiter.pattern.test(text[waiter.stream])) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve();
+      }
+    }
+  };
+  child.stdout!.on('data', (chunk) => ((text.stdout += chunk), check()));
+  child.stderr!.on('data', (chunk) => ((text.stderr += chunk), check()));
+  const done = new Promise<CliResult>((resolvePromise) => child.on('close', (code, signal) => resolvePromise({ code, signal, ...text })));
+  return {
+    child,
+    get stdout() {
+      return text.stdout;
+    },
+    get stderr() {
+      return text.stderr;
+    },
+    waitFor(pattern, stream = 'stdout') {
+      return new Promise((resolvePromise, reject) => {
+        waiters.push({ pattern, stream, resolve: resolvePromise });
+        check();
+        void done.then((result) => reject(new Error(`process ended (${result.code}) before ${stream} matched ${pattern}:\n${result.stdout}\n${result.stderr}`)));
+      });
+    },
+    done,
+  };
 }
 
 export function tempDataDir(): string {

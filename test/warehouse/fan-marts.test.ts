@@ -7,6 +7,7 @@ import { REPO, runCli, tempDataDir } from '../helpers/cli.js';
 import { startTestSimulator } from '../helpers/simulator.js';
 import { queryWarehouse } from '../helpers/warehouse.js';
 import { cliEnv, runCliOk } from './identity-fixture.js';
+import { countsAsAttendance, isScanned, seasonStarts, ticketKind } from './sales-truth.js';
 import { runPackageCli } from './ticketing-project.js';
 
 /**
@@ -23,17 +24,22 @@ type Row = Record<string, any>;
 const DAY_MS = 86_400_000;
 const CONVERSION_DAYS = 30;
 
-/** seeds.consent_channels as (system, consent id) → purpose and channel; purposes without a channel left out. */
-const CONSENT_CHANNELS: Record<string, { purpose: string; channel: string }> = {
-  'ticketing:1': { purpose: 'club_marketing', channel: 'email' },
-  'ticketing:2': { purpose: 'club_marketing', channel: 'sms' },
-  'ticketing:3': { purpose: 'club_marketing', channel: 'push' },
-  'engagement:201': { purpose: 'club_marketing', channel: 'email' },
-  'engagement:202': { purpose: 'club_marketing', channel: 'sms' },
-  'engagement:203': { purpose: 'club_marketing', channel: 'push' },
-  'engagement:204': { purpose: 'partner_marketing', channel: 'email' },
-  'engagement:205': { purpose: 'partner_marketing', channel: 'sms' },
-  'engagement:206': { purpose: 'transactional', channel: 'email' },
+/**
+ * seeds.consent_channels as (system, consent id) → purpose and channels: ticketing Partner
+ * offers covers partner e-mail and SMS, Profiling names no channel (`none`).
+ */
+const CONSENT_CHANNELS: Record<string, { purpose: string; channels: string[] }> = {
+  'ticketing:1': { purpose: 'club_marketing', channels: ['email'] },
+  'ticketing:2': { purpose: 'club_marketing', channels: ['sms'] },
+  'ticketing:3': { purpose: 'club_marketing', channels: ['push'] },
+  'ticketing:4': { purpose: 'partner_marketing', channels: ['email', 'sms'] },
+  'ticketing:5': { purpose: 'profiling', channels: ['none'] },
+  'engagement:201': { purpose: 'club_marketing', channels: ['email'] },
+  'engagement:202': { purpose: 'club_marketing', channels: ['sms'] },
+  'engagement:203': { purpose: 'club_marketing', channels: ['push'] },
+  'engagement:204': { purpose: 'partner_marketing', channels: ['email'] },
+  'engagement:205': { purpose: 'partner_marketing', channels: ['sms'] },
+  'engagement:206': { purpose: 'transactional', channels: ['email'] },
 };
 
 let sim: Simulator;
@@ -206,29 +212,41 @@ describe('fan-360 marts against the simulator truth (scale 0.05, seed 23)', () =
     const decide = (person: number | undefined, key: string | undefined, granted: boolean, atMs: number, system: string) => {
       const mapped = key === undefined ? undefined : CONSENT_CHANNELS[key];
       if (person === undefined || !mapped) return;
-      const id = `${person}|${mapped.purpose}|${mapped.channel}`;
-      const current = decisions.get(id);
-      if (!current || atMs > current.atMs || (atMs === current.atMs && !granted)) decisions.set(id, { granted, atMs, system });
+      for (const channel of mapped.channels) {
+        const id = `${person}|${mapped.purpose}|${channel}`;
+        const current = decisions.get(id);
+        if (!current || atMs > current.atMs || (atMs === current.atMs && !granted)) decisions.set(id, { granted, atMs, system });
+      }
     };
+    // agreeing to a text the club has disabled grants nothing; revoking it still withdraws
+    const disabledTexts = new Set([...sim.engagementRecords('consent_texts')].filter((text) => text.isEnabled === false).map((text) => String(text.id)));
+    expect(disabledTexts.size, 'the data has a disabled consent text').toBeGreaterThan(0);
     for (const permission of records.permissions) {
       if (typeof permission.decision !== 'boolean') continue;
       decide(userPerson(permission.id_user), `ticketing:${permission.id_consent_basic}`, permission.decision, Date.parse(permission.last_update as string), 'ticketing');
     }
     for (const consent of records.consents) {
       const revoked = consent.isRevoked === true;
+      if (!revoked && disabledTexts.has(String((consent.links as Row).consentText))) continue;
       const at = revoked ? ((consent.revokedDateTime as string | null) ?? (consent.createdDateTime as string)) : (consent.createdDateTime as string);
       decide(profilePerson(consent.customerProfileId), `engagement:${(consent.links as Row).consentText}`, !revoked, Date.parse(at), 'engagement');
     }
     const contacts = contactsByPerson();
     const persons = new Set(personOf.values());
+    // push: a purchase in the club's app, whatever became of the order
+    const appUsers = new Set<number | undefined>([
+      ...records.tickets.filter((ticket) => ticket.order_channel === 'app').map((ticket) => userPerson(ticket.user_aquired_id)),
+      ...records.merchandise.filter((line) => line.in_app_transaction === true).map((line) => userPerson(line.user_id)),
+    ]);
     const hasContact = (person: number, channel: string) =>
-      channel === 'push' ? true
+      channel === 'none' ? true
+      : channel === 'push' ? appUsers.has(person)
       : channel === 'email' ? [...(contacts.get(person)?.emails ?? [])].some((email) => /^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email))
       : (contacts.get(person)?.phones.size ?? 0) > 0;
 
     const rows = await queryWarehouse(dataDir, 'select * from marts.consent_coverage order by purpose, channel');
     expect(rows.map((row) => `${row.purpose}/${row.channel}`)).toEqual([
-      'club_marketing/email', 'club_marketing/push', 'club_marketing/sms', 'partner_marketing/email', 'partner_marketing/sms', 'transactional/email',
+      'club_marketing/email', 'club_marketing/push', 'club_marketing/sms', 'partner_marketing/email', 'partner_marketing/sms', 'profiling/none', 'transactional/email',
     ]);
     for (const row of rows) {
       const expected = { consented: 0, consentedTicketing: 0, consentedEngagement: 0, reachable: 0, reachableTicketing: 0, reachableEngagement: 0, withdrawn: 0, withContact: 0 };
@@ -265,8 +283,11 @@ describe('fan-360 marts against the simulator truth (scale 0.05, seed 23)', () =
       expect(Number(row.reachable_rate)).toBeCloseTo(Number(row.reachable_fans) / Number(row.total_fans), 12);
     }
     const byKey = new Map(rows.map((row) => [`${row.purpose}/${row.channel}`, row]));
-    // push needs nothing but the consent; sms loses fans without an E.164 phone
-    expect(byKey.get('club_marketing/push')!.reachable_fans).toBe(byKey.get('club_marketing/push')!.consented_fans);
+    // push loses fans without a purchase in the app, sms fans without an E.164 phone; profiling needs no contact
+    expect(Number(byKey.get('club_marketing/push')!.reachable_fans)).toBeLessThan(Number(byKey.get('club_marketing/push')!.consented_fans));
+    expect(Number(byKey.get('club_marketing/push')!.reachable_fans)).toBeGreaterThan(0);
+    expect(byKey.get('profiling/none')!.reachable_fans).toBe(byKey.get('profiling/none')!.consented_fans);
+    expect(Number(byKey.get('partner_marketing/sms')!.consented_fans_ticketing)).toBeGreaterThan(0);
     expect(Number(byKey.get('club_marketing/sms')!.reachable_fans)).toBeLessThan(Number(byKey.get('club_marketing/sms')!.consented_fans));
     // the one truth the mart must agree with dim_fan on
     const [fan] = await queryWarehouse(dataDir, 'select count(*) filter (where has_push_consent) as push from marts.dim_fan');
@@ -322,6 +343,82 @@ describe('fan-360 marts against the simulator truth (scale 0.05, seed 23)', () =
       expect(Number(row.retention_rate)).toBeCloseTo(Number(row.retained_fans) / Number(row.buying_fans), 12);
       expect(Math.abs(Number(row.retention_rate) - retained / these.size)).toBeLessThan(0.03);
     }
+  });
+
+  it('dim_fan: matches attended counts real matches on issued tickets, season-ticket seats included; a season ticket is bought once', async () => {
+    const attended = new Map<number, Set<string>>();
+    const naive = new Map<number, Set<string>>();
+    const bought = new Map<number, number>();
+    for (const ticket of records.tickets) {
+      const holder = userPerson(ticket.user_held_id);
+      const buyer = userPerson(ticket.user_aquired_id);
+      if (holder !== undefined && countsAsAttendance(ticket)) attended.set(holder, (attended.get(holder) ?? new Set()).add(String(ticket.id_event)));
+      // what the old definition counted: any scanned ticket, the season-ticket sale and unpaid orders included
+      if (holder !== undefined && isScanned(ticket)) naive.set(holder, (naive.get(holder) ?? new Set()).add(String(ticket.id_event)));
+      if (buyer !== undefined && isSold(ticket) && ticketKind(ticket) !== 'season_ticket_seat') bought.set(buyer, (bought.get(buyer) ?? 0) + 1);
+    }
+    const overCounted = new Set([...naive.keys()].filter((person) => naive.get(person)!.size !== (attended.get(person)?.size ?? 0)));
+    expect(overCounted.size, 'fans a count of every scanned ticket gets wrong').toBeGreaterThan(5);
+    expect(records.tickets.filter((ticket) => ticketKind(ticket) === 'season_ticket_seat' && countsAsAttendance(ticket)).length).toBeGreaterThan(100);
+
+    const rows = await queryWarehouse(dataDir, 'select ticketing_user_id, matches_attended, tickets_bought from marts.dim_fan where ticketing_user_id is not null');
+    const agreeing = rows.filter((row) => {
+      const person = userPerson(row.ticketing_user_id);
+      return person !== undefined && Number(row.matches_attended) === (attended.get(person)?.size ?? 0) && Number(row.tickets_bought) === (bought.get(person) ?? 0);
+    });
+    expect(agreeing.length / rows.length).toBeGreaterThanOrEqual(0.97);
+    // those few are where the definition shows; identity resolution is no excuse for them all
+    const trapped = rows.filter((row) => overCounted.has(userPerson(row.ticketing_user_id)!));
+    expect(trapped.filter((row) => agreeing.includes(row)).length / trapped.length).toBeGreaterThanOrEqual(0.9);
+    const total = (values: number[]) => values.reduce((sum, value) => sum + value, 0);
+    expectClose(total(rows.map((row) => Number(row.matches_attended))), total([...attended.values()].map((matches) => matches.size)), 0.02, 0, 'matches attended');
+  });
+
+  it('season_ticket_holders: holders per season, new and renewing, renewal to the next season, and seat use', async () => {
+    const seasons = seasonStarts(records.tickets).map((start) => start.season);
+    const holders = new Map<string, Set<number>>(seasons.map((season) => [season, new Set<number>()]));
+    const totals = new Map<string, { tickets: number; revenue: number; seats: number; seatsAttended: number }>();
+    const totalOf = (season: string) => totals.get(season) ?? totals.set(season, { tickets: 0, revenue: 0, seats: 0, seatsAttended: 0 }).get(season)!;
+    for (const ticket of records.tickets) {
+      const season = String(ticket.season);
+      const kind = ticketKind(ticket);
+      if (kind === 'season_ticket' && isSold(ticket)) {
+        totalOf(season).tickets++;
+        totalOf(season).revenue += cents(ticket.ticket_price);
+        const person = userPerson(ticket.user_held_id);
+        if (person !== undefined) holders.get(season)!.add(person);
+      }
+      if (kind === 'season_ticket_seat' && isSold(ticket) && ticket.match_finished === true) {
+        totalOf(season).seats++;
+        if (countsAsAttendance(ticket)) totalOf(season).seatsAttended++;
+      }
+    }
+    const rows = await queryWarehouse(dataDir, 'select * from marts.season_ticket_holders order by season_number');
+    expect(rows.map((row) => row.season)).toEqual(seasons);
+    for (const [k, row] of rows.entries()) {
+      const season = seasons[k]!;
+      const these = holders.get(season)!;
+      const previous = k > 0 ? holders.get(seasons[k - 1]!)! : new Set<number>();
+      const next = holders.get(seasons[k + 1]!);
+      const totalsOfSeason = totalOf(season);
+      // no identity involved: exact
+      expect(Number(row.season_tickets), `season tickets ${season}`).toBe(totalsOfSeason.tickets);
+      expect(cents(row.season_ticket_revenue), `revenue ${season}`).toBe(totalsOfSeason.revenue);
+      expect(Number(row.seats_issued), `seats ${season}`).toBe(totalsOfSeason.seats);
+      expect(Number(row.seats_attended), `seats attended ${season}`).toBe(totalsOfSeason.seatsAttended);
+      // fans: through identity resolution
+      expectClose(Number(row.holder_fans), these.size, 0.05, 1, `holders ${season}`);
+      expectClose(Number(row.new_holder_fans), [...these].filter((person) => !previous.has(person)).length, 0.05, 1, `new holders ${season}`);
+      expect(Number(row.renewing_fans)).toBe(Number(row.holder_fans) - Number(row.new_holder_fans));
+      if (!next) {
+        expect(row.renewed_fans).toBeNull();
+        expect(row.renewal_rate).toBeNull();
+        continue;
+      }
+      expectClose(Number(row.renewed_fans), [...these].filter((person) => next.has(person)).length, 0.05, 1, `renewed ${season}`);
+      if (Number(row.holder_fans) > 0) expect(Number(row.renewal_rate)).toBeCloseTo(Number(row.renewed_fans) / Number(row.holder_fans), 12);
+    }
+    expect(rows.some((row) => Number(row.renewed_fans) > 0), 'holders renew').toBe(true);
   });
 
   it('fan_engagement: the general board of the most current leaderboard season beside spend', async () => {
@@ -406,7 +503,7 @@ describe('fan-360 marts against the simulator truth (scale 0.05, seed 23)', () =
   it('fanlake check passes on the whole tree', async () => {
     const check = await runCli(['check'], env);
     expect(check.code, `${check.stdout}\n${check.stderr}`).toBe(0);
-    for (const mart of ['consent_coverage', 'campaign_conversion', 'season_retention', 'fan_engagement', 'fan_loyalty']) {
+    for (const mart of ['consent_coverage', 'campaign_conversion', 'season_retention', 'fan_engagement', 'fan_loyalty', 'season_ticket_holders']) {
       expect(check.stdout).toMatch(new RegExp(`marts\\.${mart}: unique\\([a-z_, ]+\\)\\s+error\\s+pass`));
     }
     expect(check.stdout).toMatch(/staging\.stg_engagement__loyalty_summaries: unique\(customer_profile_id\)\s+error\s+pass/);

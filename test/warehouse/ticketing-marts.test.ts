@@ -7,6 +7,7 @@ import type { Item } from '../../src/simulator/store/cursor-resource.js';
 import { type CliResult, runCli, tempDataDir } from '../helpers/cli.js';
 import { startTestSimulator } from '../helpers/simulator.js';
 import { queryWarehouse } from '../helpers/warehouse.js';
+import { matchAttendance, revenueByMonth, seasonTickets, ticketKind, ticketTypeSales } from './sales-truth.js';
 import { runPackageCli, TICKETING_SELECT, ticketingOnlyPackage } from './ticketing-project.js';
 
 /** The code tables of the ticketing API document (seed 001). */
@@ -289,6 +290,107 @@ describe('ticketing marts against the simulator ground truth', () => {
     }
     expect(outcomes.international).toBeGreaterThan(100);
     expect(outcomes.norwegianNational).toBeGreaterThan(10);
+  });
+
+  it('season tickets: each completed one gives its holder a seat on every league match of its season (simulator ground truth)', async () => {
+    const tickets = records('tickets');
+    const byId = new Map(tickets.map((ticket) => [ticket.id as string, ticket]));
+    const seasons = [...new Set(tickets.map((ticket) => ticket.season as string))];
+    let seats = 0;
+    for (const season of seasons) {
+      const sales = sim.ticketing.tickets.seasonTicketSales(season).map((index) => byId.get(sim.ticketing.tickets.keyOf(sim.ticketing.tickets.record(index)))!);
+      const leagueMatches = new Set(tickets.filter((ticket) => ticket.season === season && ticket.league_name === 'Eliteserien').map((ticket) => ticket.id_event));
+      for (const sale of sales) {
+        expect(ticketKind(sale)).toBe('season_ticket');
+        expect(sale.order_status_text).toBe('Completed');
+        const own = tickets.filter((ticket) => ticket.id_season_ticket === sale.id_season_ticket && ticketKind(ticket) === 'season_ticket_seat');
+        expect(new Set(own.map((ticket) => ticket.id_event))).toEqual(leagueMatches);
+        expect(new Set(own.map((ticket) => ticket.user_held_id))).toEqual(new Set([sale.user_held_id]));
+        seats += own.length;
+      }
+    }
+    expect(seats, 'the data holds season-ticket seats').toBeGreaterThan(100);
+  });
+
+  it('match_attendance: issued and attended tickets of each real match, season-ticket seats apart, and no-show rates', async () => {
+    const truth = matchAttendance(records('tickets'));
+    const rows = await queryWarehouse(dataDir, 'select * from marts.match_attendance');
+    expect(rows.length).toBe(truth.size);
+    for (const row of rows) {
+      const expected = truth.get(row.match_id)!;
+      expect(expected, `match ${row.match_id}`).toBeDefined();
+      expect(
+        {
+          issued: Number(row.tickets_issued), attended: Number(row.tickets_attended),
+          single: Number(row.single_tickets), singleAttended: Number(row.single_tickets_attended),
+          seats: Number(row.season_ticket_seats), seatsAttended: Number(row.season_ticket_seats_attended),
+          distributed: Number(row.distributed_tickets), distributedAttended: Number(row.distributed_tickets_attended),
+          finished: row.is_finished,
+        },
+        `match ${row.match_id}`,
+      ).toEqual(expected);
+      if (expected.finished && expected.issued > 0) expect(row.no_show_rate).toBeCloseTo(1 - expected.attended / expected.issued, 12);
+      else expect(row.no_show_rate).toBeNull();
+      if (expected.finished && expected.seats > 0) expect(row.season_ticket_no_show_rate).toBeCloseTo(1 - expected.seatsAttended / expected.seats, 12);
+      else expect(row.season_ticket_no_show_rate).toBeNull();
+    }
+    expect(rows.some((row) => row.is_finished && Number(row.season_ticket_seats_attended) > 0)).toBe(true);
+    expect(rows.some((row) => row.is_finished && Number(row.season_ticket_seats_attended) < Number(row.season_ticket_seats))).toBe(true);
+  });
+
+  it('fct_season_tickets: one row per season ticket with its holder, price and the seats it gave', async () => {
+    const expected = seasonTickets(records('tickets'));
+    const rows = await queryWarehouse(
+      dataDir,
+      'select ticket_id, season_ticket_id, season, holder_user_id, buyer_user_id, is_active, ticket_price, seats_issued, seats_attended from marts.fct_season_tickets',
+    );
+    const actual = rows.map(({ ticket_price, seats_issued, seats_attended, ...row }): Record<string, unknown> => ({
+      ...row, price_cents: cents(ticket_price), seats_issued: Number(seats_issued), seats_attended: Number(seats_attended),
+    }));
+    expect(byKey(actual, 'ticket_id')).toEqual(byKey(expected as unknown as Record<string, unknown>[], 'ticket_id'));
+    expect(expected.filter((ticket) => ticket.is_active && ticket.seats_attended > 0).length, 'season tickets in use').toBeGreaterThan(10);
+  });
+
+  it('revenue_monthly: revenue per month, season, product line and channel, cancelled and refunded amounts apart', async () => {
+    const truth = revenueByMonth(records('tickets'), records('merchandise'));
+    const rows = await queryWarehouse(dataDir, "select strftime(month, '%Y-%m') as month_text, * from marts.revenue_monthly");
+    const actual = new Map(
+      rows.map((row) => [
+        `${row.month_text}|${row.season ?? ''}|${row.product_line}|${row.channel}`,
+        {
+          revenue: cents(row.revenue), items: Number(row.items_sold), orders: Number(row.orders),
+          cancelled: cents(row.cancelled_amount), cancelledItems: Number(row.cancelled_items),
+          refunded: cents(row.refunded_amount), refundedItems: Number(row.refunded_items),
+        },
+      ]),
+    );
+    const expected = new Map([...truth].map(([key, cell]) => [key, { ...cell, orders: cell.orders.size }]));
+    expect(new Map([...actual].sort())).toEqual(new Map([...expected].sort()));
+    const total = (product: string, field: 'revenue' | 'cancelled' | 'refunded') =>
+      [...expected].filter(([key]) => key.split('|')[2] === product).reduce((sum, [, cell]) => sum + cell[field], 0);
+    for (const product of ['ticket', 'season_ticket', 'merchandise']) expect(total(product, 'revenue'), product).toBeGreaterThan(0);
+    expect(total('ticket', 'cancelled') + total('merchandise', 'refunded')).toBeGreaterThan(0);
+    // tickets and merchandise together equal the other marts' revenue
+    const [other] = await queryWarehouse(
+      dataDir,
+      `select (select sum(ticket_revenue) from marts.match_summary) + (select sum(order_revenue) from marts.fct_orders where order_status_name = 'Completed') as revenue`,
+    );
+    expect([...actual.values()].reduce((sum, cell) => sum + cell.revenue, 0)).toBe(cents(other!.revenue));
+  });
+
+  it('ticket_type_sales: tickets sold, revenue and average price per season, ticket type and price category', async () => {
+    const truth = ticketTypeSales(records('tickets'));
+    const rows = await queryWarehouse(dataDir, 'select * from marts.ticket_type_sales');
+    expect(rows.length).toBe(truth.size);
+    for (const row of rows) {
+      const key = `${row.season}|${row.product_line}|${row.ticket_type_name}|${row.price_category_name}`;
+      const expected = truth.get(key)!;
+      expect(expected, key).toBeDefined();
+      expect({ sold: Number(row.tickets_sold), revenue: cents(row.revenue), cancelled: Number(row.tickets_cancelled), refunded: Number(row.tickets_refunded) }, key).toEqual(expected);
+      if (expected.sold === 0) expect(row.average_price, key).toBeNull();
+      else expect(Number(row.average_price), key).toBeCloseTo(expected.revenue / expected.sold / 100, 9);
+    }
+    expect(new Set(rows.map((row) => row.ticket_type_name))).toEqual(new Set(['Adult', 'Child', 'Senior', 'Student']));
   });
 
   it('fanlake check passes on good data (ticketing sources, models and custom tests)', async () => {

@@ -5,11 +5,19 @@ import { REPO, type CliResult } from '../helpers/cli.js';
 import { spawn } from 'node:child_process';
 
 /** The ticketing side's files under `sql/`: everything else (engagement, identity) is left out. */
-export const TICKETING_MARTS = ['fct_tickets', 'dim_match', 'fct_merchandise_lines', 'fct_orders', 'match_summary', 'member_utilization'] as const;
+export const TICKETING_MARTS = [
+  'fct_tickets', 'dim_match', 'fct_merchandise_lines', 'fct_orders', 'match_summary', 'member_utilization',
+  'match_attendance', 'fct_season_tickets', 'revenue_monthly', 'ticket_type_sales',
+] as const;
+/** Intermediate models that read ticketing marts alone. */
+const TICKETING_INTERMEDIATES = ['int_ticket_kinds', 'int_seasons', 'int_revenue_lines'];
 const TICKETING_SEEDS = ['ticketing_ticket_statuses', 'ticketing_order_types', 'consent_channels'];
 
 /** `build --select` arguments that build the ticketing models and nothing else. */
-export const TICKETING_SELECT = ['--select', '+match_summary', '+fct_orders', '+member_utilization', '+stg_ticketing__users', '+stg_ticketing__user_permissions'];
+export const TICKETING_SELECT = [
+  '--select', '+match_summary', '+fct_orders', '+member_utilization', '+stg_ticketing__users', '+stg_ticketing__user_permissions',
+  '+match_attendance', '+fct_season_tickets', '+revenue_monthly', '+ticket_type_sales',
+];
 
 /**
  * A copy of the package (built `dist/`, `bin/`, `package.json`, linked `node_modules`) whose
@@ -29,6 +37,8 @@ export function ticketingOnlyPackage(): string {
   cpSync(join(from, 'staging', 'ticketing'), join(to, 'staging', 'ticketing'), { recursive: true });
   mkdirSync(join(to, 'marts'), { recursive: true });
   for (const mart of TICKETING_MARTS) cpSync(join(from, 'marts', `${mart}.sql`), join(to, 'marts', `${mart}.sql`));
+  mkdirSync(join(to, 'intermediate'), { recursive: true });
+  for (const model of TICKETING_INTERMEDIATES) cpSync(join(from, 'intermediate', `${model}.sql`), join(to, 'intermediate', `${model}.sql`));
   mkdirSync(join(to, 'seeds'), { recursive: true });
   for (const seed of TICKETING_SEEDS) cpSync(join(from, 'seeds', `${seed}.csv`), join(to, 'seeds', `${seed}.csv`));
   mkdirSync(join(to, 'tests'), { recursive: true });

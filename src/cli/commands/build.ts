@@ -20,6 +20,7 @@ export function createBuildCommand(defaults: BuildCommandDefaults = {}): Command
   return {
     command: 'build',
     describe: 'Run the SQL models in sql/ in dependency order into the warehouse and write lineage.json',
+    writes: true,
     builder: (yargs: Argv) =>
       yargs
         .option('select', {

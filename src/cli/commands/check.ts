@@ -19,6 +19,8 @@ export function createCheckCommand(defaults: CheckCommandDefaults = {}): Command
   return {
     command: 'check',
     describe: 'Run the data tests of sources and models; exit 1 when an error-level test fails',
+    // Results are stored in meta.check_results for the data-quality report.
+    writes: true,
     builder: (yargs: Argv) => yargs,
 
     async run(_args, { config }) {

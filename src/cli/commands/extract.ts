@@ -14,6 +14,7 @@ interface ExtractArgs {
 export const extractCommand: CommandModule<ExtractArgs> = {
   command: 'extract',
   describe: 'Page every list endpoint into Parquet under $FANLAKE_DATA_DIR/raw/ (incremental; resumable)',
+  writes: true,
   builder: (yargs: Argv) =>
     yargs
       .example('$0 extract', 'every configured source, from where the last run stopped')

@@ -9,6 +9,7 @@ import { out, table } from '../output.js';
 export const loadCommand: CommandModule<object> = {
   command: 'load',
   describe: 'Merge raw Parquet runs not loaded yet into the warehouse ($FANLAKE_DATA_DIR/warehouse.duckdb), in one transaction',
+  writes: true,
   builder: (yargs: Argv) => yargs,
 
   async run(_args, { config }) {

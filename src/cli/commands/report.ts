@@ -64,7 +64,7 @@ function listReports(reports: readonly CheckedReport[]): string {
       param.default !== undefined ? String(param.default) : param.defaultQuery ? `from query ${param.defaultQuery}` : '(none)',
       param.description ?? '',
     ]);
-    return [[report.name, report.meta.title, report.meta.personalData ? 'personal data' : '', ''], ...params];
+    return [[report.name, report.meta.title, '', report.meta.personalData ? 'shows personal data' : (report.meta.description ?? '')], ...params];
   });
   return table(['report', 'title / parameter', 'default', 'description'], rows);
 }

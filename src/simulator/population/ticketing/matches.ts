@@ -49,7 +49,7 @@ export function buildMatches(seed: number, nowMs: number): Match[] {
         home: TEAMS[0],
         away: virtual ? TEAMS[0] : away,
         seasonTicketSale: virtual,
-        popularity: virtual ? 2 : 0.6 + rng.next() * 0.8,
+        popularity: virtual ? 0.5 : 0.6 + rng.next() * 0.8,
       });
     }
   }

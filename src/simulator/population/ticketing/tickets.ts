@@ -3,7 +3,7 @@ import { Rng } from '../../random.js';
 import type { Population } from '../population.js';
 import { SCALE_1 } from '../population.js';
 import { DAY_MS, HOUR_MS, MINUTE_MS, iso, isoDate } from '../time.js';
-import { type Match, buildMatches } from './matches.js';
+import { EVENTS_PER_SEASON, type Match, buildMatches } from './matches.js';
 import type { Users } from './users.js';
 import { segmentOf } from '../../store/sorted.js';
 
@@ -16,6 +16,10 @@ const PRICE_FACTOR = { 1: 1, 2: 0.5, 3: 0.7, 4: 0.8 } as const;
 const CATEGORIES = { 1: 'Long side', 2: 'Short side', 3: 'Family stand', 4: 'North stand' } as const;
 const CATEGORY_PRICE = { 1: 420, 2: 320, 3: 260, 4: 220 } as const;
 const CHANNELS = ['web', 'app', 'box office', 'partner'] as const;
+/** Share of the ticket budget sold ticket by ticket; season-ticket seats on real matches fill the rest. */
+const SINGLE_TICKET_SHARE = 0.7;
+/** Share of a season's season-ticket orders that renew one of the previous season's. */
+const RENEWAL_SHARE = 0.7;
 
 interface OrderFacts {
   readonly first: number;
@@ -37,24 +41,23 @@ export class Tickets extends CursorResource {
     const seed = population.seed;
     const total = Math.max(100, Math.round(SCALE_1.tickets * population.scale));
     const matches = buildMatches(seed, nowMs);
-    const matchStart = ticketsPerMatch(matches, total, nowMs);
-    const orderStart = new Uint32Array(total);
-    const rng = Rng.for(seed, 'ticket-orders');
-    for (let m = 0; m < matches.length; m++) {
-      let i = matchStart[m]!;
-      while (i < matchStart[m + 1]!) {
-        const size = Math.min(matchStart[m + 1]! - i, rng.weighted([[1, 35], [2, 35], [3, 15], [4, 15]] as const));
-        orderStart.fill(i, i, i + size);
-        i += size;
-      }
-    }
-    const lastUpdate = new Float64Array(total);
+    const layout = layOutTickets({ population, users, nowMs, matches }, ticketsPerMatch(matches, Math.round(total * SINGLE_TICKET_SHARE), nowMs));
+    const count = layout.orderStart.length;
+    const lastUpdate = new Float64Array(count);
     // Field initialisers run after super(), so compute facts through a throwaway view.
-    const facts = { population, users, nowMs, matches, matchStart, orderStart };
-    for (let i = 0; i < total; i++) lastUpdate[i] = ticketLastUpdate(facts, i);
+    for (let i = 0; i < count; i++) lastUpdate[i] = ticketLastUpdate(layout, i);
     super('tickets', lastUpdate);
     this.matches = matches;
-    this.source = facts;
+    this.source = layout;
+  }
+
+  /**
+   * Ground truth of season tickets: every completed season-ticket sale ticket (by index) of
+   * each season, in the order its seats appear on that season's league matches.
+   */
+  seasonTicketSales(season: string): readonly number[] {
+    const s = this.matches.findIndex((match) => match.season === season && match.seasonTicketSale);
+    return s < 0 ? [] : [...this.source.seasonSeats[seasonOf(this.matches[s]!)]!];
   }
 
   keyOf(item: Item): string {
@@ -67,19 +70,23 @@ export class Tickets extends CursorResource {
 
   protected generate(index: number, version: number, lastUpdate: string): Item {
     const match = this.matches[matchOf(this.source.matchStart, index)]!;
-    const order = orderFacts(this.source, index);
-    const rng = Rng.for(this.source.population.seed, 'ticket', index);
+    // A season-ticket seat repeats its season ticket's order, holder, category and seat.
+    const sale = seasonTicketOf(this.source, index);
+    const origin = sale < 0 ? index : sale;
+    const order = orderFacts(this.source, origin);
+    const rng = Rng.for(this.source.population.seed, 'ticket-details', index);
     const status = ticketStatus(this.source, index, version);
-    const category = rng.int(1, 4) as keyof typeof CATEGORIES;
-    const type = (match.seasonTicketSale ? 1 : rng.weighted([[1, 70], [2, 15], [3, 8], [4, 7]] as const)) as keyof typeof TICKET_TYPES;
-    const price = ticketPrice(this.source, index);
+    const { category, type } = ticketKind(this.source, origin);
+    const price = sale >= 0 ? 0 : ticketPrice(this.source, index);
     const orderPrice = Array.from({ length: order.size }, (_, k) => ticketPrice(this.source, order.first + k)).reduce((a, b) => a + b, 0);
     const subtotal = Math.round((price / 1.12) * 100) / 100;
-    const holderIndex = index === order.first || rng.chance(0.7) ? order.buyer : rng.int(0, this.source.users.existingBefore(order.orderDateMs) - 1);
+    const holderIndex = holderOf(this.source, origin, order);
     const buyer = this.source.users.record(order.buyer);
     const holder = holderIndex === order.buyer ? buyer : this.source.users.record(holderIndex);
+    const seat = Rng.for(this.source.population.seed, 'ticket-seat', origin);
     const released = status === 7;
     const redeemed = status === 4 || status === 6 || (status === 8 && !rng.chance(0.05));
+    const saleMatch = this.matches[matchOf(this.source.matchStart, origin)]!;
     return {
       id: ticketId(index),
       last_update: lastUpdate,
@@ -117,9 +124,9 @@ export class Tickets extends CursorResource {
       ticket_price_category: category,
       ticket_price_description: CATEGORIES[category],
       ticket_was_printed: version % 2,
-      ticket_section: String.fromCharCode(65 + rng.int(0, 7)),
-      ticket_row: String(rng.int(1, 30)),
-      ticket_seat: String(rng.int(1, 40)),
+      ticket_section: String.fromCharCode(65 + seat.int(0, 7)),
+      ticket_row: String(seat.int(1, 30)),
+      ticket_seat: String(seat.int(1, 40)),
       user_aquired_id: buyer.id,
       user_aquired_date_created: buyer.user_created,
       user_aquired_email: buyer.email,
@@ -141,7 +148,7 @@ export class Tickets extends CursorResource {
       ticket_date_released: released ? iso(Math.min(this.source.nowMs, order.orderDateMs + 3 * DAY_MS)) : null,
       ticket_released: String(released),
       distribution: order.orderType === null ? rng.pick(['Sponsor allocation', 'Complimentary', 'Players and staff']) : null,
-      id_season_ticket: order.orderType === 12 ? `ST-${match.season}-${order.first + 1}` : null,
+      id_season_ticket: order.orderType === 12 ? `ST-${saleMatch.season}-${origin + 1}` : null,
       just_seasonticket_sales: match.seasonTicketSale,
       event_type: 1,
     };
@@ -152,32 +159,107 @@ export function ticketId(index: number): string {
   return `T${String(index + 1).padStart(8, '0')}`;
 }
 
+/** What generates tickets; the typed arrays are the whole layout, records come from (seed, index). */
 interface TicketSource {
   readonly population: Population;
   readonly users: Users;
   readonly nowMs: number;
   readonly matches: Match[];
-  readonly matchStart: Uint32Array;
-  readonly orderStart: Uint32Array;
+  /** First ticket index of each match (one more entry for the end). */
+  readonly matchStart: ArrayLike<number>;
+  /** End of each match's season-ticket seats, which open its segment. */
+  readonly seatEnd: ArrayLike<number>;
+  /** First ticket index of each ticket's order; a seat is its own. */
+  readonly orderStart: ArrayLike<number>;
+  /** Per season: the sale tickets of completed season-ticket orders, one seat each on every covered match. */
+  readonly seasonSeats: readonly Uint32Array[];
+  /** Per season: the buyers (user index) of completed season-ticket orders, whom the next season renews. */
+  readonly seasonBuyers: readonly Int32Array[];
 }
 
+/** Season of a match: index into the per-season arrays. */
+function seasonOf(match: Match): number {
+  return Math.floor(match.index / EVENTS_PER_SEASON);
+}
+
+/** A season ticket gives a seat at every league match of its season; cup matches are sold apart. */
+function coversMatch(match: Match): boolean {
+  return !match.seasonTicketSale && match.league === 'Eliteserien';
+}
+
+/**
+ * Places every ticket: per match its season-ticket seats first, then single-ticket orders of
+ * 1-4 tickets. A season's sale comes before its matches, so its completed orders are known
+ * when the matches' seats are laid out.
+ */
+function layOutTickets(base: Pick<TicketSource, 'population' | 'users' | 'nowMs' | 'matches'>, singles: Uint32Array): TicketSource {
+  const { matches } = base;
+  const seasons = Math.ceil(matches.length / EVENTS_PER_SEASON);
+  // Not yet placed matches start "at infinity", so segment lookups work while building.
+  const matchStart = new Float64Array(matches.length + 1).fill(Number.MAX_SAFE_INTEGER);
+  const seatEnd = new Float64Array(matches.length);
+  const orderStart: number[] = [];
+  const seasonSeats: Uint32Array[] = Array.from({ length: seasons }, () => new Uint32Array(0));
+  const seasonBuyers: Int32Array[] = Array.from({ length: seasons }, () => new Int32Array(0));
+  const building: TicketSource = { ...base, matchStart, seatEnd, orderStart, seasonSeats, seasonBuyers };
+  const rng = Rng.for(base.population.seed, 'ticket-orders');
+  for (let m = 0; m < matches.length; m++) {
+    const match = matches[m]!;
+    matchStart[m] = orderStart.length;
+    if (coversMatch(match)) for (let k = 0; k < seasonSeats[seasonOf(match)]!.length; k++) orderStart.push(orderStart.length);
+    seatEnd[m] = orderStart.length;
+    const end = orderStart.length + singles[m]!;
+    while (orderStart.length < end) {
+      const first = orderStart.length;
+      const size = Math.min(end - first, rng.weighted([[1, 35], [2, 35], [3, 15], [4, 15]] as const));
+      for (let k = 0; k < size; k++) orderStart.push(first);
+    }
+    if (match.seasonTicketSale) {
+      const seats: number[] = [];
+      const buyers: number[] = [];
+      for (let i = seatEnd[m]!; i < end; i++) {
+        if (orderStart[i] !== i) continue;
+        const order = computeOrderFacts(building, i);
+        if (order.orderStatus !== 1) continue;
+        buyers.push(order.buyer);
+        for (let k = 0; k < order.size; k++) seats.push(i + k);
+      }
+      seasonSeats[seasonOf(match)] = Uint32Array.from(seats);
+      seasonBuyers[seasonOf(match)] = Int32Array.from(buyers);
+    }
+  }
+  matchStart[matches.length] = orderStart.length;
+  return { ...building, matchStart: Uint32Array.from(matchStart), seatEnd: Uint32Array.from(seatEnd), orderStart: Uint32Array.from(orderStart) };
+}
+
+/** Single tickets per match: demand times how much of the sales window has passed. */
 function ticketsPerMatch(matches: Match[], total: number, nowMs: number): Uint32Array {
   const weights = matches.map((m) => {
     const sold = Math.min(1, Math.max(0, (nowMs - m.salesStartMs) / (m.salesCloseMs - m.salesStartMs)));
     return m.popularity * sold;
   });
   const sum = weights.reduce((a, b) => a + b, 0);
-  const start = new Uint32Array(matches.length + 1);
+  const counts = new Uint32Array(matches.length);
   let acc = 0;
+  let placed = 0;
   for (let m = 0; m < matches.length; m++) {
     acc += weights[m]!;
-    start[m + 1] = Math.round((acc / sum) * total);
+    const upTo = Math.round((acc / sum) * total);
+    counts[m] = upTo - placed;
+    placed = upTo;
   }
-  return start;
+  return counts;
 }
 
-function matchOf(matchStart: Uint32Array, index: number): number {
+function matchOf(matchStart: ArrayLike<number>, index: number): number {
   return segmentOf(matchStart, index);
+}
+
+/** The season-ticket sale ticket whose seat `index` is, or -1 for any other ticket. */
+function seasonTicketOf(source: TicketSource, index: number): number {
+  const m = matchOf(source.matchStart, index);
+  if (index >= source.seatEnd[m]!) return -1;
+  return source.seasonSeats[seasonOf(source.matches[m]!)]![index - source.matchStart[m]!]!;
 }
 
 /** Facts of recently seen orders: every ticket of an order asks for them, and prices of siblings. */
@@ -203,40 +285,65 @@ function computeOrderFacts(source: TicketSource, first: number): OrderFacts {
   const salesEnd = Math.min(match.salesCloseMs, source.nowMs - MINUTE_MS);
   const orderDateMs = Math.floor(match.salesStartMs + rng.next() * Math.max(0, salesEnd - match.salesStartMs));
   const existing = source.users.existingBefore(orderDateMs);
-  const buyer = Math.min(existing - 1, Math.floor(existing * rng.next() ** 1.4));
+  let buyer = Math.min(existing - 1, Math.floor(existing * rng.next() ** 1.4));
   const orderType = match.seasonTicketSale ? 12 : rng.chance(0.08) ? null : 6;
   const orderStatus = rng.weighted([[1, 93], [2, 4], [3, 3]] as const);
-  return { first, size, buyer, orderDateMs, orderType, orderStatus, channel: rng.pick(CHANNELS) };
+  const channel = rng.pick(CHANNELS);
+  // Most season-ticket orders are last season's holders renewing.
+  const previous = match.seasonTicketSale && seasonOf(match) > 0 ? source.seasonBuyers[seasonOf(match) - 1]! : undefined;
+  if (previous && previous.length > 0 && rng.chance(RENEWAL_SHARE)) buyer = previous[rng.int(0, previous.length - 1)]!;
+  return { first, size, buyer, orderDateMs, orderType, orderStatus, channel };
 }
 
+/** Price category and ticket type of a ticket (a seat has its season ticket's). */
+function ticketKind(source: TicketSource, index: number): { category: keyof typeof CATEGORIES; type: keyof typeof TICKET_TYPES } {
+  const match = source.matches[matchOf(source.matchStart, index)]!;
+  const rng = Rng.for(source.population.seed, 'ticket', index);
+  const category = rng.int(1, 4) as keyof typeof CATEGORIES;
+  const type = (match.seasonTicketSale ? 1 : rng.weighted([[1, 70], [2, 15], [3, 8], [4, 7]] as const)) as keyof typeof TICKET_TYPES;
+  return { category, type };
+}
+
+/** Who holds a ticket: the first of an order is the buyer's, the others mostly too. */
+function holderOf(source: TicketSource, index: number, order: OrderFacts): number {
+  if (index === order.first) return order.buyer;
+  const rng = Rng.for(source.population.seed, 'ticket-holder', index);
+  return rng.chance(0.7) ? order.buyer : rng.int(0, source.users.existingBefore(order.orderDateMs) - 1);
+}
+
+/** Price incl. VAT in whole kroner; a season-ticket seat was paid with its season ticket. */
 function ticketPrice(source: TicketSource, index: number): number {
+  if (seasonTicketOf(source, index) >= 0) return 0;
   const match = source.matches[matchOf(source.matchStart, index)]!;
   const order = orderFacts(source, index);
   if (order.orderType === null) return 0;
-  const rng = Rng.for(source.population.seed, 'ticket', index);
-  const category = rng.int(1, 4) as keyof typeof CATEGORY_PRICE;
-  const type = (match.seasonTicketSale ? 1 : rng.weighted([[1, 70], [2, 15], [3, 8], [4, 7]] as const)) as keyof typeof PRICE_FACTOR;
+  const { category, type } = ticketKind(source, index);
   const base = match.seasonTicketSale ? CATEGORY_PRICE[category] * 11 : CATEGORY_PRICE[category];
   return Math.round(base * PRICE_FACTOR[type] * (match.league === 'NM Cup' ? 0.8 : 1));
 }
 
 function ticketStatus(source: TicketSource, index: number, version: number): keyof typeof TICKET_STATUS {
   const match = source.matches[matchOf(source.matchStart, index)]!;
-  const order = orderFacts(source, index);
+  const sale = seasonTicketOf(source, index);
+  const order = orderFacts(source, sale < 0 ? index : sale);
   const rng = Rng.for(source.population.seed, 'ticket-status', index);
   if (order.orderStatus === 2) return 1;
   if (order.orderStatus === 3) return 7;
   const played = match.kickoffMs < source.nowMs;
   if (!played) {
     if (version > 0) return version % 2 === 1 ? 9 : 3;
+    if (sale >= 0) return 3;
     return order.orderType === null ? 1 : rng.weighted([[3, 85], [9, 10], [2, 3], [7, 2]] as const);
   }
+  // A holder's seat is scanned when they come; holders stay away more often than buyers of one match.
+  if (sale >= 0) return rng.weighted([[4, 70], [8, 6], [5, 24]] as const);
   return rng.weighted([[4, 66], [8, 12], [6, 4], [5, 18]] as const);
 }
 
 function ticketLastUpdate(source: TicketSource, index: number): number {
   const match = source.matches[matchOf(source.matchStart, index)]!;
-  const order = orderFacts(source, index);
+  const sale = seasonTicketOf(source, index);
+  const order = orderFacts(source, sale < 0 ? index : sale);
   const status = ticketStatus(source, index, 0);
   const rng = Rng.for(source.population.seed, 'ticket-update', index);
   const scanned = status === 4 || status === 6 || status === 8;
