@@ -20,6 +20,11 @@ export interface JobContext {
   /** Where this schedule delivers (see channelsFor). */
   channels: ReturnType<typeof channelsFor>;
   onNotice?: (message: string) => void;
+  /**
+   * Told when the job starts taking the writer lock (the pending lock) and when it has released
+   * it (undefined), so an abort, even mid-acquisition, can release it before exiting.
+   */
+  onLock?: (lock: Promise<WriterLock> | undefined) => void;
   onStep?: (step: StepSummary) => void;
 }
 
@@ -34,14 +39,17 @@ export async function runScheduledJob(schedule: Schedule, slot: Date, slots: num
 
   let lock: WriterLock;
   try {
-    lock = await acquireWriterLock(config.dataDir, {
+    const acquiring = acquireWriterLock(config.dataDir, {
       command: `schedule ${schedule.name}`,
       waitSeconds: config['schedule.lockWaitSeconds'],
       staleSeconds: config['lock.staleSeconds'],
       onNotice: context.onNotice,
       signal: context.stop,
     });
+    context.onLock?.(acquiring);
+    lock = await acquiring;
   } catch (error) {
+    context.onLock?.(undefined);
     const held = error instanceof FanlakeError && error.code === LOCK_ERROR_CODES.held;
     return { ...base, end: new Date().toISOString(), outcome: held && !context.stop.aborted ? 'missed' : held ? 'stopped' : 'failed', error: redact(errorMessage(error)) };
   }
@@ -73,6 +81,7 @@ export async function runScheduledJob(schedule: Schedule, slot: Date, slots: num
     thrown = redact(errorMessage(error));
   } finally {
     await lock.release();
+    context.onLock?.(undefined);
   }
 
   const summary = result?.summary ?? { runId: newRunId(start), status: 'failed' as const, startedAt: start.toISOString(), finishedAt: new Date().toISOString(), steps: [], reports: [] };

@@ -245,6 +245,25 @@ describe('fanlake schedule: jobs', () => {
     expect(existsSync(join(s.dataDir, LOCK_FILE))).toBe(false);
   });
 
+  it('a second SIGTERM aborts the running job: exit 1, logged as aborted, the lock released, the warehouse as before', async () => {
+    // A slow simulator keeps the extract busy while both signals arrive.
+    const slow = await startTestSimulator({ latencyMs: 300 });
+    closers.push(() => slow.close());
+    const s = setup([{ name: 'abortme', cron: every(2) }]);
+    Object.assign(s.env, cliEnv(slow, s.dataDir));
+    const process = scheduler(s);
+
+    await process.waitFor(/abortme: slot .* starts/);
+    process.child.kill('SIGTERM');
+    await process.waitFor(/SIGTERM: stopping once abortme's current step is done/);
+    process.child.kill('SIGTERM');
+    expect((await process.exited()).code, process.output()).toBe(1);
+
+    expect(log(s.dataDir).map((e) => [e.schedule, e.outcome])).toEqual([['abortme', 'aborted']]);
+    expect(existsSync(join(s.dataDir, LOCK_FILE))).toBe(false);
+    expect(existsSync(join(s.dataDir, 'warehouse.duckdb'))).toBe(false);
+  });
+
   it('a failed job alerts every destination; a delivery that keeps failing is retried, recorded, and shown by status', async () => {
     const smtp = await startSmtpReceiver();
     const hook = await startWebhookReceiver([500]);

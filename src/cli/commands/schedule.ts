@@ -1,6 +1,7 @@
 import type { Argv } from 'yargs';
 import { UsageError } from '../../core/errors.js';
 import { channelsFor } from '../../delivery/deliver.js';
+import type { WriterLock } from '../../core/writer-lock.js';
 import { checkReportDefinitions } from '../../pipeline/steps/report.js';
 import { runScheduledJob } from '../../schedule/run-job.js';
 import { readSchedules, type Schedule } from '../../schedule/schedule-config.js';
@@ -49,6 +50,7 @@ export function createScheduleCommand(defaults: ScheduleCommandDefaults = {}): C
 
       const stop = new AbortController();
       let current: { schedule: string; slot: Date; start: Date } | undefined;
+      let heldLock: Promise<WriterLock> | undefined;
       let signals = 0;
       const onSignal = (signal: NodeJS.Signals) => {
         signals += 1;
@@ -57,10 +59,10 @@ export function createScheduleCommand(defaults: ScheduleCommandDefaults = {}): C
           stop.abort();
           return;
         }
-        // The stages keep data consistent when cut off (one load transaction, manifests last); the lock of a dead pid is taken over.
+        // The stages keep data consistent when cut off (one load transaction, manifests last): only the lock needs tidying.
         if (current) appendLogEntry(config.dataDir, { schedule: current.schedule, slot: current.slot.toISOString(), start: current.start.toISOString(), end: new Date().toISOString(), outcome: 'aborted', error: `aborted by a second ${signal}` });
         out.info(`${signal} again: aborting`);
-        process.exit(1);
+        void (heldLock ?? Promise.reject(new Error('no lock'))).then((lock) => lock.release(), () => undefined).finally(() => process.exit(1));
       };
       process.on('SIGTERM', onSignal);
       process.on('SIGINT', onSignal);
@@ -81,6 +83,7 @@ export function createScheduleCommand(defaults: ScheduleCommandDefaults = {}): C
                 stop: stop.signal,
                 channels: channels.get(schedule.name)!,
                 onNotice: (message) => out.info(`${schedule.name}: ${message}`),
+                onLock: (lock) => (heldLock = lock),
                 onStep: (step) => out.info(`${schedule.name}: ${step.step} ${step.status}${step.reason ? ` (${step.reason})` : ''}`),
               });
             } finally {
