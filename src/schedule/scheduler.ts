@@ -37,13 +37,16 @@ export interface SchedulerOptions {
 }
 
 interface Pending {
+  /** The latest slot due: the one the job serves. */
   slot: Date;
+  /** The first slot due: jobs run oldest-waiting first, so a schedule whose slots keep coming cannot starve another. */
+  since: Date;
   slots: number;
   missedLogged: boolean;
 }
 
 /**
- * Runs schedules until `stop`: one job at a time (never overlapping), the earliest pending slot
+ * Runs schedules until `stop`: one job at a time (never overlapping), the longest waiting
  * first. Slots that pass while a job runs, while the writer lock is held elsewhere, or while
  * the scheduler is down are coalesced: the latest runs once, not once per missed slot.
  */
@@ -55,7 +58,7 @@ export async function runScheduler(options: SchedulerOptions): Promise<void> {
     const state: { schedule: Schedule; cursor: Date; pending?: Pending } = { schedule, cursor: start };
     if (served) {
       const { latest, count } = slotsBetween(schedule, served, start);
-      if (latest) state.pending = { slot: latest, slots: count, missedLogged: false };
+      if (latest) state.pending = { slot: latest, since: latest, slots: count, missedLogged: false };
     }
     return state;
   });
@@ -65,10 +68,10 @@ export async function runScheduler(options: SchedulerOptions): Promise<void> {
     for (const state of states) {
       const { latest, count } = slotsBetween(state.schedule, state.cursor, now);
       state.cursor = now;
-      if (latest) state.pending = { slot: latest, slots: (state.pending?.slots ?? 0) + count, missedLogged: state.pending?.missedLogged ?? false };
+      if (latest) state.pending = { slot: latest, since: state.pending?.since ?? latest, slots: (state.pending?.slots ?? 0) + count, missedLogged: state.pending?.missedLogged ?? false };
     }
 
-    const due = states.filter((s) => s.pending).sort((a, b) => a.pending!.slot.getTime() - b.pending!.slot.getTime())[0];
+    const due = states.filter((s) => s.pending).sort((a, b) => a.pending!.since.getTime() - b.pending!.since.getTime())[0];
     if (due) {
       const pending = due.pending!;
       const entry = await options.runJob(due.schedule, pending.slot, pending.slots);

@@ -151,7 +151,8 @@ describe('fanlake schedule: jobs', () => {
     expect(Date.parse(soon!.slot) % 10_000).toBe(0);
     expect(Date.parse(soon!.start) - Date.parse(soon!.slot)).toBeGreaterThanOrEqual(0);
     expect(Date.parse(soon!.start) - Date.parse(soon!.slot)).toBeLessThan(2_000);
-    expect(privately!.slot).toBe(soon!.slot);
+    // Its slot came while 'soon' ran; it waited its turn (the latest of its slots is served).
+    expect(Date.parse(privately!.slot)).toBeGreaterThanOrEqual(Date.parse(soon!.slot));
     expect(soon!.runId).toMatch(/^\d{8}T\d{6}Z-[0-9a-f]{6}$/);
     expect(privately).toMatchObject({ schedule: 'private', outcome: 'ok', deliveries: [{ channel: 'email', status: 'sent' }, { channel: 'webhook', status: 'failed', attempts: 2, error: 'webhook answered HTTP 500' }] });
 

@@ -71,6 +71,21 @@ describe('runScheduler on a fake clock', () => {
     ]);
   });
 
+  it('a schedule whose slots keep coming while its job runs does not starve another', async () => {
+    const { jobs } = await simulate({
+      schedules: [{ name: 'often', cron: '*/10 * * * *' }, { name: 'also', cron: '*/10 * * * *' }],
+      start: '2026-05-01T09:55:00Z',
+      jobs: 3,
+      // Each job takes longer than the period.
+      job: (_n, clock) => (clock.advance(12 * 60_000), 'ok'),
+    });
+    expect(jobs.map((j) => [j.schedule, j.slot, j.slots])).toEqual([
+      ['often', '2026-05-01T10:00:00.000Z', 1],
+      ['also', '2026-05-01T10:10:00.000Z', 2],
+      ['often', '2026-05-01T10:20:00.000Z', 2],
+    ]);
+  });
+
   it('logs a slot kept out by a writer once as missed, and runs it when the writer is done', async () => {
     const { jobs, entries } = await simulate({
       schedules: [{ name: 'daily', cron: '0 6 * * *' }],
