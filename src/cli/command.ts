@@ -25,6 +25,7 @@ export interface CommandModule<A> {
 /** Loads the configuration, runs a command and turns its outcome into the exit code. */
 export async function runHandler<A>(module: CommandModule<A>, args: A & Record<string, unknown>): Promise<void> {
   let lock: WriterLock | undefined;
+  let acquiring: Promise<WriterLock> | undefined;
   try {
     const loaded = loadConfig({ flags: args, configPath: args.config as string | undefined });
     const { config } = loaded;
@@ -39,13 +40,14 @@ export async function runHandler<A>(module: CommandModule<A>, args: A & Record<s
     });
     if (module.writes) {
       // Before the lock exists, so that no moment has the lock without its release on a signal.
-      releaseOnSignal(() => lock);
-      lock = await acquireWriterLock(config.dataDir, {
+      releaseOnSignal(() => acquiring);
+      acquiring = acquireWriterLock(config.dataDir, {
         command: module.command.split(' ')[0]!,
         waitSeconds: config['lock.waitSeconds'],
         staleSeconds: config['lock.staleSeconds'],
         onNotice: out.warn,
       });
+      lock = await acquiring;
     }
     process.exitCode = await module.run(args, loaded);
   } catch (error) {
@@ -62,11 +64,13 @@ export async function runHandler<A>(module: CommandModule<A>, args: A & Record<s
  * tmp-then-rename files keep data consistent however the process ends, so the only thing
  * to tidy is the lock, which the next writer would otherwise have to take over.
  */
-function releaseOnSignal(heldLock: () => WriterLock | undefined): void {
+function releaseOnSignal(heldLock: () => Promise<WriterLock> | undefined): void {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
       out.info(`${signal}: stopping`);
-      void Promise.resolve(heldLock()?.release()).finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+      // The lock being taken, not only the one held: a signal between the file's creation and its content would leave it behind.
+      const pending = heldLock() ?? Promise.reject(new Error('no lock'));
+      void pending.then((lock) => lock.release(), () => undefined).finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
     });
   }
 }
