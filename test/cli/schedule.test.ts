@@ -5,11 +5,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { acquireWriterLock, LOCK_FILE } from '../../src/core/writer-lock.js';
 import { logEntrySchema, type LogEntry } from '../../src/schedule/schedule-log.js';
 import type { Simulator } from '../../src/simulator/simulator.js';
-import { runCli, spawnCli, tempDataDir } from '../helpers/cli.js';
+import { runCli, spawnCli, tempDataDir, watch, type WatchedProcess } from '../helpers/cli.js';
 import { attachmentsOf, startSmtpReceiver, startWebhookReceiver, subjectOf, textOf } from '../helpers/receivers.js';
 import { startTestSimulator } from '../helpers/simulator.js';
 import { cliEnv } from '../warehouse/identity-fixture.js';
-import { watch, type WatchedProcess } from '../helpers/watch-process.js';
 
 let sim: Simulator;
 beforeAll(async () => {
@@ -137,12 +136,12 @@ describe('fanlake schedule: jobs', () => {
     s.env.FANLAKE_REPORT_DEFINITIONS = reportDefinitions();
     const process = scheduler(s);
 
-    const first = await process.waitFor(/^.* soon slot .*: (\w+) in .*$/m);
-    expect(first[1], process.output()).toBe('ok');
-    const second = await process.waitFor(/^.* private slot .*: (\w+) in .*$/m);
-    expect(second[1], process.output()).toBe('ok');
+    const first = await process.waitFor(/^.* soon slot .*: (\w+) in .*$/m, 'stdout');
+    expect(first[1], (process.stdout + process.stderr)).toBe('ok');
+    const second = await process.waitFor(/^.* private slot .*: (\w+) in .*$/m, 'stdout');
+    expect(second[1], (process.stdout + process.stderr)).toBe('ok');
     process.child.kill('SIGTERM');
-    expect((await process.exited()).code).toBe(0);
+    expect((await process.done).code).toBe(0);
 
     // A later slot may have begun before SIGTERM; it was stopped and delivered nothing.
     const [soon, privately] = log(s.dataDir);
@@ -182,7 +181,7 @@ describe('fanlake schedule: jobs', () => {
     // The failed delivery lost nothing: the rendering it was about is on disk.
     expect(existsSync(join(s.dataDir, 'reports', 'fan-count', 'latest', 'index.html'))).toBe(true);
     // The webhook URL carries a token: it is masked wherever fanlake writes.
-    expect(process.output()).not.toContain('secret-token-123');
+    expect((process.stdout + process.stderr)).not.toContain('secret-token-123');
     expect(readFileSync(join(s.dataDir, 'schedule', 'log.ndjson'), 'utf8')).not.toContain('secret-token-123');
     expect(existsSync(join(s.dataDir, LOCK_FILE))).toBe(false);
   });
@@ -193,16 +192,16 @@ describe('fanlake schedule: jobs', () => {
     const lock = await acquireWriterLock(s.dataDir, { command: 'extract by hand' });
     const process = scheduler(s);
 
-    await process.waitFor(/busy slot .*: missed/);
-    expect(process.output()).toContain('waiting for extract by hand');
+    await process.waitFor(/busy slot .*: missed/, 'stdout');
+    expect((process.stdout + process.stderr)).toContain('waiting for extract by hand');
     // Each new try for the lock says so; three tries (a second's wait and a second's pause each) pass more slots.
-    await process.waitFor(/busy: waiting for extract by hand/, { count: 3 });
+    await process.waitFor(/busy: waiting for extract by hand/, 'stderr', 3);
     const released = Date.now();
     await lock.release();
 
-    await process.waitFor(/busy slot .*: (ok|failed) in/);
+    await process.waitFor(/busy slot .*: (ok|failed) in/, 'stdout');
     process.child.kill('SIGTERM');
-    expect((await process.exited()).code).toBe(0);
+    expect((await process.done).code).toBe(0);
 
     // Slots keep coming every 2 s: one more job may have begun before SIGTERM stopped it.
     const entries = log(s.dataDir);
@@ -223,9 +222,9 @@ describe('fanlake schedule: jobs', () => {
     writeFileSync(join(s.dataDir, 'schedule', 'log.ndjson'), `${JSON.stringify({ schedule: 'hourly', slot: served, start: served, end: served, outcome: 'ok', runId: '20260101T000000Z-abcdef' })}\n`);
     const process = scheduler(s);
 
-    await process.waitFor(/hourly slot .*: ok in/);
+    await process.waitFor(/hourly slot .*: ok in/, 'stdout');
     process.child.kill('SIGTERM');
-    expect((await process.exited()).code).toBe(0);
+    expect((await process.done).code).toBe(0);
 
     const entries = log(s.dataDir);
     expect(entries).toHaveLength(2);
@@ -236,11 +235,11 @@ describe('fanlake schedule: jobs', () => {
     const s = setup([{ name: 'stopme', cron: every(2) }]);
     const process = scheduler(s);
 
-    await process.waitFor(/stopme: slot .* starts/);
+    await process.waitFor(/stopme: slot .* starts/, 'stderr');
     process.child.kill('SIGTERM');
-    expect((await process.exited()).code, process.output()).toBe(0);
+    expect((await process.done).code, (process.stdout + process.stderr)).toBe(0);
 
-    expect(process.output()).toMatch(/stopme: \w+ skipped \(stopped\)/);
+    expect((process.stdout + process.stderr)).toMatch(/stopme: \w+ skipped \(stopped\)/);
     const [entry] = log(s.dataDir);
     expect(entry).toMatchObject({ schedule: 'stopme', outcome: 'stopped' });
     expect(existsSync(join(s.dataDir, LOCK_FILE))).toBe(false);
@@ -254,11 +253,11 @@ describe('fanlake schedule: jobs', () => {
     Object.assign(s.env, cliEnv(slow, s.dataDir));
     const process = scheduler(s);
 
-    await process.waitFor(/abortme: slot .* starts/);
+    await process.waitFor(/abortme: slot .* starts/, 'stderr');
     process.child.kill('SIGTERM');
-    await process.waitFor(/SIGTERM: stopping once abortme's current step is done/);
+    await process.waitFor(/SIGTERM: stopping once abortme's current step is done/, 'stderr');
     process.child.kill('SIGTERM');
-    expect((await process.exited()).code, process.output()).toBe(1);
+    expect((await process.done).code, (process.stdout + process.stderr)).toBe(1);
 
     expect(log(s.dataDir).map((e) => [e.schedule, e.outcome])).toEqual([['abortme', 'aborted']]);
     expect(existsSync(join(s.dataDir, LOCK_FILE))).toBe(false);
@@ -288,9 +287,9 @@ describe('fanlake schedule: jobs', () => {
     s.dataDir = dataDir;
     const process = scheduler(s);
 
-    await process.waitFor(/broken slot .*: failed in/);
+    await process.waitFor(/broken slot .*: failed in/, 'stdout');
     process.child.kill('SIGTERM');
-    expect((await process.exited()).code).toBe(0);
+    expect((await process.done).code).toBe(0);
 
     const [entry] = log(s.dataDir);
     expect(entry!.outcome).toBe('failed');
