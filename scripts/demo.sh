@@ -30,15 +30,11 @@ export FANLAKE_TICKETING_URL="$url" FANLAKE_ENGAGEMENT_URL="$url"
 echo "== simulator at $url (data in $FANLAKE_DATA_DIR)"
 
 step() { echo; echo "== fanlake $*"; bin/fanlake "$@"; }
-step extract
-step load
-step build
-step check
+step run
 step status
 step sql "select season, tickets_sold, ticket_revenue, no_show_rate from (select season, sum(tickets_sold) as tickets_sold, sum(ticket_revenue) as ticket_revenue, round(avg(no_show_rate), 3) as no_show_rate from marts.match_summary group by season) order by season"
 step sql "select match_rule, count(*) as records from marts.fan_identity_links group by match_rule order by records desc"
 step sql "select purpose, channel, reachable_fans, round(reachable_rate, 3) as reachable_rate from marts.consent_coverage order by purpose, channel"
-step report
 echo
 echo "== digest of the match-day report ($FANLAKE_DATA_DIR/reports/match-day/latest/summary.md)"
 cat "$FANLAKE_DATA_DIR/reports/match-day/latest/summary.md"

@@ -8,6 +8,8 @@ import { checkCommand } from './commands/check.js';
 import { extractCommand } from './commands/extract.js';
 import { loadCommand } from './commands/load.js';
 import { reportCommand } from './commands/report.js';
+import { runCommand } from './commands/run.js';
+import { scheduleCommand } from './commands/schedule.js';
 import { shellCommand } from './commands/shell.js';
 import { simulateCommand } from './commands/simulate.js';
 import { sqlCommand } from './commands/sql.js';
@@ -19,7 +21,7 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   throw error;
 });
 
-const COMMANDS: CommandModule<any>[] = [extractCommand, loadCommand, buildCommand, checkCommand, reportCommand, sqlCommand, shellCommand, statusCommand, simulateCommand];
+const COMMANDS: CommandModule<any>[] = [extractCommand, loadCommand, buildCommand, checkCommand, reportCommand, runCommand, sqlCommand, shellCommand, statusCommand, scheduleCommand, simulateCommand];
 
 /** Every non-secret setting is also a global flag, declared from the settings table. */
 function withSettingFlags(argv: Argv): Argv {

@@ -17,6 +17,8 @@ export interface LoadedConfig {
   config: Config;
   /** Where each value came from, for `status` and error messages. */
   origins: Record<string, Origin>;
+  /** The config file as parsed (empty without one), for its structured sections such as `schedules`. */
+  file: Record<string, unknown>;
 }
 
 export interface ConfigSources {
@@ -53,7 +55,7 @@ export function loadConfig(sources: ConfigSources = {}): LoadedConfig {
     origins[setting.key] = origin;
     if (setting.secret) registerSecret(parsed.data as string | undefined);
   }
-  return { config: values as Config, origins };
+  return { config: values as Config, origins, file };
 }
 
 function pick(

@@ -36,25 +36,30 @@ export interface WatchedProcess {
   child: ChildProcess;
   readonly stdout: string;
   readonly stderr: string;
-  /** Resolves when stdout or stderr (as chosen) has matched `pattern` since the process started. */
-  waitFor(pattern: RegExp, stream?: 'stdout' | 'stderr'): Promise<void>;
+  /**
+   * Resolves with the match once stdout, stderr or either (`both`) has matched `pattern`
+   * (`count` times) since the process started; rejects if the process ends first.
+   */
+  waitFor(pattern: RegExp, stream?: 'stdout' | 'stderr' | 'both', count?: number): Promise<RegExpMatchArray>;
   done: Promise<CliResult>;
 }
 
 export function watch(child: ChildProcess): WatchedProcess {
-  const text = { stdout: '', stderr: '' };
-  const waiters: { pattern: RegExp; stream: 'stdout' | 'stderr'; resolve: () => void }[] = [];
+  const text = { stdout: '', stderr: '', both: '' };
+  const waiters: { pattern: RegExp; stream: 'stdout' | 'stderr' | 'both'; count: number; resolve: (match: RegExpMatchArray) => void }[] = [];
   const check = () => {
     for (const waiter of [...waiters]) {
-      if (waiter.pattern.test(text[waiter.stream])) {
+      const all = new RegExp(waiter.pattern.source, waiter.pattern.flags.includes('g') ? waiter.pattern.flags : `${waiter.pattern.flags}g`);
+      const matches = [...text[waiter.stream].matchAll(all)];
+      if (matches.length >= waiter.count) {
         waiters.splice(waiters.indexOf(waiter), 1);
-        waiter.resolve();
+        waiter.resolve(matches[waiter.count - 1]!);
       }
     }
   };
-  child.stdout!.on('data', (chunk) => ((text.stdout += chunk), check()));
-  child.stderr!.on('data', (chunk) => ((text.stderr += chunk), check()));
-  const done = new Promise<CliResult>((resolvePromise) => child.on('close', (code, signal) => resolvePromise({ code, signal, ...text })));
+  child.stdout!.on('data', (chunk) => ((text.stdout += chunk), (text.both += chunk), check()));
+  child.stderr!.on('data', (chunk) => ((text.stderr += chunk), (text.both += chunk), check()));
+  const done = new Promise<CliResult>((resolvePromise) => child.on('close', (code, signal) => resolvePromise({ code, signal, stdout: text.stdout, stderr: text.stderr })));
   return {
     child,
     get stdout() {
@@ -63,9 +68,9 @@ export function watch(child: ChildProcess): WatchedProcess {
     get stderr() {
       return text.stderr;
     },
-    waitFor(pattern, stream = 'stdout') {
+    waitFor(pattern, stream = 'stdout', count = 1) {
       return new Promise((resolvePromise, reject) => {
-        waiters.push({ pattern, stream, resolve: resolvePromise });
+        waiters.push({ pattern, stream, count, resolve: resolvePromise });
         check();
         void done.then((result) => reject(new Error(`process ended (${result.code}) before ${stream} matched ${pattern}:\n${result.stdout}\n${result.stderr}`)));
       });

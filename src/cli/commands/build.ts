@@ -1,5 +1,7 @@
 import type { Argv } from 'yargs';
 import { buildModels, LINEAGE_FILE } from '../../models/index.js';
+import { summarizeBuild } from '../../pipeline/steps/build.js';
+import { STAGE_DATABASE, stepExitCode } from '../../pipeline/steps/step.js';
 import type { CommandModule } from '../command.js';
 import { out, table } from '../output.js';
 
@@ -35,8 +37,7 @@ export function createBuildCommand(defaults: BuildCommandDefaults = {}): Command
         modelsDir: defaults.modelsDir,
         select: args.select,
         fullRefresh: args['full-refresh'],
-        memoryLimit: '1GB',
-        threads: 2,
+        ...STAGE_DATABASE,
       });
       if (results.length === 0) {
         out.info('no models to build');
@@ -55,7 +56,7 @@ export function createBuildCommand(defaults: BuildCommandDefaults = {}): Command
       const count = (status: string) => results.filter((r) => r.status === status).length;
       const failed = count('failed');
       out.info(`${count('ok')} built, ${count('unchanged')} unchanged, ${failed} failed, ${count('skipped')} skipped; lineage in ${config.dataDir}/${LINEAGE_FILE}`);
-      return failed > 0 ? 1 : 0;
+      return stepExitCode(summarizeBuild(results));
     },
   };
 }

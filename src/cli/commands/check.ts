@@ -1,7 +1,9 @@
 import type { Json } from '@duckdb/node-api';
 import type { Argv } from 'yargs';
-import { checksFailed, runChecks } from '../../models/index.js';
+import { runChecks } from '../../models/index.js';
 import type { TestResult } from '../../models/index.js';
+import { summarizeCheck } from '../../pipeline/steps/check.js';
+import { STAGE_DATABASE, stepExitCode } from '../../pipeline/steps/step.js';
 import type { CommandModule } from '../command.js';
 import { out, table } from '../output.js';
 
@@ -26,8 +28,7 @@ export function createCheckCommand(defaults: CheckCommandDefaults = {}): Command
         dataDir: config.dataDir,
         modelsDir: defaults.modelsDir,
         now: defaults.now?.(),
-        memoryLimit: '1GB',
-        threads: 2,
+        ...STAGE_DATABASE,
       });
       if (results.length === 0) {
         out.info('no data tests declared');
@@ -45,7 +46,7 @@ export function createCheckCommand(defaults: CheckCommandDefaults = {}): Command
       const skipped = results.filter((r) => r.status === 'skipped').length;
       const passed = results.length - failing.length - skipped;
       out.info(`${passed} passed, ${errors} failed, ${failing.length - errors} warned${skipped ? `, ${skipped} skipped (optional sources not loaded)` : ''}`);
-      return checksFailed(results) ? 1 : 0;
+      return stepExitCode(summarizeCheck(results));
     },
   };
 }

@@ -1,5 +1,7 @@
 import type { Argv } from 'yargs';
 import { SOURCES, type SourceName, runExtraction } from '../../extract/run-extraction.js';
+import { summarizeExtract } from '../../pipeline/steps/extract.js';
+import { stepExitCode } from '../../pipeline/steps/step.js';
 import type { CommandModule } from '../command.js';
 import { out, table } from '../output.js';
 
@@ -41,6 +43,6 @@ export const extractCommand: CommandModule<ExtractArgs> = {
     const say = { ok: out.warn, skipped: out.info, partial: out.error, failed: out.error } as const;
     for (const r of results) for (const message of r.messages) say[r.status](`${r.source}.${r.resource}: ${message}`);
     out.info(`run ${runId}`);
-    return results.some((r) => r.status === 'failed' || r.status === 'partial') ? 1 : 0;
+    return stepExitCode(summarizeExtract({ results, skippedSources }));
   },
 };

@@ -1,6 +1,8 @@
 import type { Argv } from 'yargs';
 import { loadWarehouse } from '../../load/index.js';
 import { warehousePath as pathOf } from '../../warehouse/warehouse.js';
+import { summarizeLoad } from '../../pipeline/steps/load.js';
+import { STAGE_DATABASE, stepExitCode } from '../../pipeline/steps/step.js';
 import type { CommandModule } from '../command.js';
 import { out, table } from '../output.js';
 
@@ -12,7 +14,7 @@ export const loadCommand: CommandModule<object> = {
 
   async run(_args, { config }) {
     const warehousePath = pathOf(config.dataDir);
-    const results = await loadWarehouse({ dataDir: config.dataDir, warehousePath, memoryLimit: '1GB', threads: 2 });
+    const results = await loadWarehouse({ dataDir: config.dataDir, warehousePath, ...STAGE_DATABASE });
     if (results.every((r) => r.status === 'skipped')) {
       out.info('nothing new to load');
       return 0;
@@ -28,6 +30,6 @@ export const loadCommand: CommandModule<object> = {
       if (r.error) out.error(`${r.table}: ${r.error.message}`);
     }
     out.info(`warehouse ${warehousePath}`);
-    return results.some((r) => r.status === 'failed') ? 1 : 0;
+    return stepExitCode(summarizeLoad(results));
   },
 };

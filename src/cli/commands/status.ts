@@ -5,6 +5,10 @@ import { queryRows } from '../../core/duckdb.js';
 import { SOURCES } from '../../extract/run-extraction.js';
 import { SourceState } from '../../extract/state.js';
 import { LEDGER_TABLE } from '../../load/index.js';
+import { rawLayerBytes } from '../../load/prune-raw-runs.js';
+import { readSchedules } from '../../schedule/schedule-config.js';
+import { lastEntries, readLog } from '../../schedule/schedule-log.js';
+import { nextSlots, wallTime } from '../../schedule/slots.js';
 import { warehousePath, withWarehouseReader } from '../../warehouse/warehouse.js';
 import type { CommandModule } from '../command.js';
 import { out, table } from '../output.js';
@@ -14,7 +18,8 @@ export const statusCommand: CommandModule<object> = {
   describe: 'What was extracted and loaded when, and how fresh each table is',
   builder: (yargs: Argv) => yargs,
 
-  async run(_args, { config }) {
+  async run(_args, loaded) {
+    const { config } = loaded;
     const dataDir = config.dataDir;
     const extracted: (string | number)[][] = [];
     for (const source of SOURCES) {
@@ -33,6 +38,11 @@ export const statusCommand: CommandModule<object> = {
       out.result(`\nlast extraction ${last.runId} finished ${last.finishedAt}: ${count('ok')} ok, ${count('partial')} partial, ${count('failed')} failed, ${count('skipped')} skipped`);
     }
 
+    const retention = config['raw.retentionDays'];
+    const kept = retention > 0 ? `loaded runs older than ${retention} days are removed after scheduled jobs` : 'everything kept: FANLAKE_RAW_RETENTION_DAYS is 0';
+    out.result(`\nraw layer ${(await rawLayerBytes(dataDir) / 1e6).toFixed(1)} MB (${kept})`);
+    await printSchedules(loaded, dataDir);
+
     if (!existsSync(warehousePath(dataDir))) {
       out.result('\nno warehouse yet (run fanlake load)');
       return 0;
@@ -49,3 +59,27 @@ export const statusCommand: CommandModule<object> = {
     return 0;
   },
 };
+
+/** Each schedule's last outcome (with failed deliveries) and next slot. */
+async function printSchedules(loaded: Parameters<typeof readSchedules>[0], dataDir: string): Promise<void> {
+  const schedules = readSchedules(loaded);
+  if (schedules.length === 0) return;
+  const last = lastEntries(await readLog(dataDir));
+  out.result(
+    '\n' +
+      table(
+        ['schedule', 'last slot', 'outcome', 'deliveries', 'next slot'],
+        schedules.map((schedule) => {
+          const entry = last.get(schedule.name);
+          const deliveries = (entry?.deliveries ?? []).map((d) => `${d.channel} ${d.status}${d.error ? ` (${d.error})` : ''}`).join(', ');
+          return [
+            schedule.name,
+            entry ? wallTime(new Date(entry.slot), schedule.timeZone) : 'never ran',
+            entry ? `${entry.outcome}${entry.error && entry.outcome !== 'ok' ? `: ${entry.error.length > 60 ? `${entry.error.slice(0, 59)}…` : entry.error}` : ''}` : '',
+            deliveries,
+            wallTime(nextSlots(schedule, new Date(), 1)[0]!, schedule.timeZone),
+          ];
+        }),
+      ),
+  );
+}

@@ -1,0 +1,133 @@
+import type { Argv } from 'yargs';
+import { UsageError } from '../../core/errors.js';
+import { channelsFor } from '../../delivery/deliver.js';
+import { releaseIfOursSync } from '../../core/writer-lock.js';
+import { checkReportDefinitions } from '../../pipeline/steps/report.js';
+import { runScheduledJob } from '../../schedule/run-job.js';
+import { readSchedules, type Schedule } from '../../schedule/schedule-config.js';
+import { appendLogEntry, type LogEntry, readLog, scheduleLogPath } from '../../schedule/schedule-log.js';
+import { runScheduler } from '../../schedule/scheduler.js';
+import { nextSlots, wallTime } from '../../schedule/slots.js';
+import type { CommandModule } from '../command.js';
+import { out, table } from '../output.js';
+
+interface ScheduleArgs {
+  list: boolean;
+  from?: string;
+}
+
+export interface ScheduleCommandDefaults {
+  modelsDir?: string;
+}
+
+/**
+ * `fanlake schedule`. Not a `writes` command: it runs for days, so each job takes the writer
+ * lock itself, with a bounded wait.
+ */
+export function createScheduleCommand(defaults: ScheduleCommandDefaults = {}): CommandModule<ScheduleArgs> {
+  return {
+    command: 'schedule',
+    describe: 'Run the schedules of the config file until SIGTERM or SIGINT (--list: their next slots)',
+    builder: (yargs: Argv) =>
+      yargs
+        .example('$0 schedule', 'run every configured schedule; one log line per job')
+        .example('$0 schedule --list', 'each schedule\'s next three slots in its time zone')
+        .option('list', { type: 'boolean', default: false, describe: 'Print each schedule\'s next three slots and exit' })
+        .option('from', { type: 'string', describe: 'With --list: slots after this instant (ISO 8601) instead of now' }) as unknown as Argv<ScheduleArgs>,
+
+    async run(args, loaded) {
+      const { config } = loaded;
+      const schedules = readSchedules(loaded);
+      if (schedules.length === 0) throw new UsageError('no schedules configured: add "schedules" to fanlake.config.json (see README, Schedules)');
+      if (args.list) return list(schedules, args.from);
+      if (args.from) throw new UsageError('--from only goes with --list');
+      const channels = new Map(schedules.map((schedule) => [schedule.name, channelsFor(schedule, config)]));
+      for (const schedule of schedules) {
+        await checkReportDefinitions({ config, modelsDir: defaults.modelsDir }, schedule.reports).catch((error: unknown) => {
+          throw error instanceof UsageError ? new UsageError(`schedule ${schedule.name}: ${error.message}`, { schedule: schedule.name }) : error;
+        });
+      }
+
+      const stop = new AbortController();
+      let current: { schedule: string; slot: Date; start: Date } | undefined;
+      let signals = 0;
+      const onSignal = (signal: NodeJS.Signals) => {
+        signals += 1;
+        if (signals === 1) {
+          out.info(`${signal}: stopping${current ? ` once ${current.schedule}'s current step is done (again to abort it)` : ''}`);
+          stop.abort();
+          return;
+        }
+        // The stages keep data consistent when cut off (one load transaction, manifests last): only the lock needs tidying.
+        if (current) appendLogEntry(config.dataDir, { schedule: current.schedule, slot: current.slot.toISOString(), start: current.start.toISOString(), end: new Date().toISOString(), outcome: 'aborted', error: `aborted by a second ${signal}` });
+        out.info(`${signal} again: aborting`);
+        // Synchronously, and also a lock still being taken: a signal handler cannot wait.
+        releaseIfOursSync(config.dataDir);
+        process.exit(1);
+      };
+      process.on('SIGTERM', onSignal);
+      process.on('SIGINT', onSignal);
+
+      out.info(`scheduler started: ${schedules.map((s) => `${s.name} (next ${wallTime(nextSlots(s, new Date(), 1)[0]!, s.timeZone)})`).join(', ')}; log in ${scheduleLogPath(config.dataDir)}`);
+      try {
+        await runScheduler({
+          schedules,
+          history: await readLog(config.dataDir),
+          stop: stop.signal,
+          runJob: async (schedule, slot, slots) => {
+            current = { schedule: schedule.name, slot, start: new Date() };
+            out.info(`${schedule.name}: slot ${wallTime(slot, schedule.timeZone)}${slots > 1 ? ` (serving ${slots} slots at once)` : ''} starts`);
+            try {
+              return await runScheduledJob(schedule, slot, slots, {
+                config,
+                modelsDir: defaults.modelsDir,
+                stop: stop.signal,
+                channels: channels.get(schedule.name)!,
+                onNotice: (message) => out.info(`${schedule.name}: ${message}`),
+                onStep: (step) => out.info(`${schedule.name}: ${step.step} ${step.status}${step.reason ? ` (${step.reason})` : ''}`),
+              });
+            } finally {
+              current = undefined;
+            }
+          },
+          onEntry: (entry) => {
+            appendLogEntry(config.dataDir, entry);
+            out.result(humanLine(entry, schedules.find((s) => s.name === entry.schedule)!));
+          },
+        });
+      } finally {
+        process.off('SIGTERM', onSignal);
+        process.off('SIGINT', onSignal);
+      }
+      out.info('scheduler stopped');
+      return 0;
+    },
+  };
+}
+
+export const scheduleCommand = createScheduleCommand();
+
+function list(schedules: readonly Schedule[], from: string | undefined): 0 {
+  const after = from === undefined ? new Date() : new Date(from);
+  if (Number.isNaN(after.getTime())) throw new UsageError(`--from ${from}: not an ISO 8601 instant`);
+  out.result(
+    table(
+      ['schedule', 'cron', 'time zone', 'job', 'next slots'],
+      schedules.map((s) => [s.name, s.cron, s.timeZone, s.job === 'reports' ? `reports ${s.reports?.join(' ') ?? '(all)'}` : 'run', nextSlots(s, after, 3).map((slot) => wallTime(slot, s.timeZone)).join(', ')]),
+    ),
+  );
+  return 0;
+}
+
+/** `2026-11-23T06:00:04Z nightly slot 2026-11-23 07:00 CET: ok in 12.3 s, run …; email sent` */
+export function humanLine(entry: LogEntry, schedule: Schedule): string {
+  const seconds = ((Date.parse(entry.end) - Date.parse(entry.start)) / 1000).toFixed(1);
+  const parts = [`${entry.end.replace(/\.\d{3}Z$/, 'Z')} ${entry.schedule} slot ${wallTime(new Date(entry.slot), schedule.timeZone)}: ${entry.outcome}`];
+  if (entry.outcome !== 'missed') parts[0] += ` in ${seconds} s`;
+  if (entry.slots) parts.push(`${entry.slots} slots served at once`);
+  if (entry.runId) parts.push(`run ${entry.runId}`);
+  if (entry.error) parts.push(entry.error);
+  for (const d of entry.deliveries ?? []) parts.push(`${d.channel} ${d.status}${d.attempts > 1 ? ` after ${d.attempts} attempts` : ''}${d.error ? ` (${d.error})` : ''}`);
+  if (entry.pruned) parts.push(`removed ${entry.pruned.runs} old raw runs (${(entry.pruned.bytes / 1e6).toFixed(1)} MB)`);
+  return parts.join('; ');
+}

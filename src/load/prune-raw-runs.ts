@@ -1,0 +1,99 @@
+import { existsSync } from 'node:fs';
+import { readdir, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { queryRows, quoteIdent } from '../core/duckdb.js';
+import { RAW_DIR, rawRoot, runDir } from '../extract/spool/raw-layout.js';
+import { warehousePath, withWarehouseReader } from '../warehouse/warehouse.js';
+import { discoverRuns } from './discover-runs.js';
+import { LEDGER_TABLE, runKey } from './load-ledger.js';
+
+export interface PruneOptions {
+  dataDir: string;
+  /** Runs started longer ago than this go; 0 keeps everything. */
+  retentionDays: number;
+  now?: Date;
+}
+
+export interface PruneResult {
+  runs: number;
+  bytes: number;
+}
+
+/**
+ * Removes raw runs older than the retention. Their rows stay in the warehouse; only runs the
+ * ledger records as loaded go, and never the newest run of a resource nor its newest
+ * snapshot, which `load` compares the next snapshot against. Call it holding the writer
+ * lock: it must not race a load.
+ */
+export async function pruneRawRuns(options: PruneOptions): Promise<PruneResult> {
+  if (options.retentionDays <= 0 || !existsSync(warehousePath(options.dataDir))) return { runs: 0, bytes: 0 };
+  const cutoff = (options.now ?? new Date()).getTime() - options.retentionDays * 86_400_000;
+  const ledger = await readLedger(options.dataDir);
+  const completed = await discoverRuns(options.dataDir);
+
+  // Newest run and newest snapshot of each resource, whatever their age.
+  const keep = new Set<string>();
+  const newest = new Map<string, string>();
+  for (const run of completed) newest.set(`${run.source}/${run.resource}`, runKey(run)); // sorted oldest first
+  for (const key of newest.values()) keep.add(key);
+  for (const key of ledger.newestSnapshots) keep.add(key);
+
+  let runs = 0;
+  let bytes = 0;
+  for (const run of completed) {
+    const key = runKey(run);
+    if (keep.has(key) || !ledger.loaded.has(key) || runStartedAt(run.runId) >= cutoff) continue;
+    const dir = runDir(options.dataDir, run);
+    bytes += await folderBytes(dir);
+    await rm(dir, { recursive: true, force: true });
+    runs += 1;
+  }
+  return { runs, bytes };
+}
+
+/** Bytes under `$DATA/raw`, for `status`. */
+export async function rawLayerBytes(dataDir: string): Promise<number> {
+  return folderBytes(rawRoot(dataDir));
+}
+
+async function readLedger(dataDir: string): Promise<{ loaded: Set<string>; newestSnapshots: Set<string> }> {
+  return withWarehouseReader(dataDir, async (connection) => {
+    const [exists] = await queryRows(connection, `select count(*) as n from duckdb_tables() where schema_name = $1 and table_name = $2`, [RAW_DIR, LEDGER_TABLE]);
+    if (Number(exists!.n) === 0) return { loaded: new Set<string>(), newestSnapshots: new Set<string>() };
+    const ledger = `${quoteIdent(RAW_DIR)}.${quoteIdent(LEDGER_TABLE)}`;
+    const rows = await queryRows(
+      connection,
+      `select source, resource, run_id, is_snapshot and run_id = max(run_id) filter (where is_snapshot) over (partition by source, resource) as newest_snapshot from ${ledger}`,
+    );
+    const loaded = new Set<string>();
+    const newestSnapshots = new Set<string>();
+    for (const row of rows) {
+      const key = runKey({ source: String(row.source), resource: String(row.resource), runId: String(row.run_id) });
+      loaded.add(key);
+      if (row.newest_snapshot === true) newestSnapshots.add(key);
+    }
+    return { loaded, newestSnapshots };
+  });
+}
+
+/** A run id starts with its UTC start time, `YYYYMMDDTHHMMSSZ`. */
+function runStartedAt(runId: string): number {
+  const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z/.exec(runId)!;
+  return Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]));
+}
+
+async function folderBytes(path: string): Promise<number> {
+  let total = 0;
+  let entries;
+  try {
+    entries = await readdir(path, { withFileTypes: true });
+  } catch {
+    return 0;
+  }
+  for (const entry of entries) {
+    const child = join(path, entry.name);
+    if (entry.isDirectory()) total += await folderBytes(child);
+    else total += (await stat(child).catch(() => ({ size: 0 }))).size;
+  }
+  return total;
+}

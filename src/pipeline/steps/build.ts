@@ -1,0 +1,29 @@
+import { buildModels, type ModelResult } from '../../models/index.js';
+import type { StepSummary } from '../run-summary.js';
+import { type StepContext, STAGE_DATABASE, statusOf } from './step.js';
+
+export interface BuildStepOptions {
+  select?: readonly string[];
+  fullRefresh?: boolean;
+}
+
+/**
+ * The build stage's results as a step. Models that failed keep their previous table and skip
+ * their descendants, while independent branches build: partial unless nothing built.
+ */
+export function summarizeBuild(results: readonly ModelResult[]): Omit<StepSummary, 'step' | 'seconds'> {
+  const count = (status: ModelResult['status']) => results.filter((r) => r.status === status).length;
+  const failed = results.filter((r) => r.status === 'failed');
+  return {
+    status: statusOf(count('ok') + count('unchanged'), failed.length),
+    counts: { built: count('ok'), unchanged: count('unchanged'), failed: failed.length, skipped: count('skipped') },
+    ...(failed[0] ? { error: `${failed[0].schema}.${failed[0].model}: ${failed[0].error?.message ?? 'failed'}` } : {}),
+    messages: results.flatMap((r) => (r.error ? [r.error.message] : r.reason ? [`${r.schema}.${r.model} skipped: ${r.reason}`] : [])),
+  };
+}
+
+/** Runs the SQL models in dependency order. */
+export async function buildStep(context: StepContext, options: BuildStepOptions = {}): Promise<Omit<StepSummary, 'step' | 'seconds'>> {
+  const results = await buildModels({ dataDir: context.config.dataDir, modelsDir: context.modelsDir, select: options.select, fullRefresh: options.fullRefresh, ...STAGE_DATABASE });
+  return summarizeBuild(results);
+}

@@ -1,0 +1,56 @@
+import { resolve } from 'node:path';
+import type { Config } from '../../config/load-config.js';
+import { redact } from '../../config/secrets.js';
+import { IN_MEMORY, withConnection } from '../../core/duckdb.js';
+import { UsageError } from '../../core/errors.js';
+import { DEFAULT_REPORTS_DIR, loadReportCatalog, type RenderOptions, type ReportResult, renderReports } from '../../reports/index.js';
+import type { StepSummary } from '../run-summary.js';
+import type { StepContext } from './step.js';
+
+export interface ReportStepOptions {
+  /** Report names; every report when absent. */
+  names?: string[];
+  params?: Record<string, string>;
+}
+
+/** The report settings as the engine takes them. */
+export function renderOptionsFrom(config: Config): Omit<RenderOptions, 'names' | 'params'> {
+  return {
+    dataDir: config.dataDir,
+    reportsDir: config['report.definitions'] ? resolve(config['report.definitions']) : DEFAULT_REPORTS_DIR,
+    locale: config['report.locale'],
+    currency: config['report.currency'],
+    timeZone: config['report.timeZone'],
+    keep: config['report.keep'],
+  };
+}
+
+/**
+ * Checks the report definitions and the names asked for before a run spends its time on the
+ * extract: a bad definition or an unknown name is bad usage (exit 2) at once.
+ */
+export async function checkReportDefinitions(context: StepContext, names: readonly string[] | undefined): Promise<void> {
+  const { reportsDir } = renderOptionsFrom(context.config);
+  const catalog = await withConnection(IN_MEMORY, (scratch) => loadReportCatalog(scratch, reportsDir, context.modelsDir));
+  const known = catalog.reports.map((report) => report.name);
+  const unknown = (names ?? []).filter((name) => !known.includes(name));
+  if (unknown.length > 0) throw new UsageError(`unknown report ${unknown.join(', ')}; known: ${known.join(', ') || '(none)'}`);
+}
+
+/** Rendered reports as a step: partial when some rendered and some failed. */
+export function summarizeReports(results: readonly ReportResult[]): Omit<StepSummary, 'step' | 'seconds'> {
+  const failed = results.filter((r) => r.status === 'failed');
+  const rendered = results.length - failed.length;
+  return {
+    status: failed.length === 0 ? 'ok' : rendered === 0 ? 'failed' : 'partial',
+    counts: { rendered, failed: failed.length },
+    ...(failed[0] ? { error: `${failed[0].name}: ${redact(failed[0].error?.message ?? 'failed')}` } : {}),
+    messages: failed.map((r) => `${r.name}: ${redact(r.error?.message ?? 'failed')}`),
+  };
+}
+
+/** Renders the chosen reports; a definition error (UsageError) ends the run with exit 2. */
+export async function reportStep(context: StepContext, options: ReportStepOptions): Promise<{ summary: Omit<StepSummary, 'step' | 'seconds'>; reports: ReportResult[] }> {
+  const reports = await renderReports({ ...renderOptionsFrom(context.config), modelsDir: context.modelsDir, names: options.names, params: options.params, now: context.now });
+  return { summary: summarizeReports(reports), reports };
+}

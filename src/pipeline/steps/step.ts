@@ -1,0 +1,46 @@
+import type { Config } from '../../config/load-config.js';
+import { redact } from '../../config/secrets.js';
+import { errorMessage, UsageError } from '../../core/errors.js';
+import type { StepName, StepStatus, StepSummary } from '../run-summary.js';
+
+/** What every step of a run is given. */
+export interface StepContext {
+  readonly config: Config;
+  /** Models root; the package's `sql/` when absent (tests point it at fixtures). */
+  readonly modelsDir?: string;
+  /** Clock of freshness checks and report timestamps (tests pin it). */
+  readonly now?: Date;
+}
+
+/** DuckDB budget of the warehouse stages, the same for the commands and `run`. */
+export const STAGE_DATABASE = { memoryLimit: '1GB', threads: 2 } as const;
+
+/** Status of a stage from its parts: all good, none good, or some of each. */
+export function statusOf(good: number, bad: number): StepStatus {
+  if (bad === 0) return 'ok';
+  return good === 0 ? 'failed' : 'partial';
+}
+
+/** The exit code a stage command returns for its summary (contract: 1 for failed or partial). */
+export function stepExitCode(summary: Pick<StepSummary, 'status'>): 0 | 1 {
+  return summary.status === 'failed' || summary.status === 'partial' ? 1 : 0;
+}
+
+/**
+ * Runs one step and times it. A stage that throws becomes a failed step, so later
+ * independent work can still be reported; bad usage still ends the run (exit 2).
+ */
+export async function timedStep(step: StepName, fn: () => Promise<Omit<StepSummary, 'step' | 'seconds'>>): Promise<StepSummary> {
+  const started = performance.now();
+  try {
+    const summary = await fn();
+    return { step, ...summary, seconds: elapsed(started) };
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    return { step, status: 'failed', counts: {}, seconds: elapsed(started), error: redact(errorMessage(error)), messages: [] };
+  }
+}
+
+function elapsed(started: number): number {
+  return Number(((performance.now() - started) / 1000).toFixed(2));
+}

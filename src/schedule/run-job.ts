@@ -1,0 +1,99 @@
+import type { Config } from '../config/load-config.js';
+import { redact } from '../config/secrets.js';
+import { errorMessage, FanlakeError } from '../core/errors.js';
+import { acquireWriterLock, LOCK_ERROR_CODES, type WriterLock } from '../core/writer-lock.js';
+import { deliver, type channelsFor } from '../delivery/deliver.js';
+import { composeMessage } from '../delivery/message.js';
+import { newRunId } from '../extract/spool/raw-layout.js';
+import { pruneRawRuns, type PruneResult } from '../load/prune-raw-runs.js';
+import { type PipelineResult, runPipeline } from '../pipeline/run-pipeline.js';
+import { firstError, type StepSummary } from '../pipeline/run-summary.js';
+import type { Schedule } from './schedule-config.js';
+import type { LogEntry } from './schedule-log.js';
+
+export interface JobContext {
+  config: Config;
+  /** Models root; the package's `sql/` when absent. */
+  modelsDir?: string;
+  /** The scheduler's first stop: the running step finishes, the rest is skipped. */
+  stop: AbortSignal;
+  /** Where this schedule delivers (see channelsFor). */
+  channels: ReturnType<typeof channelsFor>;
+  onNotice?: (message: string) => void;
+  onStep?: (step: StepSummary) => void;
+}
+
+/**
+ * One scheduled job: waits for the writer lock up to `schedule.lockWaitSeconds` (else the slot
+ * is `missed`), runs the pipeline, removes old raw runs, releases the lock, then delivers the
+ * digest or the alert. Never throws: everything ends up in the returned log entry.
+ */
+export async function runScheduledJob(schedule: Schedule, slot: Date, slots: number, context: JobContext): Promise<LogEntry> {
+  const { config } = context;
+  const base = { schedule: schedule.name, slot: slot.toISOString(), start: new Date().toISOString(), ...(slots > 1 ? { slots } : {}) };
+
+  let lock: WriterLock;
+  try {
+    lock = await acquireWriterLock(config.dataDir, {
+      command: `schedule ${schedule.name}`,
+      waitSeconds: config['schedule.lockWaitSeconds'],
+      staleSeconds: config['lock.staleSeconds'],
+      onNotice: context.onNotice,
+      signal: context.stop,
+    });
+  } catch (error) {
+    const held = error instanceof FanlakeError && error.code === LOCK_ERROR_CODES.held;
+    return { ...base, end: new Date().toISOString(), outcome: held && !context.stop.aborted ? 'missed' : held ? 'stopped' : 'failed', error: redact(errorMessage(error)) };
+  }
+  // The job starts once it has the lock; a wait before is not part of it.
+  const start = new Date();
+  base.start = start.toISOString();
+
+  let result: PipelineResult | undefined;
+  let thrown: string | undefined;
+  let pruned: PruneResult | undefined;
+  try {
+    result = await runPipeline({
+      config,
+      modelsDir: context.modelsDir,
+      steps: schedule.job === 'reports' ? ['report'] : undefined,
+      sources: schedule.sources,
+      reports: schedule.reports,
+      params: schedule.params,
+      strict: schedule.strict,
+      stop: context.stop,
+      onStep: context.onStep,
+    });
+    // Housekeeping after every job, under the same lock, so it never races a load.
+    pruned = await pruneRawRuns({ dataDir: config.dataDir, retentionDays: config['raw.retentionDays'] }).catch((error: unknown) => {
+      context.onNotice?.(`housekeeping failed: ${redact(errorMessage(error))}`);
+      return undefined;
+    });
+  } catch (error) {
+    thrown = redact(errorMessage(error));
+  } finally {
+    await lock.release();
+  }
+
+  const summary = result?.summary ?? { runId: newRunId(start), status: 'failed' as const, startedAt: start.toISOString(), finishedAt: new Date().toISOString(), steps: [], reports: [] };
+  const stopped = summary.status === 'ok' && summary.steps.some((s) => s.reason === 'stopped');
+  const outcome = stopped ? 'stopped' : summary.status;
+  const error = thrown ?? firstError(summary);
+  const deliveries =
+    stopped || context.channels.length === 0
+      ? []
+      : await deliver(context.channels, composeMessage({ schedule: schedule.name, slot, summary, reports: result?.reports ?? [], personalData: schedule.personalData, error: thrown }), {
+          maxAttempts: config['delivery.maxAttempts'],
+          retrySeconds: config['delivery.retrySeconds'],
+          signal: context.stop,
+        });
+  return {
+    ...base,
+    end: new Date().toISOString(),
+    outcome,
+    runId: summary.runId,
+    ...(error ? { error } : {}),
+    ...(deliveries.length > 0 ? { deliveries } : {}),
+    ...(pruned && pruned.runs > 0 ? { pruned } : {}),
+  };
+}

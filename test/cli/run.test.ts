@@ -1,0 +1,86 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runSummarySchema } from '../../src/pipeline/run-summary.js';
+import type { Simulator } from '../../src/simulator/simulator.js';
+import { runCli, tempDataDir } from '../helpers/cli.js';
+import { startTestSimulator } from '../helpers/simulator.js';
+import { cliEnv } from '../warehouse/identity-fixture.js';
+import { queryWarehouse } from '../helpers/warehouse.js';
+
+let sim: Simulator;
+beforeAll(async () => {
+  sim = await startTestSimulator();
+});
+afterAll(() => sim.close());
+
+const env = (dataDir: string) => cliEnv(sim, dataDir);
+
+describe('fanlake run', () => {
+  it('extracts, loads, builds and checks in one go and prints one summary table', async () => {
+    const dataDir = tempDataDir();
+    const result = await runCli(['run'], env(dataDir));
+
+    expect(result.code, result.stderr).toBe(0);
+    for (const step of ['extract', 'load', 'build', 'check', 'report']) expect(result.stdout).toMatch(new RegExp(`^${step}\\s+ok\\s`, 'm'));
+    expect(result.stdout).toMatch(/^report match-day: ok .*match-day\/\d{8}T\d{6}/m);
+    expect(existsSync(join(dataDir, 'reports', 'match-day', 'latest', 'index.html'))).toBe(true);
+    expect(result.stderr).toMatch(/run \d{8}T\d{6}Z-[0-9a-f]{6}: ok/);
+    const [tickets] = await queryWarehouse(dataDir, 'select count(*)::int as n from marts.fct_tickets');
+    expect(tickets!.n).toBe([...sim.ticketingRecords('tickets')].length);
+  });
+
+  it('--format json prints the summary as one document of the exported schema, counts included', async () => {
+    const dataDir = tempDataDir();
+    const result = await runCli(['run', '--format', 'json'], env(dataDir));
+
+    expect(result.code, result.stderr).toBe(0);
+    const summary = runSummarySchema.parse(JSON.parse(result.stdout));
+    expect(summary.status).toBe('ok');
+    expect(summary.steps.map((s) => s.step)).toEqual(['extract', 'load', 'build', 'check', 'report']);
+    const extract = summary.steps[0]!;
+    const rawRows = await queryWarehouse(dataDir, `select sum(rows)::int as n from raw._fanlake_loads where run_id = '${summary.runId}'`);
+    expect(extract.counts.rows).toBe(rawRows[0]!.n);
+    expect(summary.steps[1]!.counts.inserted).toBe(rawRows[0]!.n);
+    expect(summary.reports.map((r) => [r.name, r.status, r.personalData])).toEqual([
+      ['data-quality', 'ok', false],
+      ['match-day', 'ok', false],
+    ]);
+    expect(summary.steps[4]!.counts.rendered).toBe(2);
+  });
+
+  it('a failed step skips the steps that depend on it and the run exits 1', async () => {
+    const dataDir = tempDataDir();
+    // Nothing listens on a closed port: every request of every resource fails.
+    const result = await runCli(['run', '--format', 'json'], {
+      FANLAKE_DATA_DIR: dataDir,
+      FANLAKE_TICKETING_URL: 'http://127.0.0.1:9',
+      FANLAKE_TICKETING_TOKEN: 'any-token',
+      FANLAKE_HTTP_MAX_ATTEMPTS: '1',
+    });
+
+    expect(result.code).toBe(1);
+    const summary = runSummarySchema.parse(JSON.parse(result.stdout));
+    expect(summary.status).toBe('failed');
+    expect(summary.steps.map((s) => [s.step, s.status, s.reason])).toEqual([
+      ['extract', 'failed', undefined],
+      ['load', 'skipped', 'extract failed'],
+      ['build', 'skipped', 'extract failed'],
+      ['check', 'skipped', 'extract failed'],
+      ['report', 'skipped', 'extract failed'],
+    ]);
+    expect(summary.steps[0]!.error).toMatch(/^ticketing\.\w+: /);
+  });
+
+  it('bad usage exits 2 before anything runs: an unknown resource or report', async () => {
+    const dataDir = tempDataDir();
+    const resource = await runCli(['run', '--resource', 'no_such_thing'], env(dataDir));
+    expect(resource.code).toBe(2);
+    expect(resource.stderr).toContain('unknown resource no_such_thing');
+
+    const report = await runCli(['run', '--report', 'no-such-report'], env(dataDir));
+    expect(report.code).toBe(2);
+    expect(report.stderr).toContain('unknown report no-such-report; known: data-quality, match-day');
+    expect(existsSync(join(dataDir, 'raw'))).toBe(false);
+  });
+});

@@ -1,0 +1,313 @@
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { acquireWriterLock, LOCK_FILE } from '../../src/core/writer-lock.js';
+import { logEntrySchema, type LogEntry } from '../../src/schedule/schedule-log.js';
+import type { Simulator } from '../../src/simulator/simulator.js';
+import { runCli, spawnCli, tempDataDir, watch, type WatchedProcess } from '../helpers/cli.js';
+import { attachmentsOf, startSmtpReceiver, startWebhookReceiver, subjectOf, textOf } from '../helpers/receivers.js';
+import { startTestSimulator } from '../helpers/simulator.js';
+import { cliEnv } from '../warehouse/identity-fixture.js';
+
+let sim: Simulator;
+beforeAll(async () => {
+  sim = await startTestSimulator();
+});
+afterAll(() => sim.close());
+
+const running: WatchedProcess[] = [];
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const process of running.splice(0)) if (process.child.exitCode === null) process.child.kill('SIGKILL');
+  for (const close of closers.splice(0)) await close();
+});
+
+interface Setup {
+  cwd: string;
+  dataDir: string;
+  env: Record<string, string>;
+}
+
+/** A working directory with `fanlake.config.json` holding `schedules`, and a data dir. */
+function setup(schedules: unknown, env: Record<string, string> = {}): Setup {
+  const cwd = mkdtempSync(join(tmpdir(), 'fanlake-schedule-'));
+  writeFileSync(join(cwd, 'fanlake.config.json'), JSON.stringify({ schedules }));
+  const dataDir = tempDataDir();
+  return { cwd, dataDir, env: { ...cliEnv(sim, dataDir), ...env } };
+}
+
+/**
+ * A cron firing every `seconds` (croner's optional seconds field). However long the CLI
+ * takes to start on a loaded machine, a slot comes within `seconds`; tests read which slot
+ * fired from the log instead of predicting it.
+ */
+function every(seconds: number): string {
+  return `*/${seconds} * * * * *`;
+}
+
+/** Two tiny report definitions; fan-count declares personal data. */
+function reportDefinitions(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'fanlake-reports-'));
+  const report = (title: string, personalData: boolean, sql: string, label: string) =>
+    `---\ntitle: ${title}\npersonalData: ${personalData}\n---\n\n\`\`\`sql figures\n${sql}\n\`\`\`\n\n\`\`\`figures\nquery: figures\nitems:\n  - { field: n, label: ${label}, format: integer }\n\`\`\`\n`;
+  writeFileSync(join(dir, 'fan-count.md'), report('Fans', true, 'select count(*) as n from marts.dim_fan', 'Fans'));
+  writeFileSync(join(dir, 'match-count.md'), report('Matches', false, 'select count(*) as n from marts.match_summary', 'Matches'));
+  return dir;
+}
+
+function scheduler(s: Setup): WatchedProcess {
+  const process = watch(spawnCli(['schedule'], s.env, s.cwd));
+  running.push(process);
+  return process;
+}
+
+function log(dataDir: string): LogEntry[] {
+  const path = join(dataDir, 'schedule', 'log.ndjson');
+  if (!existsSync(path)) return [];
+  return readFileSync(path, 'utf8').trim().split('\n').map((line) => logEntrySchema.parse(JSON.parse(line)));
+}
+
+describe('fanlake schedule: configuration', () => {
+  it('exits 2 without schedules, and names the schedule and the problem of a bad one', async () => {
+    const none = setup(undefined);
+    writeFileSync(join(none.cwd, 'fanlake.config.json'), '{}');
+    const empty = await runCli(['schedule'], none.env, { cwd: none.cwd });
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain('no schedules configured');
+
+    const badCron = setup([{ name: 'nightly', cron: '61 6 * * *' }]);
+    const cron = await runCli(['schedule', '--list'], badCron.env, { cwd: badCron.cwd });
+    expect(cron.code).toBe(2);
+    expect(cron.stderr).toMatch(/schedule nightly: cron: not a cron expression \(.*minute.*\)/);
+
+    const badZone = setup([{ name: 'weekly', cron: '0 6 * * 1', timeZone: 'Europe/Atlantis' }]);
+    expect((await runCli(['schedule', '--list'], badZone.env, { cwd: badZone.cwd })).stderr).toContain('schedule weekly: timeZone: not an IANA time zone');
+
+    const typo = setup([{ name: 'weekly', cron: '0 6 * * 1', job: 'reports', reports: ['match-dya'] }]);
+    const unknown = await runCli(['schedule'], typo.env, { cwd: typo.cwd });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('schedule weekly: unknown report match-dya');
+
+    const noSmtp = setup([{ name: 'mailed', cron: '0 6 * * 1', deliver: { email: true } }]);
+    const mailed = await runCli(['schedule'], noSmtp.env, { cwd: noSmtp.cwd });
+    expect(mailed.code).toBe(2);
+    expect(mailed.stderr).toContain('schedule mailed: delivers e-mail but FANLAKE_SMTP_HOST, FANLAKE_SMTP_FROM');
+  });
+
+  it('--list prints the next three slots in the schedule\'s time zone, across both DST changes', async () => {
+    const s = setup([
+      { name: 'night', cron: '30 2 * * *', timeZone: 'Europe/Berlin' },
+      { name: 'morning', cron: '0 6 * * *', timeZone: 'Europe/Berlin' },
+    ]);
+    const spring = await runCli(['schedule', '--list', '--from', '2026-03-28T00:00:00Z'], s.env, { cwd: s.cwd });
+    expect(spring.code, spring.stderr).toBe(0);
+    // 02:30 does not exist on 29 March in Berlin: that night's slot runs once, at 03:00 CEST.
+    expect(spring.stdout).toMatch(/^night .* 2026-03-28 02:30 CET, 2026-03-29 03:00 CEST, 2026-03-30 02:30 CEST$/m);
+    expect(spring.stdout).toMatch(/^morning .* 2026-03-28 06:00 CET, 2026-03-29 06:00 CEST, 2026-03-30 06:00 CEST$/m);
+    // 02:30 happens twice on 25 October: the slot runs once.
+    const autumn = await runCli(['schedule', '--list', '--from', '2026-10-24T12:00:00Z'], s.env, { cwd: s.cwd });
+    expect(autumn.stdout).toMatch(/^night .* 2026-10-25 02:30 CEST, 2026-10-26 02:30 CET, 2026-10-27 02:30 CET$/m);
+  });
+});
+
+describe('fanlake schedule: jobs', () => {
+  it('runs jobs at their slot, logs them, delivers digests by e-mail and webhook, attaches personal data only where allowed, and stops on SIGTERM', async () => {
+    const smtp = await startSmtpReceiver();
+    // The second job's webhook keeps failing: recorded, and its report stays on disk.
+    const hook = await startWebhookReceiver([200, 500]);
+    closers.push(smtp.close, hook.close);
+    const cron = every(10);
+    const s = setup(
+      [
+        { name: 'soon', cron, timeZone: 'Europe/Oslo', deliver: { email: true, webhook: true } },
+        { name: 'private', cron, job: 'reports', personalData: true, deliver: { email: { to: ['board@club.example'] }, webhook: true } },
+      ],
+      {
+        FANLAKE_SMTP_HOST: '127.0.0.1',
+        FANLAKE_SMTP_PORT: String(smtp.port),
+        FANLAKE_SMTP_FROM: 'fanlake@club.example',
+        FANLAKE_SMTP_TO: 'analysts@club.example',
+        FANLAKE_WEBHOOK_URL: hook.url,
+        FANLAKE_DELIVERY_MAX_ATTEMPTS: '2',
+        FANLAKE_DELIVERY_RETRY_SECONDS: '0.05',
+      },
+    );
+    s.env.FANLAKE_REPORT_DEFINITIONS = reportDefinitions();
+    const process = scheduler(s);
+
+    const first = await process.waitFor(/^.* soon slot .*: (\w+) in .*$/m, 'stdout');
+    expect(first[1], (process.stdout + process.stderr)).toBe('ok');
+    const second = await process.waitFor(/^.* private slot .*: (\w+) in .*$/m, 'stdout');
+    expect(second[1], (process.stdout + process.stderr)).toBe('ok');
+    process.child.kill('SIGTERM');
+    expect((await process.done).code).toBe(0);
+
+    // A later slot may have begun before SIGTERM; it was stopped and delivered nothing.
+    const [soon, privately] = log(s.dataDir);
+    expect(soon).toMatchObject({ schedule: 'soon', outcome: 'ok', deliveries: [{ channel: 'email', status: 'sent' }, { channel: 'webhook', status: 'sent' }] });
+    // Fired at its slot: a whole ten seconds, started at it (not before, and promptly).
+    expect(Date.parse(soon!.slot) % 10_000).toBe(0);
+    expect(Date.parse(soon!.start) - Date.parse(soon!.slot)).toBeGreaterThanOrEqual(0);
+    expect(Date.parse(soon!.start) - Date.parse(soon!.slot)).toBeLessThan(2_000);
+    // Its slot came while 'soon' ran; it waited its turn (the latest of its slots is served).
+    expect(Date.parse(privately!.slot)).toBeGreaterThanOrEqual(Date.parse(soon!.slot));
+    expect(soon!.runId).toMatch(/^\d{8}T\d{6}Z-[0-9a-f]{6}$/);
+    expect(privately).toMatchObject({ schedule: 'private', outcome: 'ok', deliveries: [{ channel: 'email', status: 'sent' }, { channel: 'webhook', status: 'failed', attempts: 2, error: 'webhook answered HTTP 500' }] });
+
+    const [publicMail, privateMail] = smtp.mails;
+    expect(publicMail!.to).toEqual(['analysts@club.example']);
+    expect(subjectOf(publicMail!.raw)).toMatch(/^fanlake soon: fan-count, match-count \(/);
+    // Each job rendered once: the first rendering is the one job 'soon' delivered.
+    const firstDigest = (report: string) => {
+      const [oldest] = readdirSync(join(s.dataDir, 'reports', report)).filter((name) => name !== 'latest').sort();
+      return readFileSync(join(s.dataDir, 'reports', report, oldest!, 'summary.md'), 'utf8').trim();
+    };
+    const fanDigest = firstDigest('fan-count');
+    const matchDigest = firstDigest('match-count');
+    expect(textOf(publicMail!.raw)).toContain(fanDigest);
+    expect(textOf(publicMail!.raw)).toContain(matchDigest);
+    // fan-count shows personal data: without personalData: true only its digest goes out.
+    expect(attachmentsOf(publicMail!.raw)).toEqual([expect.stringMatching(/^match-count-.*\.html$/)]);
+    expect(textOf(publicMail!.raw)).toContain('stays on the server');
+    expect(privateMail!.to).toEqual(['board@club.example']);
+    expect(attachmentsOf(privateMail!.raw).sort()).toEqual([expect.stringMatching(/^fan-count-/), expect.stringMatching(/^match-count-/)]);
+
+    expect(hook.posts).toHaveLength(3);
+    expect(hook.posts[0]!.body.text).toContain('*fanlake soon: fan-count, match-count');
+    expect(hook.posts[0]!.body.text).toContain(matchDigest);
+    expect(hook.posts[0]!.body.text).toMatch(/report: .*match-count.*index\.html/);
+    expect(hook.posts[0]!.body.text).not.toMatch(/report: .*fan-count/);
+    // The failed delivery lost nothing: the rendering it was about is on disk.
+    expect(existsSync(join(s.dataDir, 'reports', 'fan-count', 'latest', 'index.html'))).toBe(true);
+    // The webhook URL carries a token: it is masked wherever fanlake writes.
+    expect((process.stdout + process.stderr)).not.toContain('secret-token-123');
+    expect(readFileSync(join(s.dataDir, 'schedule', 'log.ndjson'), 'utf8')).not.toContain('secret-token-123');
+    expect(existsSync(join(s.dataDir, LOCK_FILE))).toBe(false);
+  });
+
+  it('never overlaps a writer started by hand: the slot counts as missed, then runs once for all the slots it missed', async () => {
+    const s = setup([{ name: 'busy', cron: every(2) }], { FANLAKE_SCHEDULE_LOCK_WAIT: '1' });
+    mkdirSync(s.dataDir, { recursive: true });
+    const lock = await acquireWriterLock(s.dataDir, { command: 'extract by hand' });
+    const process = scheduler(s);
+
+    await process.waitFor(/busy slot .*: missed/, 'stdout');
+    expect((process.stdout + process.stderr)).toContain('waiting for extract by hand');
+    // Each new try for the lock says so; three tries (a second's wait and a second's pause each) pass more slots.
+    await process.waitFor(/busy: waiting for extract by hand/, 'stderr', 3);
+    const released = Date.now();
+    await lock.release();
+
+    await process.waitFor(/busy slot .*: (ok|failed) in/, 'stdout');
+    process.child.kill('SIGTERM');
+    expect((await process.done).code).toBe(0);
+
+    // Slots keep coming every 2 s: one more job may have begun before SIGTERM stopped it.
+    const entries = log(s.dataDir);
+    expect(entries.slice(0, 2).map((e) => e.outcome)).toEqual(['missed', 'ok']);
+    expect(entries[0]!.error).toContain('extract by hand');
+    expect(entries[1]!.slots).toBeGreaterThanOrEqual(2);
+    expect(Date.parse(entries[1]!.slot)).toBeGreaterThan(Date.parse(entries[0]!.slot));
+    expect(Date.parse(entries[1]!.slot)).toBeLessThan(released);
+    expect(Date.parse(entries[1]!.start)).toBeGreaterThanOrEqual(released);
+    expect(entries.slice(2).every((e) => e.outcome === 'stopped' || e.outcome === 'ok')).toBe(true);
+  });
+
+  it('catches up once on slots missed while the scheduler was down', async () => {
+    const s = setup([{ name: 'hourly', cron: '0 * * * *' }]);
+    const thisHour = Math.floor(Date.now() / 3_600_000) * 3_600_000;
+    const served = new Date(thisHour - 3 * 3_600_000).toISOString();
+    mkdirSync(join(s.dataDir, 'schedule'), { recursive: true });
+    writeFileSync(join(s.dataDir, 'schedule', 'log.ndjson'), `${JSON.stringify({ schedule: 'hourly', slot: served, start: served, end: served, outcome: 'ok', runId: '20260101T000000Z-abcdef' })}\n`);
+    const process = scheduler(s);
+
+    await process.waitFor(/hourly slot .*: ok in/, 'stdout');
+    process.child.kill('SIGTERM');
+    expect((await process.done).code).toBe(0);
+
+    const entries = log(s.dataDir);
+    expect(entries).toHaveLength(2);
+    expect(entries[1]).toMatchObject({ slot: new Date(thisHour).toISOString(), slots: 3, outcome: 'ok' });
+  });
+
+  it('SIGTERM during a job lets the running step finish, skips the rest and exits 0 with the lock released', async () => {
+    const s = setup([{ name: 'stopme', cron: every(2) }]);
+    const process = scheduler(s);
+
+    await process.waitFor(/stopme: slot .* starts/, 'stderr');
+    process.child.kill('SIGTERM');
+    expect((await process.done).code, (process.stdout + process.stderr)).toBe(0);
+
+    expect((process.stdout + process.stderr)).toMatch(/stopme: \w+ skipped \(stopped\)/);
+    const [entry] = log(s.dataDir);
+    expect(entry).toMatchObject({ schedule: 'stopme', outcome: 'stopped' });
+    expect(existsSync(join(s.dataDir, LOCK_FILE))).toBe(false);
+  });
+
+  it('a second SIGTERM aborts the running job: exit 1, logged as aborted, the lock released, the warehouse as before', async () => {
+    // A slow simulator keeps the extract busy while both signals arrive.
+    const slow = await startTestSimulator({ latencyMs: 300 });
+    closers.push(() => slow.close());
+    const s = setup([{ name: 'abortme', cron: every(2) }]);
+    Object.assign(s.env, cliEnv(slow, s.dataDir));
+    const process = scheduler(s);
+
+    await process.waitFor(/abortme: slot .* starts/, 'stderr');
+    process.child.kill('SIGTERM');
+    await process.waitFor(/SIGTERM: stopping once abortme's current step is done/, 'stderr');
+    process.child.kill('SIGTERM');
+    expect((await process.done).code, (process.stdout + process.stderr)).toBe(1);
+
+    expect(log(s.dataDir).map((e) => [e.schedule, e.outcome])).toEqual([['abortme', 'aborted']]);
+    expect(existsSync(join(s.dataDir, LOCK_FILE))).toBe(false);
+    expect(existsSync(join(s.dataDir, 'warehouse.duckdb'))).toBe(false);
+  });
+
+  it('a failed job alerts every destination; a delivery that keeps failing is retried, recorded, and shown by status', async () => {
+    const smtp = await startSmtpReceiver();
+    const hook = await startWebhookReceiver([500]);
+    closers.push(smtp.close, hook.close);
+    const cron = every(10);
+    const dataDir = tempDataDir();
+    const s = setup([{ name: 'broken', cron, deliver: { email: { to: ['ops@club.example'] }, webhook: true } }], {
+      // Nothing listens there: the extract fails.
+      FANLAKE_DATA_DIR: dataDir,
+      FANLAKE_TICKETING_URL: 'http://127.0.0.1:9',
+      FANLAKE_TICKETING_TOKEN: 'any-token',
+      FANLAKE_ENGAGEMENT_URL: '',
+      FANLAKE_HTTP_MAX_ATTEMPTS: '1',
+      FANLAKE_SMTP_HOST: '127.0.0.1',
+      FANLAKE_SMTP_PORT: String(smtp.port),
+      FANLAKE_SMTP_FROM: 'fanlake@club.example',
+      FANLAKE_WEBHOOK_URL: hook.url,
+      FANLAKE_DELIVERY_MAX_ATTEMPTS: '3',
+      FANLAKE_DELIVERY_RETRY_SECONDS: '0.05',
+    });
+    s.dataDir = dataDir;
+    const process = scheduler(s);
+
+    await process.waitFor(/broken slot .*: failed in/, 'stdout');
+    process.child.kill('SIGTERM');
+    expect((await process.done).code).toBe(0);
+
+    const [entry] = log(s.dataDir);
+    expect(entry!.outcome).toBe('failed');
+    expect(entry!.error).toMatch(/^extract: ticketing\.\w+: /);
+    expect(smtp.mails).toHaveLength(1);
+    expect(smtp.mails[0]!.to).toEqual(['ops@club.example']);
+    expect(subjectOf(smtp.mails[0]!.raw)).toMatch(/^fanlake broken FAILED: extract: ticketing\./);
+    expect(smtp.mails[0]!.raw).toContain(`run id: ${entry!.runId}`);
+    expect(hook.posts).toHaveLength(3);
+    expect(hook.posts[0]!.body.text).toContain(`run id: ${entry!.runId}`);
+    expect(entry!.deliveries).toEqual([
+      { channel: 'email', status: 'sent', attempts: 1 },
+      { channel: 'webhook', status: 'failed', attempts: 3, error: 'webhook answered HTTP 500' },
+    ]);
+
+    const status = await runCli(['status'], s.env, { cwd: s.cwd });
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toMatch(/^broken\s+\S+ \S+ \S+\s+failed: extract: .*email sent, webhook failed \(webhook answered HTTP 500\)\s+\d{4}-\d\d-\d\d /m);
+    expect(status.stdout).toMatch(/^raw layer \d+\.\d MB/m);
+  });
+});
