@@ -35,6 +35,7 @@ export function createBuildCommand(defaults: BuildCommandDefaults = {}): Command
         modelsDir: defaults.modelsDir,
         select: args.select,
         fullRefresh: args['full-refresh'],
+        macroSettings: { phoneDefaultCountryCode: config['models.phoneDefaultCountryCode'] },
         memoryLimit: '1GB',
         threads: 2,
       });
