@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, queryRows } from '../../src/core/duckdb.js';
 import { buildModels, ModelProjectError } from '../../src/models/index.js';
+import { runCli } from '../helpers/cli.js';
 import { type Workspace, workspace } from './fixtures.js';
 
 let ws: Workspace;
@@ -124,5 +125,15 @@ describe('macros', () => {
     );
     expect(problems).toHaveLength(4);
     expect(await ws.query(`select count(*)::int as n from duckdb_views() where schema_name = 'staging'`)).toEqual([{ n: 0 }]);
+  });
+
+  it('build creates the shipped macros with the country code of FANLAKE_PHONE_DEFAULT_COUNTRY_CODE or --phone-country-code, and sql reads them', async () => {
+    const env = { FANLAKE_DATA_DIR: ws.dataDir, FANLAKE_PHONE_DEFAULT_COUNTRY_CODE: '46' };
+    // Nothing is loaded, so the models fail; the macros are created before any model runs.
+    expect((await runCli(['build'], env)).code).toBe(1);
+    const query = `select macros.phone_e164('90 12 34 56') as phone, macros.first_name_key('Åse-Marie') as name`;
+    expect(JSON.parse((await runCli(['sql', query, '--format', 'json'], env)).stdout)).toEqual([{ phone: '+4690123456', name: 'ase' }]);
+    expect((await runCli(['build', '--phone-country-code', '+45'], env)).code).toBe(1);
+    expect(JSON.parse((await runCli(['sql', query, '--format', 'json'], env)).stdout)).toEqual([{ phone: '+4590123456', name: 'ase' }]);
   });
 });
