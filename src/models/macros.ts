@@ -36,12 +36,13 @@ export function settingMacros(settings: MacroSettings): MacroDefinition[] {
 }
 
 /**
- * Creates the macros in a throwaway in-memory DuckDB to check that each file creates exactly
- * `macros.<its file name>`, and reads back what its body calls from DuckDB's own parse of the
- * stored definition (`json_serialize_sql`), as for models. DuckDB resolves the macros a body
- * calls when it is created, so files are tried in passes until none more succeeds: the
- * resulting order (the nodes' order) creates each macro after those it calls. A file that
- * never runs is a problem naming DuckDB's reason (an unknown function, a syntax error, a cycle).
+ * Creates the macros in a throwaway in-memory DuckDB to check that each file creates
+ * `macros.<its file name>` and nothing else, and reads back what each body calls from DuckDB's
+ * own parse of the stored definition (`json_serialize_sql`), as for models. DuckDB resolves
+ * the macros a body calls when it is created, so files are tried in passes until none more
+ * succeeds: the resulting order (the nodes' order) creates each macro after those it calls. A
+ * file that never runs is a problem naming DuckDB's reason (an unknown function, a syntax
+ * error, a cycle). The catalog is listed once at the end: a listing costs tens of ms.
  */
 export async function parseMacros(macros: readonly MacroDefinition[]): Promise<{ nodes: Map<string, MacroNode>; problems: string[] }> {
   const problems: string[] = [];
@@ -50,24 +51,41 @@ export async function parseMacros(macros: readonly MacroDefinition[]): Promise<{
   const connection = await instance.connect();
   try {
     await connection.run(`create schema ${quoteIdent(MACRO_SCHEMA)}`);
-    let pending = [...macros];
+    const ran: MacroDefinition[] = [];
     const failures = new Map<MacroDefinition, string>();
+    let pending = [...macros];
     while (pending.length > 0) {
       const left: MacroDefinition[] = [];
       for (const macro of pending) {
-        const created = await createInScratch(connection, macro);
-        if (typeof created === 'string') {
-          failures.set(macro, created);
-          left.push(macro);
-        } else {
+        try {
+          await connection.run(macro.sql);
           failures.delete(macro);
-          nodes.set(macro.name, { ...macro, calls: created });
+          ran.push(macro);
+        } catch (error) {
+          failures.set(macro, `does not run: ${error instanceof Error ? error.message : String(error)}`);
+          left.push(macro);
         }
       }
       if (left.length === pending.length) break;
       pending = left;
     }
     for (const [macro, problem] of failures) problems.push(`${macro.file}: ${problem}`);
+
+    const stored = new Map((await storedMacros(connection)).map((row) => [row.name, row]));
+    for (const macro of ran) {
+      const row = stored.get(macro.name);
+      if (row === undefined) {
+        problems.push(`${macro.file}: does not create ${MACRO_SCHEMA}.${macro.name}; the file holds create or replace macro ${MACRO_SCHEMA}.${macro.name}(...) as ...`);
+        continue;
+      }
+      const calls = await callsOf(connection, row);
+      if (typeof calls === 'string') problems.push(`${macro.file}: ${calls}`);
+      else nodes.set(macro.name, { ...macro, calls });
+    }
+    const named = new Set(macros.map((macro) => macro.name));
+    for (const name of stored.keys()) {
+      if (!named.has(name)) problems.push(`${MACRO_SCHEMA}.${name} is created by a file of another name; each macro is sql/${MACRO_SCHEMA}/<its name>.sql`);
+    }
   } finally {
     connection.closeSync();
     instance.closeSync();
@@ -135,24 +153,11 @@ export function macroCalls(
   return { macros, problems };
 }
 
-async function createInScratch(connection: DuckDBConnection, macro: MacroDefinition): Promise<string[] | string> {
-  const before = new Set((await storedMacros(connection)).map((row) => row.name));
-  try {
-    await connection.run(macro.sql);
-  } catch (error) {
-    return `does not run: ${error instanceof Error ? error.message : String(error)}`;
-  }
-  const after = await storedMacros(connection);
-  const added = after.filter((row) => !before.has(row.name));
-  if (added.length !== 1 || added[0]!.name !== macro.name) {
-    const names = added.map((row) => `${MACRO_SCHEMA}.${row.name}`).join(', ') || 'no new macro';
-    for (const row of added) await connection.run(`drop ${row.type === 'table_macro' ? 'macro table' : 'macro'} ${quoteIdent(MACRO_SCHEMA)}.${quoteIdent(row.name)}`);
-    return `must create exactly one macro, ${MACRO_SCHEMA}.${macro.name} (create or replace macro ${MACRO_SCHEMA}.${macro.name}(...) as ...); it creates ${names}`;
-  }
-  const { type, definition } = added[0]!;
-  if (definition === null) return [];
+/** The macros a stored macro calls, from DuckDB's parse of its definition; a string is a problem. */
+async function callsOf(connection: DuckDBConnection, row: { type: string; definition: string | null }): Promise<string[] | string> {
+  if (row.definition === null) return [];
   // A scalar macro's stored definition is an expression, a table macro's a query.
-  const parsed = await parseSelect(connection, type === 'table_macro' ? definition : `select ${definition}`);
+  const parsed = await parseSelect(connection, row.type === 'table_macro' ? row.definition : `select ${row.definition}`);
   if (!parsed.ok) return `its body cannot be read back: ${parsed.problem}`;
   return [...new Set(functionCalls(parsed.tree).filter((call) => call.schema === MACRO_SCHEMA).map((call) => call.name))];
 }

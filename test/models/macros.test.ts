@@ -117,13 +117,14 @@ describe('macros', () => {
     const problems = (error as ModelProjectError).problems;
     expect(problems).toEqual(
       expect.arrayContaining([
-        expect.stringMatching(/^sql\/macros\/wrong_name\.sql: must create exactly one macro, macros\.wrong_name .*it creates macros\.other_name$/),
+        'sql/macros/wrong_name.sql: does not create macros.wrong_name; the file holds create or replace macro macros.wrong_name(...) as ...',
+        'macros.other_name is created by a file of another name; each macro is sql/macros/<its name>.sql',
         expect.stringMatching(/^sql\/macros\/broken\.sql: does not run: /),
         'sql/staging/stg_people.sql: calls macros.clean_emial, which is no macro in sql/macros (did you mean macros.clean_email?)',
         'sql/staging/stg_people.sql: calls clean_phone(...) without its schema; write macros.clean_phone(...)',
       ]),
     );
-    expect(problems).toHaveLength(4);
+    expect(problems).toHaveLength(5);
     expect(await ws.query(`select count(*)::int as n from duckdb_views() where schema_name = 'staging'`)).toEqual([{ n: 0 }]);
   });
 
