@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, queryRows } from '../../src/core/duckdb.js';
 import { buildModels, ModelProjectError } from '../../src/models/index.js';
+import type { Lineage } from '../../src/models/lineage.js';
 import { runCli } from '../helpers/cli.js';
 import { type Workspace, workspace } from './fixtures.js';
 
@@ -49,6 +50,9 @@ describe('macros', () => {
     } finally {
       instance.closeSync();
     }
+    const lineage = JSON.parse(await readFile(`${ws.dataDir}/lineage.json`, 'utf8')) as Lineage;
+    expect(lineage.models.find((model) => model.name === 'stg_people')!.parents.macros).toEqual(['macros.clean_email', 'macros.clean_phone']);
+    expect(lineage.models.find((model) => model.name === 'people_emails')!.parents.macros).toEqual([]);
   });
 
   it('a changed macro rebuilds the models that call it, directly or through another macro, and their descendants only', async () => {
