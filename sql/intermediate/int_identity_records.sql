@@ -151,16 +151,9 @@ keyed as (
         end as phone_key,
         first_name,
         last_name,
-        -- First given name, case- and accent-folded: "ANNE-MARIE" and "Anne Marie" compare
-        -- on "anne"; æ/ø have no decomposition, so they are spelt out.
-        nullif(regexp_extract(
-            replace(replace(strip_accents(lower(first_name)), 'æ', 'ae'), 'ø', 'o'),
-            '^[^ ,.-]+'
-        ), '') as first_name_key,
-        nullif(regexp_replace(
-            replace(replace(strip_accents(lower(last_name)), 'æ', 'ae'), 'ø', 'o'),
-            '[^a-z]', '', 'g'
-        ), '') as last_name_key,
+        -- Names case- and accent-folded (sql/macros): "ANNE-MARIE" and "Anne Marie" compare on "anne".
+        macros.first_name_key(first_name) as first_name_key,
+        macros.last_name_key(last_name) as last_name_key,
         birth_date,
 
     from unioned

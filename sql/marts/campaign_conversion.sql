@@ -93,15 +93,12 @@ fan_emails as (
 
 ),
 
--- the participant's first name folded as int_identity_records folds names
+-- the participant's first name folded as int_identity_records folds names (sql/macros)
 participants_keyed as (
 
     select
         participants.*,
-        nullif(regexp_extract(
-            replace(replace(strip_accents(lower(participants.first_name)), 'æ', 'ae'), 'ø', 'o'),
-            '^[^ ,.-]+'
-        ), '') as first_name_key,
+        macros.first_name_key(participants.first_name) as first_name_key,
 
     from participants
 

@@ -101,6 +101,10 @@ export const SETTINGS = [
     description: 'Wait before the first retry of a delivery; doubles with each further attempt' },
   { key: 'warehouse.busyTimeoutSeconds', env: 'FANLAKE_BUSY_TIMEOUT_SECONDS', flag: 'busy-timeout', schema: z.coerce.number().min(0, 'must be 0 or more'),
     default: 60, description: 'How long a command waits for the warehouse file while another process has it open' },
+  { key: 'models.phoneDefaultCountryCode', env: 'FANLAKE_PHONE_DEFAULT_COUNTRY_CODE', flag: 'phone-country-code', default: '+47',
+    schema: z.coerce.string().trim().regex(/^\+?[1-9][0-9]{0,2}$/, 'must be a country calling code such as +47')
+      .transform((code) => (code.startsWith('+') ? code : `+${code}`)),
+    description: 'Country calling code build gives a phone number written without one (macros.phone_default_country_code)' },
   { key: 'http.timeoutMs', env: 'FANLAKE_HTTP_TIMEOUT_MS', flag: 'timeout-ms', schema: positiveInt, default: 30_000,
     description: 'How long one request may take before it is retried' },
   { key: 'http.maxAttempts', env: 'FANLAKE_HTTP_MAX_ATTEMPTS', flag: 'max-attempts', schema: positiveInt.max(20),

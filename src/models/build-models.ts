@@ -10,6 +10,8 @@ import { collectLineage, writeLineage } from './lineage.js';
 import { loadSeed, materializeModel } from './materialize.js';
 import type { Materialization } from './model-header.js';
 import { MODEL_ERROR_CODES, modelFailure } from './model-errors.js';
+import { createMacros, DEFAULT_MACRO_SETTINGS, settingMacros } from './macros.js';
+import type { MacroSettings } from './macros.js';
 import { buildGraph } from './model-graph.js';
 import type { GraphNode, ModelGraph } from './model-graph.js';
 import { runGraph } from './run-graph.js';
@@ -52,6 +54,8 @@ export interface BuildModelsOptions extends DatabaseOptions {
   select?: readonly string[];
   /** Rebuild incremental models from scratch. */
   fullRefresh?: boolean;
+  /** Values build writes into macros (the default phone country code); defaults: DEFAULT_MACRO_SETTINGS. */
+  macroSettings?: MacroSettings;
   /**
    * Models built at once on separate connections. Default 1: on two shared cores DuckDB already
    * uses both for one query, and parallel models measured no faster (see index.ts).
@@ -61,7 +65,8 @@ export interface BuildModelsOptions extends DatabaseOptions {
 }
 
 /**
- * `fanlake build`: loads every seed, then runs the selected models in dependency order and
+ * `fanlake build`: creates the macros of `sql/macros` (and those of settings) in schema
+ * `macros`, loads every seed, then runs the selected models in dependency order and
  * writes `<dataDir>/lineage.json`. A failed model skips its descendants; independent
  * branches still build. Throws only before anything ran: a broken SQL project
  * (ModelProjectError), an unknown `--select` name (UsageError), or a warehouse that cannot
@@ -75,7 +80,7 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
   try {
     connections.push(await instance.connect());
     const main = connections[0]!;
-    const graph = await buildGraph(project, main);
+    const graph = await buildGraph(project, main, [...settingMacros(options.macroSettings ?? DEFAULT_MACRO_SETTINGS), ...project.macros]);
     const seeds = graph.order.filter((relation) => graph.nodes.get(relation)!.kind === 'seed');
     const chosen = new Set([...seeds, ...selectModels(graph, options.select)]);
     const order = graph.order.filter((relation) => chosen.has(relation));
@@ -85,6 +90,9 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
     for (const schema of new Set(order.map((relation) => graph.nodes.get(relation)!.schema))) {
       await main.run(`create schema if not exists ${quoteIdent(schema)}`);
     }
+    await createMacros(main, graph.macros).catch((cause: unknown) => {
+      throw new FanlakeError(MODEL_ERROR_CODES.macroFailed, `creating the macros failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    });
     const sources = await existingSources(main);
     const lastBuilds = await readBuildState(main);
     const fingerprints = await fingerprintGraph(main, graph, sources);

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { queryRows, quoteIdent, quoteLiteral } from '../core/duckdb.js';
+import { macroFingerprints } from './macros.js';
 import type { ModelGraph } from './model-graph.js';
 
 /** Where the fingerprint of each model's last successful build is kept, in the warehouse itself. */
@@ -9,8 +10,9 @@ const BUILDS = 'raw._fanlake_builds';
 
 /**
  * What a model's output depends on, as one hash: its SQL and header, its parents'
- * fingerprints and, for the raw tables it reads, their row count and newest
- * `_extracted_at` (what every load changes). A model whose fingerprint matches its last
+ * fingerprints, the macros it calls (each with the macros it calls in turn, so a changed
+ * macro or setting rebuilds its callers and their descendants) and, for the raw tables it
+ * reads, their row count and newest `_extracted_at` (what every load changes). A model whose fingerprint matches its last
  * build is left as it is, so a build costs what changed, not the warehouse.
  * Raw tables edited by hand without changing either need `build --full-refresh`.
  */
@@ -26,6 +28,7 @@ export async function fingerprintGraph(connection: DuckDBConnection, graph: Mode
       sources.set(source, String(row?.state ?? ''));
     }
   }
+  const macros = macroFingerprints(graph.macros);
   const fingerprints = new Map<string, string>();
   for (const relation of graph.order) {
     const node = graph.nodes.get(relation)!;
@@ -38,6 +41,8 @@ export async function fingerprintGraph(connection: DuckDBConnection, graph: Mode
             node.model.uniqueKey.join(','),
             ...node.parents.map((parent) => `${parent}=${fingerprints.get(parent) ?? ''}`),
             ...node.sources.map((source) => `${source}=${sources.get(source) ?? 'missing'}`),
+            // Absent for a model without macros, so its fingerprint is as before macros existed.
+            ...node.macros.map((macro) => `macro ${macro}=${macros.get(macro) ?? 'missing'}`),
           ];
     fingerprints.set(relation, createHash('sha256').update(JSON.stringify(inputs)).digest('hex'));
   }

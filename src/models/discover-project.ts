@@ -18,6 +18,8 @@ export const DEFAULT_MODELS_DIR = fileURLToPath(new URL('../../sql', import.meta
 export const SEEDS_SCHEMA = 'seeds';
 /** Schema of the extracted tables; models read them as sources. */
 export const SOURCE_SCHEMA = 'raw';
+/** Schema of the DuckDB macros of `sql/macros/*.sql`, which build creates in the warehouse. */
+export const MACRO_SCHEMA = 'macros';
 
 /** One SQL model: `sql/<schema>/[...]/<name>.sql` becomes `<schema>.<name>`. */
 export interface ModelDefinition {
@@ -44,6 +46,18 @@ export interface SeedDefinition {
   path: string;
 }
 
+/**
+ * A DuckDB macro: `sql/macros/<name>.sql` holds one `create or replace macro macros.<name>(...)`
+ * (see macros.ts), or build derives it from a setting.
+ */
+export interface MacroDefinition {
+  name: string;
+  /** Path for messages (`sql/macros/phone_e164.sql`), or the setting it comes from. */
+  file: string;
+  sql: string;
+  description?: string;
+}
+
 /** `sql/tests/<name>.sql`: a query that returns the failing rows. */
 export interface CustomTestDefinition {
   name: string;
@@ -60,13 +74,14 @@ export interface ModelProject {
   seeds: SeedDefinition[];
   customTests: CustomTestDefinition[];
   sources: SourceDefinition[];
+  macros: MacroDefinition[];
 }
 
 const NAME = /^[a-z][a-z0-9_]*$/;
 
 /**
  * Reads the models root. Files and folders starting with `_` or `.` are ignored, as is
- * anything outside `staging/`, `intermediate/`, `marts/`, `seeds/`, `tests/` and `sources.json`.
+ * anything outside `staging/`, `intermediate/`, `marts/`, `macros/`, `seeds/`, `tests/` and `sources.json`.
  * A missing root is an empty project.
  *
  * @throws ModelProjectError listing every problem (bad header, bad name, duplicate name).
@@ -74,7 +89,7 @@ const NAME = /^[a-z][a-z0-9_]*$/;
 export async function discoverProject(root: string = DEFAULT_MODELS_DIR): Promise<ModelProject> {
   const problems: string[] = [];
   const display = (path: string) => [basename(root), ...relative(root, path).split(sep)].join('/');
-  const project: ModelProject = { root, models: [], seeds: [], customTests: [], sources: [] };
+  const project: ModelProject = { root, models: [], seeds: [], customTests: [], sources: [], macros: [] };
 
   for (const schema of MODEL_SCHEMAS) {
     for (const path of await listFiles(join(root, schema), '.sql', true)) {
@@ -105,6 +120,17 @@ export async function discoverProject(root: string = DEFAULT_MODELS_DIR): Promis
     const name = basename(path, '.csv');
     if (NAME.test(name)) project.seeds.push({ name, relation: `${SEEDS_SCHEMA}.${name}`, file: display(path), path });
     else problems.push(`${display(path)}: a seed's file name is its table name: use lowercase letters, digits and _`);
+  }
+
+  for (const path of await listFiles(join(root, MACRO_SCHEMA), '.sql', false)) {
+    const name = basename(path, '.sql');
+    if (!NAME.test(name)) {
+      problems.push(`${display(path)}: a macro's file name is its name: use lowercase letters, digits and _`);
+      continue;
+    }
+    const sql = await readFile(path, 'utf8');
+    const description = headerEntries(sql).find((entry) => entry.key === 'description')?.value;
+    project.macros.push({ name, file: display(path), sql, ...(description === undefined ? {} : { description }) });
   }
 
   for (const path of await listFiles(join(root, 'tests'), '.sql', false)) {

@@ -6,6 +6,7 @@
  * sql/staging/<source>/stg_<source>__<entity>.sql   -> staging.stg_<source>__<entity>   (view by default)
  * sql/intermediate/int_<name>.sql                   -> intermediate.int_<name>         (table by default)
  * sql/marts/<name>.sql                              -> marts.<name>                    (table by default)
+ * sql/macros/<name>.sql                             -> macro macros.<name>  (created by every build; see macros.ts)
  * sql/seeds/<name>.csv                              -> seeds.<name>  (read_csv with a header row; reloaded on every build)
  * sql/tests/<name>.sql                              a query returning failing rows (header: -- severity: warn)
  * sql/sources.json                                  tests and freshness of raw.* tables (see checks/sources-file.ts)
@@ -20,7 +21,9 @@
  * (`json_serialize_sql`): every table in the parse tree that is not a CTE is a parent.
  * Unqualified table names, unknown models and schemas other than raw/seeds/staging/
  * intermediate/marts are problems reported before anything runs, as are cycles.
- * Table functions (`read_parquet(...)`) are not tracked.
+ * Table functions (`read_parquet(...)`) are not tracked. Shared rules are DuckDB macros called
+ * as `macros.<name>(...)`: the same parse tree shows which a model calls, and a changed macro
+ * (or the setting it is made from) changes the fingerprint of every model that calls it.
  *
  * The header (leading `--` lines) sets how it is written; see model-header.ts:
  * ```sql

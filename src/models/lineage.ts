@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../core/atomic-file.js';
 import { queryRows, quoteLiteral } from '../core/duckdb.js';
-import { SEEDS_SCHEMA } from './discover-project.js';
+import { MACRO_SCHEMA, SEEDS_SCHEMA } from './discover-project.js';
 import type { Materialization } from './model-header.js';
 import type { ModelGraph } from './model-graph.js';
 
@@ -32,6 +32,8 @@ export interface LineageModel {
     seeds: string[];
     /** `raw.*` read. */
     sources: string[];
+    /** Macros called, as `macros.<name>` (directly; the macros they call are not repeated). */
+    macros: string[];
   };
   /** As the warehouse has it after the build; `null` when the model has never been built. */
   columns: LineageColumn[] | null;
@@ -76,6 +78,7 @@ export async function collectLineage(connection: DuckDBConnection, graph: ModelG
         models: node.parents.filter((parent) => !parent.startsWith(`${SEEDS_SCHEMA}.`)),
         seeds: node.parents.filter((parent) => parent.startsWith(`${SEEDS_SCHEMA}.`)),
         sources: node.sources,
+        macros: node.macros.map((macro) => `${MACRO_SCHEMA}.${macro}`),
       },
       columns: columns.get(model.relation) ?? null,
     });

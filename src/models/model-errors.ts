@@ -11,6 +11,8 @@ export const MODEL_ERROR_CODES = {
   sourceMissing: 'E_MODEL_SOURCE_MISSING',
   /** An incremental model's output no longer fits its table, or its keys are null or repeated. */
   incrementalMismatch: 'E_MODEL_INCREMENTAL',
+  /** The macros could not be created in the warehouse: nothing was built. */
+  macroFailed: 'E_MODEL_MACRO',
   /** A seed CSV could not be loaded. */
   seedFailed: 'E_SEED_FAILED',
   /** `check` needs a warehouse and there is none. */

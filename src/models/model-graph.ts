@@ -1,7 +1,9 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { closeMatches } from './close-matches.js';
 import { SEEDS_SCHEMA, SOURCE_SCHEMA } from './discover-project.js';
-import type { ModelDefinition, ModelProject, SeedDefinition } from './discover-project.js';
+import type { MacroDefinition, ModelDefinition, ModelProject, SeedDefinition } from './discover-project.js';
+import { DEFAULT_MACRO_SETTINGS, macroCalls, parseMacros, settingMacros } from './macros.js';
+import type { MacroNode } from './macros.js';
 import { MODEL_SCHEMAS } from './model-header.js';
 import { ModelProjectError } from './model-errors.js';
 import { parseSelect, treeToSql, withoutSelfReferences } from './sql-references.js';
@@ -20,6 +22,8 @@ export type GraphNode =
       parents: string[];
       /** `raw.*` tables read. */
       sources: string[];
+      /** Macros called as `macros.<name>(...)`, by name; not nodes: build creates them all first. */
+      macros: string[];
       /**
        * For an incremental model that reads its own table: the SQL of its first build, with the
        * WHERE conditions that read itself removed (see `withoutSelfReferences`).
@@ -32,6 +36,8 @@ export interface ModelGraph {
   /** Every relation, parents before children; ties by layer, then name, so runs are repeatable. */
   order: readonly string[];
   children: ReadonlyMap<string, readonly string[]>;
+  /** Every macro, by name: those of `sql/macros` and those derived from settings. */
+  macros: ReadonlyMap<string, MacroNode>;
 }
 
 const LAYER_RANK: Record<string, number> = { [SEEDS_SCHEMA]: 0, staging: 1, intermediate: 2, marts: 3 };
@@ -39,12 +45,18 @@ const LAYER_RANK: Record<string, number> = { [SEEDS_SCHEMA]: 0, staging: 1, inte
 /**
  * Parses every model with DuckDB and links them. Collects every problem before failing:
  * syntax errors, unqualified or unknown references, reads of a schema models may not read,
- * misplaced self-references, and cycles (naming each file in the cycle).
+ * misplaced self-references, cycles (naming each file in the cycle), broken macros and calls
+ * of unknown macros. `macros` defaults to the project's and those of the default settings.
  *
  * @throws ModelProjectError
  */
-export async function buildGraph(project: ModelProject, connection: DuckDBConnection): Promise<ModelGraph> {
-  const problems: string[] = [];
+export async function buildGraph(
+  project: ModelProject,
+  connection: DuckDBConnection,
+  macros: readonly MacroDefinition[] = [...settingMacros(DEFAULT_MACRO_SETTINGS), ...project.macros],
+): Promise<ModelGraph> {
+  const parsedMacros = await parseMacros(macros);
+  const problems: string[] = [...parsedMacros.problems];
   const nodes = new Map<string, GraphNode>();
   for (const seed of project.seeds) {
     nodes.set(seed.relation, { kind: 'seed', relation: seed.relation, name: seed.name, schema: SEEDS_SCHEMA, file: seed.file, seed, parents: [], sources: [] });
@@ -65,6 +77,8 @@ export async function buildGraph(project: ModelProject, connection: DuckDBConnec
     const parents: string[] = [];
     const sources: string[] = [];
     let readsItself = false;
+    const called = macroCalls(parsed.functions, parsedMacros.nodes);
+    problems.push(...called.problems.map((problem) => `${model.file}: ${problem}`));
     for (const name of parsed.unqualified) {
       problems.push(`${model.file}: "${name}" is not schema-qualified${suggest(name, 1)}; models read raw.*, seeds.* and other models by schema.table`);
     }
@@ -91,7 +105,7 @@ export async function buildGraph(project: ModelProject, connection: DuckDBConnec
       else if (!pruned) problems.push(`${model.file}: reads itself outside a WHERE condition; an incremental model may read ${model.relation} only in AND-ed WHERE conditions`);
       else firstBuildSql = await treeToSql(connection, pruned);
     }
-    nodes.set(model.relation, { kind: 'model', relation: model.relation, name: model.name, schema: model.schema, file: model.file, model, parents, sources, firstBuildSql });
+    nodes.set(model.relation, { kind: 'model', relation: model.relation, name: model.name, schema: model.schema, file: model.file, model, parents, sources, macros: called.macros, firstBuildSql });
   }
   if (problems.length > 0) throw new ModelProjectError(problems, { root: project.root });
 
@@ -102,7 +116,7 @@ export async function buildGraph(project: ModelProject, connection: DuckDBConnec
     const cycle = findCycle(nodes, new Set(order));
     throw new ModelProjectError([`models form a cycle: ${cycle.map((relation) => nodes.get(relation)!.file).join(' -> ')}`], { root: project.root });
   }
-  return { nodes, order, children };
+  return { nodes, order, children, macros: parsedMacros.nodes };
 }
 
 /** Kahn's algorithm; nodes left out are in or behind a cycle. */

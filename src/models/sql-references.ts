@@ -6,6 +6,12 @@ export interface TableReference {
   table: string;
 }
 
+/** A function call in a parse tree: `macros.phone_e164(...)` has schema `macros`; built-ins have schema `''`. */
+export interface FunctionReference {
+  schema: string;
+  name: string;
+}
+
 /** DuckDB's parse tree of one statement, as `json_serialize_sql` writes it. */
 export type SqlTree = Record<string, unknown>;
 
@@ -17,6 +23,8 @@ export type ParsedSelect =
       references: TableReference[];
       /** Unqualified names that are not CTEs in scope: models must qualify what they read. */
       unqualified: string[];
+      /** Functions called, lowercased, in order of first appearance, without duplicates. */
+      functions: FunctionReference[];
     }
   | { ok: false; problem: string };
 
@@ -55,7 +63,31 @@ export async function parseSelect(connection: DuckDBConnection, sql: string): Pr
       references.push({ schema, table });
     }
   });
-  return { ok: true, tree, references, unqualified };
+  return { ok: true, tree, references, unqualified, functions: functionCalls(tree) };
+}
+
+/**
+ * Every function call of a parse tree (scalar, aggregate and window functions; macros are
+ * calls too, since the parser does not bind names). Operators DuckDB parses as functions
+ * (`||`, `~~`) carry no schema and are listed like any built-in.
+ */
+export function functionCalls(tree: unknown): FunctionReference[] {
+  const calls: FunctionReference[] = [];
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) {
+      for (const item of node) walk(item);
+      return;
+    }
+    if (node === null || typeof node !== 'object') return;
+    const object = node as SqlTree;
+    if ((object.class === 'FUNCTION' || object.class === 'WINDOW') && typeof object.function_name === 'string') {
+      const call = { schema: String(object.schema ?? '').toLowerCase(), name: object.function_name.toLowerCase() };
+      if (!calls.some((known) => known.schema === call.schema && known.name === call.name)) calls.push(call);
+    }
+    for (const value of Object.values(object)) walk(value);
+  };
+  walk(tree);
+  return calls;
 }
 
 /**

@@ -49,6 +49,17 @@ describe('loadConfig', () => {
     }
   });
 
+  it('reads the default phone country code with or without its +, and refuses what is no calling code', () => {
+    expect(loadConfig({ env: {}, cwd: dirWith({}) }).config['models.phoneDefaultCountryCode']).toBe('+47');
+    expect(loadConfig({ env: { FANLAKE_PHONE_DEFAULT_COUNTRY_CODE: '46' }, cwd: dirWith({}) }).config['models.phoneDefaultCountryCode']).toBe('+46');
+    const cwd = dirWith({ 'fanlake.config.json': JSON.stringify({ models: { phoneDefaultCountryCode: 45 } }) });
+    expect(loadConfig({ env: {}, cwd }).config['models.phoneDefaultCountryCode']).toBe('+45');
+    expect(loadConfig({ env: {}, flags: { 'phone-country-code': '+358' }, cwd }).config['models.phoneDefaultCountryCode']).toBe('+358');
+    expect(() => loadConfig({ env: { FANLAKE_PHONE_DEFAULT_COUNTRY_CODE: 'NO' }, cwd: dirWith({}) })).toThrow(
+      /models\.phoneDefaultCountryCode: must be a country calling code such as \+47 \(from environment variable FANLAKE_PHONE_DEFAULT_COUNTRY_CODE\)/,
+    );
+  });
+
   it('refuses secrets in the config file without echoing them', () => {
     const cwd = dirWith({ 'fanlake.config.json': JSON.stringify({ ticketing: { token: 'hunter2-secret' } }) });
     expect(() => loadConfig({ env: {}, cwd })).toThrow(/ticketing\.token: secrets are read only from the environment/);

@@ -156,6 +156,7 @@ describe('loadWarehouse', () => {
 
   it('adds new columns and widens changed types, reporting each drift once', async () => {
     await writeRun(dataDir, {
+      source: 'engagement',
       resource: 'members',
       extractedAt: '2024-05-01T10:00:00.000Z',
       columns: { id: 'BIGINT', points: 'BIGINT', nickname: 'VARCHAR', flags: 'JSON' },
@@ -167,6 +168,7 @@ describe('loadWarehouse', () => {
 
     // points became fractional, flags became text, nickname is gone, tier is new.
     await writeRun(dataDir, {
+      source: 'engagement',
       resource: 'members',
       extractedAt: '2024-05-02T10:00:00.000Z',
       columns: { id: 'BIGINT', points: 'DOUBLE', flags: 'VARCHAR' },
@@ -182,6 +184,7 @@ describe('loadWarehouse', () => {
     ]);
 
     await writeRun(dataDir, {
+      source: 'engagement',
       resource: 'members',
       extractedAt: '2024-05-03T10:00:00.000Z',
       columns: { id: 'BIGINT', points: 'BIGINT', flags: 'JSON' },
@@ -193,7 +196,7 @@ describe('loadWarehouse', () => {
 
     const types = await warehouseRows(
       warehouse,
-      `select column_name, data_type from duckdb_columns() where table_name = 'ticketing_members' order by column_index`,
+      `select column_name, data_type from duckdb_columns() where table_name = 'engagement_members' order by column_index`,
     );
     expect(types.map((row) => `${row.column_name} ${row.data_type}`)).toEqual([
       'id BIGINT',
@@ -202,13 +205,39 @@ describe('loadWarehouse', () => {
       'flags VARCHAR',
       '_run_id VARCHAR',
       '_extracted_at TIMESTAMP WITH TIME ZONE',
+      // a resource without a change cursor is a snapshot resource: the column comes with its first load
+      '_vanished_at TIMESTAMP WITH TIME ZONE',
       'tier JSON',
     ]);
-    const rows = await warehouseRows(warehouse, 'select id, points, nickname, flags, tier from raw.ticketing_members order by id');
+    const rows = await warehouseRows(warehouse, 'select id, points, nickname, flags, tier from raw.engagement_members order by id');
     expect(rows).toEqual([
       { id: '1', points: 10, nickname: 'anna', flags: '{"vip":true}', tier: null },
       { id: '2', points: 2.5, nickname: null, flags: 'none', tier: '"gold"' },
       { id: '3', points: 7, nickname: null, flags: '[1]', tier: '"silver"' },
+    ]);
+  });
+
+  it('gives a snapshot table _vanished_at from its first load, a partial run included; a table with a change cursor never', async () => {
+    // A partial run (snapshot false): nothing may be flagged, but the column is there for the models.
+    await writeRun(dataDir, {
+      source: 'engagement',
+      resource: 'consents',
+      extractedAt: '2024-05-01T10:00:00.000Z',
+      columns: { id: 'VARCHAR', isRevoked: 'BOOLEAN' },
+      primaryKey: ['id'],
+      pages: [[{ id: '1', isRevoked: false }, { id: '2', isRevoked: true }]],
+    });
+    await tickets('2024-05-01T10:00:00.000Z', [{ id: 1, status: 'paid', price: 10, last_update: '2024-05-01T09:00:00Z' }]);
+    const results = await loadWarehouse({ dataDir });
+    expect(byTable(results, 'raw.engagement_consents')).toMatchObject({ status: 'ok', inserted: 2, vanished: 0 });
+    const vanishedColumns = await warehouseRows(
+      warehouse,
+      `select table_name, data_type from duckdb_columns() where schema_name = 'raw' and column_name = '_vanished_at' order by table_name`,
+    );
+    expect(vanishedColumns).toEqual([{ table_name: 'engagement_consents', data_type: 'TIMESTAMP WITH TIME ZONE' }]);
+    expect(await warehouseRows(warehouse, 'select id, _vanished_at from raw.engagement_consents order by id')).toEqual([
+      { id: '1', _vanished_at: null },
+      { id: '2', _vanished_at: null },
     ]);
   });
 

@@ -229,7 +229,7 @@ inner join seeds.ticket_statuses as statuses
       schema: 'marts',
       file: 'sql/marts/dim_fan.sql',
       materialized: 'table',
-      parents: { models: ['staging.stg_ticketing__users', 'intermediate.int_fan_spend'], seeds: [], sources: [] },
+      parents: { models: ['staging.stg_ticketing__users', 'intermediate.int_fan_spend'], seeds: [], sources: [], macros: [] },
       columns: [
         { name: 'fan_id', type: 'INTEGER' },
         { name: 'email', type: 'VARCHAR' },

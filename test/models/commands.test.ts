@@ -27,7 +27,7 @@ afterEach(async () => {
 });
 
 function config(): LoadedConfig {
-  return { config: { dataDir: ws.dataDir }, origins: {} } as unknown as LoadedConfig;
+  return { config: { dataDir: ws.dataDir, 'models.phoneDefaultCountryCode': '+47' }, origins: {} } as unknown as LoadedConfig;
 }
 
 describe('build and check commands', () => {

@@ -28,8 +28,8 @@ export type RawRecords = Partial<Record<string, Record<string, unknown>[]>>;
 /**
  * Creates every raw table with the loader's column types (the field declarations through
  * `duckdbColumns`, plus the lineage columns) holding the given items as the API would send
- * them; tables without items are empty. A table whose items carry `_vanished_at` gets that
- * column too, as the loader adds it after a complete snapshot.
+ * them; tables without items are empty. Engagement tables (snapshot resources) carry
+ * `_vanished_at` too, as the loader creates it with their first load.
  */
 export async function writeRawTables(warehousePath: string, records: RawRecords): Promise<void> {
   const folder = mkdtempSync(join(tmpdir(), 'fanlake-identity-raw-'));
@@ -38,7 +38,7 @@ export async function writeRawTables(warehousePath: string, records: RawRecords)
     for (const [table, fields] of Object.entries(RAW_TABLES)) {
       const items = records[table] ?? [];
       const columns: Record<string, string> = { ...duckdbColumns(fields), _run_id: 'VARCHAR', _extracted_at: 'TIMESTAMPTZ' };
-      if (items.some((item) => '_vanished_at' in item)) columns._vanished_at = 'TIMESTAMPTZ';
+      if (table.startsWith('engagement_')) columns._vanished_at = 'TIMESTAMPTZ';
       const target = `raw.${quoteIdent(table)}`;
       if (items.length === 0) {
         await connection.run(`create table ${target} (${Object.entries(columns).map(([name, type]) => `${quoteIdent(name)} ${type}`).join(', ')})`);

@@ -8,10 +8,6 @@ with
 source as (
 
     select * from raw.engagement_customer_profiles
-    -- the loader adds _vanished_at with the first complete snapshot; until then nothing has vanished
-    union all by name
-    select cast(null as timestamptz) as _vanished_at
-    where false
 
 ),
 
@@ -32,12 +28,9 @@ renamed as (
         nullif(gender, '') as gender,
 
         -- contact, normalized as in stg_ticketing__users
-        nullif(lower(trim(email)), '') as email,
+        macros.email_normalized(email) as email,
         nullif(trim(phoneNumber), '') as phone_raw,
-        nullif(regexp_extract(
-            regexp_replace(regexp_replace(regexp_replace(phoneNumber, '[^0-9+]', '', 'g'), '^00', '+'), '^([1-9][0-9]{7})$', '+47\1'),
-            '^\+[1-9][0-9]{6,14}$'
-        ), '') as phone_e164,
+        macros.phone_e164(phoneNumber) as phone_e164,
         nullif(street, '') as street,
         nullif(postalCode, '') as postal_code,
         nullif(city, '') as city,

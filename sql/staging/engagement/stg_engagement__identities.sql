@@ -10,10 +10,6 @@ with
 source as (
 
     select * from raw.engagement_identities
-    -- the loader adds _vanished_at with the first complete snapshot; until then nothing has vanished
-    union all by name
-    select cast(null as timestamptz) as _vanished_at
-    where false
 
 ),
 
@@ -39,7 +35,7 @@ renamed as (
         case isAdult when 'true' then true when 'false' then false end as is_adult,
 
         -- contact: the phone is a tel: URI (RFC 3966): a global number with visual separators
-        nullif(lower(trim(email)), '') as email,
+        macros.email_normalized(email) as email,
         nullif(trim(phone), '') as phone_raw,
         nullif(regexp_extract(regexp_replace(phone, '[-.()]', '', 'g'), '^tel:(\+[1-9][0-9]{6,14})$', 1), '') as phone_e164,
         nullif(trim(street), '') as street,

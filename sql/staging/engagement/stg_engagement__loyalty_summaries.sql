@@ -8,10 +8,6 @@ with
 source as (
 
     select * from raw.engagement_loyalty_summaries
-    -- the loader adds _vanished_at with the first complete snapshot; until then nothing has vanished
-    union all by name
-    select cast(null as timestamptz) as _vanished_at
-    where false
 
 ),
 

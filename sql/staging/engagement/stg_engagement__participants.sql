@@ -9,10 +9,6 @@ with
 source as (
 
     select * from raw.engagement_participants
-    -- the loader adds _vanished_at with the first complete snapshot; until then nothing has vanished
-    union all by name
-    select cast(null as timestamptz) as _vanished_at
-    where false
 
 ),
 
@@ -23,7 +19,7 @@ renamed as (
         try_cast(campaignAppId as bigint) as campaign_app_id,
         nullif(trim(firstName), '') as first_name,
         nullif(trim(lastName), '') as last_name,
-        nullif(lower(trim(emailAddress)), '') as email,
+        macros.email_normalized(emailAddress) as email,
         -- set when a complete snapshot no longer had the record (removed upstream)
         _vanished_at as vanished_at,
         _extracted_at,

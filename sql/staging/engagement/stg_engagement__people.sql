@@ -9,10 +9,6 @@ with
 source as (
 
     select * from raw.engagement_people
-    -- the loader adds _vanished_at with the first complete snapshot; until then nothing has vanished
-    union all by name
-    select cast(null as timestamptz) as _vanished_at
-    where false
 
 ),
 
@@ -41,12 +37,9 @@ renamed as (
         case isAdult when 'true' then true when 'false' then false end as is_adult,
 
         -- contact: an sms login's profile name is its phone number (tel: URI)
-        nullif(lower(trim(emailAddress)), '') as email,
+        macros.email_normalized(emailAddress) as email,
         case when network = 'sms' then nullif(trim(profileName), '') end as phone_raw,
-        case when network = 'sms' then nullif(regexp_extract(
-            regexp_replace(regexp_replace(regexp_replace(profileName, '[^0-9+]', '', 'g'), '^00', '+'), '^([1-9][0-9]{7})$', '+47\1'),
-            '^\+[1-9][0-9]{6,14}$'
-        ), '') end as phone_e164,
+        case when network = 'sms' then macros.phone_e164(profileName) end as phone_e164,
         location,
         country as country_code,
         language as language_code,

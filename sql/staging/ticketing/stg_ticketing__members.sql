@@ -18,10 +18,7 @@ renamed as (
         name as member_name,
         nullif(trim(phone), '') as phone_raw,
         -- The same rule as stg_ticketing__users.phone_e164; see docs/metrics.md.
-        nullif(regexp_extract(
-            regexp_replace(regexp_replace(regexp_replace(phone, '[^0-9+]', '', 'g'), '^00', '+'), '^([1-9][0-9]{7})$', '+47\1'),
-            '^\+[1-9][0-9]{6,14}$'
-        ), '') as phone_e164,
+        macros.phone_e164(phone) as phone_e164,
         category_id as member_category_id,
         category as member_category_name,
         max_tickets_per_match,

@@ -69,11 +69,8 @@ renamed as (
         pickup_data,
         notater_ticket as note,
         -- A guest checkout's phone; the user's own phone is in stg_ticketing__users.
-        nullif(regexp_extract(
-            regexp_replace(regexp_replace(regexp_replace(phone_guest, '[^0-9+]', '', 'g'), '^00', '+'), '^([1-9][0-9]{7})$', '+47\1'),
-            '^\+[1-9][0-9]{6,14}$'
-        ), '') as guest_phone_e164,
-        nullif(lower(trim(recovery_mail_address)), '') as recovery_email,
+        macros.phone_e164(phone_guest) as guest_phone_e164,
+        macros.email_normalized(recovery_mail_address) as recovery_email,
 
         try_cast(last_update as timestamptz) as updated_at,
         _extracted_at,

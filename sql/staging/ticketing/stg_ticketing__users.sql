@@ -23,12 +23,9 @@ renamed as (
         try_cast(birthday as date) as birth_date,
         gender,
         -- Normalized once here; see docs/metrics.md "Contact normalization".
-        nullif(lower(trim(email)), '') as email,
+        macros.email_normalized(email) as email,
         nullif(trim(phone), '') as phone_raw,
-        nullif(regexp_extract(
-            regexp_replace(regexp_replace(regexp_replace(phone, '[^0-9+]', '', 'g'), '^00', '+'), '^([1-9][0-9]{7})$', '+47\1'),
-            '^\+[1-9][0-9]{6,14}$'
-        ), '') as phone_e164,
+        macros.phone_e164(phone) as phone_e164,
         enabled as is_enabled,
         address,
         city,

@@ -38,6 +38,7 @@ export function createBuildCommand(defaults: BuildCommandDefaults = {}): Command
         select: args.select,
         fullRefresh: args['full-refresh'],
         ...STAGE_DATABASE,
+        macroSettings: { phoneDefaultCountryCode: config['models.phoneDefaultCountryCode'] },
       });
       if (results.length === 0) {
         out.info('no models to build');

@@ -24,6 +24,13 @@ export function summarizeBuild(results: readonly ModelResult[]): Omit<StepSummar
 
 /** Runs the SQL models in dependency order. */
 export async function buildStep(context: StepContext, options: BuildStepOptions = {}): Promise<Omit<StepSummary, 'step' | 'seconds'>> {
-  const results = await buildModels({ dataDir: context.config.dataDir, modelsDir: context.modelsDir, select: options.select, fullRefresh: options.fullRefresh, ...STAGE_DATABASE });
+  const results = await buildModels({
+    dataDir: context.config.dataDir,
+    modelsDir: context.modelsDir,
+    select: options.select,
+    fullRefresh: options.fullRefresh,
+    ...STAGE_DATABASE,
+    macroSettings: { phoneDefaultCountryCode: context.config['models.phoneDefaultCountryCode'] },
+  });
   return summarizeBuild(results);
 }

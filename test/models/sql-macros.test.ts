@@ -1,0 +1,60 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IN_MEMORY, openDatabase, queryRows, quoteLiteral } from '../../src/core/duckdb.js';
+import type { DuckDBInstance } from '@duckdb/node-api';
+import { discoverProject } from '../../src/models/discover-project.js';
+import { createMacros, DEFAULT_MACRO_SETTINGS, parseMacros, settingMacros } from '../../src/models/macros.js';
+
+// The shipped sql/macros, with values written by hand (the rules in docs/decisions.md).
+let instance: DuckDBInstance;
+let connection: DuckDBConnection;
+
+async function useSettings(phoneDefaultCountryCode: string): Promise<void> {
+  const project = await discoverProject();
+  const { nodes, problems } = await parseMacros([...settingMacros({ phoneDefaultCountryCode }), ...project.macros]);
+  expect(problems).toEqual([]);
+  await createMacros(connection, nodes);
+}
+
+async function apply(macro: string, inputs: (string | null)[]): Promise<(string | null)[]> {
+  const values = inputs.map((input, position) => `(${position}, ${input === null ? 'null' : quoteLiteral(input)}::varchar)`).join(', ');
+  const rows = await queryRows(connection, `select macros.${macro}(input) as output from (values ${values}) as inputs(position, input) order by position`);
+  return rows.map((row) => row.output as string | null);
+}
+
+beforeAll(async () => {
+  instance = await openDatabase(IN_MEMORY, { threads: 1 });
+  connection = await instance.connect();
+  await useSettings(DEFAULT_MACRO_SETTINGS.phoneDefaultCountryCode);
+});
+afterAll(() => {
+  connection.closeSync();
+  instance.closeSync();
+});
+
+describe('sql/macros', () => {
+  it('phone_e164: every written form of a number, a bare 8-digit one with the default +47', async () => {
+    expect(
+      await apply('phone_e164', ['90 12 34 56', '+47 901 23 456', '0047 90123456', '004670-123 45 67', 'tel:+46-70-123 45 67', '090123456', '12345', '+47 9012', '', null]),
+    ).toEqual(['+4790123456', '+4790123456', '+4790123456', '+46701234567', '+46701234567', null, null, null, null, null]);
+  });
+
+  it('phone_e164 takes the default country code from the setting', async () => {
+    await useSettings('+45');
+    try {
+      expect(await apply('phone_e164', ['90 12 34 56', '+47 901 23 456'])).toEqual(['+4590123456', '+4790123456']);
+    } finally {
+      await useSettings(DEFAULT_MACRO_SETTINGS.phoneDefaultCountryCode);
+    }
+  });
+
+  it('email_normalized trims and lowercases, nothing else', async () => {
+    expect(await apply('email_normalized', [' Ada@Example.COM ', 'not an e-mail', '   ', null])).toEqual(['ada@example.com', 'not an e-mail', null, null]);
+  });
+
+  it('name folding spells out æ and ø and strips å and other accents', async () => {
+    expect(await apply('name_folded', ['Åse', 'BJØRN', 'Kjær', 'Hélène'])).toEqual(['ase', 'bjorn', 'kjaer', 'helene']);
+    expect(await apply('first_name_key', ['ANNE-MARIE', 'Anne Marie', 'Åsmund', '  ', null])).toEqual(['anne', 'anne', 'asmund', null, null]);
+    expect(await apply('last_name_key', ['Berg-Hansen', 'Ødegård', 'Bæk Sørensen', '--'])).toEqual(['berghansen', 'odegard', 'baeksorensen', null]);
+  });
+});
