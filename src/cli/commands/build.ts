@@ -4,10 +4,12 @@ import { summarizeBuild } from '../../pipeline/steps/build.js';
 import { STAGE_DATABASE, stepExitCode } from '../../pipeline/steps/step.js';
 import type { CommandModule } from '../command.js';
 import { out, table } from '../output.js';
+import { type StageFormat, stageDocument, withStageFormat } from '../stage-format.js';
 
 interface BuildArgs {
   select?: string[];
   'full-refresh': boolean;
+  format?: StageFormat;
 }
 
 export interface BuildCommandDefaults {
@@ -22,7 +24,7 @@ export function createBuildCommand(defaults: BuildCommandDefaults = {}): Command
     describe: 'Run the SQL models in sql/ in dependency order into the warehouse and write lineage.json',
     writes: true,
     builder: (yargs: Argv) =>
-      yargs
+      withStageFormat(yargs)
         .option('select', {
           alias: 's',
           type: 'string',
@@ -32,6 +34,7 @@ export function createBuildCommand(defaults: BuildCommandDefaults = {}): Command
         .option('full-refresh', { type: 'boolean', default: false, describe: 'Rebuild incremental models from scratch' }) as unknown as Argv<BuildArgs>,
 
     async run(args, { config }) {
+      const startedAt = new Date();
       const results = await buildModels({
         dataDir: config.dataDir,
         modelsDir: defaults.modelsDir,
@@ -40,6 +43,11 @@ export function createBuildCommand(defaults: BuildCommandDefaults = {}): Command
         ...STAGE_DATABASE,
         macroSettings: { phoneDefaultCountryCode: config['models.phoneDefaultCountryCode'] },
       });
+      const summary = summarizeBuild(results);
+      if (args.format === 'json') {
+        out.result(JSON.stringify(stageDocument('build', startedAt, summary), null, 2));
+        return stepExitCode(summary);
+      }
       if (results.length === 0) {
         out.info('no models to build');
         return 0;
@@ -57,7 +65,7 @@ export function createBuildCommand(defaults: BuildCommandDefaults = {}): Command
       const count = (status: string) => results.filter((r) => r.status === status).length;
       const failed = count('failed');
       out.info(`${count('ok')} built, ${count('unchanged')} unchanged, ${failed} failed, ${count('skipped')} skipped; lineage in ${config.dataDir}/${LINEAGE_FILE}`);
-      return stepExitCode(summarizeBuild(results));
+      return stepExitCode(summary);
     },
   };
 }

@@ -6,6 +6,7 @@ import { summarizeCheck } from '../../pipeline/steps/check.js';
 import { STAGE_DATABASE, stepExitCode } from '../../pipeline/steps/step.js';
 import type { CommandModule } from '../command.js';
 import { out, table } from '../output.js';
+import { type StageFormat, stageDocument, withStageFormat } from '../stage-format.js';
 
 export interface CheckCommandDefaults {
   /** Models root; the package's `sql/` when absent (tests point it at fixtures). */
@@ -15,21 +16,27 @@ export interface CheckCommandDefaults {
 }
 
 /** `fanlake check`, with the models root and clock injectable for tests. */
-export function createCheckCommand(defaults: CheckCommandDefaults = {}): CommandModule<object> {
+export function createCheckCommand(defaults: CheckCommandDefaults = {}): CommandModule<{ format?: StageFormat }> {
   return {
     command: 'check',
     describe: 'Run the data tests of sources and models; exit 1 when an error-level test fails',
     // Results are stored in meta.check_results for the data-quality report.
     writes: true,
-    builder: (yargs: Argv) => yargs,
+    builder: (yargs: Argv) => withStageFormat(yargs),
 
-    async run(_args, { config }) {
+    async run(args, { config }) {
+      const startedAt = new Date();
       const results = await runChecks({
         dataDir: config.dataDir,
         modelsDir: defaults.modelsDir,
         now: defaults.now?.(),
         ...STAGE_DATABASE,
       });
+      const summary = summarizeCheck(results);
+      if (args.format === 'json') {
+        out.result(JSON.stringify(stageDocument('check', startedAt, summary), null, 2));
+        return stepExitCode(summary);
+      }
       if (results.length === 0) {
         out.info('no data tests declared');
         return 0;
@@ -46,7 +53,7 @@ export function createCheckCommand(defaults: CheckCommandDefaults = {}): Command
       const skipped = results.filter((r) => r.status === 'skipped').length;
       const passed = results.length - failing.length - skipped;
       out.info(`${passed} passed, ${errors} failed, ${failing.length - errors} warned${skipped ? `, ${skipped} skipped (optional sources not loaded)` : ''}`);
-      return stepExitCode(summarizeCheck(results));
+      return stepExitCode(summary);
     },
   };
 }

@@ -4,11 +4,13 @@ import { summarizeExtract } from '../../pipeline/steps/extract.js';
 import { stepExitCode } from '../../pipeline/steps/step.js';
 import type { CommandModule } from '../command.js';
 import { out, table } from '../output.js';
+import { type StageFormat, stageDocument, withStageFormat } from '../stage-format.js';
 
 interface ExtractArgs {
   source?: SourceName;
   resource?: string[];
   'full-refresh': boolean;
+  format?: StageFormat;
 }
 
 export const extractCommand: CommandModule<ExtractArgs> = {
@@ -16,7 +18,7 @@ export const extractCommand: CommandModule<ExtractArgs> = {
   describe: 'Page every list endpoint into Parquet under $FANLAKE_DATA_DIR/raw/ (incremental; resumable)',
   writes: true,
   builder: (yargs: Argv) =>
-    yargs
+    withStageFormat(yargs)
       .example('$0 extract', 'every configured source, from where the last run stopped')
       .example('$0 extract --source ticketing --resource tickets users', 'two ticketing resources only')
       .example('$0 extract --full-refresh', 're-read the ticketing history from the start date')
@@ -25,12 +27,18 @@ export const extractCommand: CommandModule<ExtractArgs> = {
       .option('full-refresh', { type: 'boolean', default: false, describe: 'Start over from the start date instead of the stored position' }) as unknown as Argv<ExtractArgs>,
 
   async run(args, { config }) {
+    const startedAt = new Date();
     const { runId, results, skippedSources } = await runExtraction({
       config,
       sources: args.source ? [args.source] : undefined,
       resources: args.resource,
       fullRefresh: args['full-refresh'],
     });
+    const summary = summarizeExtract({ results, skippedSources });
+    if (args.format === 'json') {
+      out.result(JSON.stringify(stageDocument('extract', startedAt, summary, runId), null, 2));
+      return stepExitCode(summary);
+    }
     for (const { source, reason } of skippedSources) out.info(`${source}: skipped (${reason})`);
     if (results.length > 0) {
       out.result(
@@ -43,6 +51,6 @@ export const extractCommand: CommandModule<ExtractArgs> = {
     const say = { ok: out.warn, skipped: out.info, partial: out.error, failed: out.error } as const;
     for (const r of results) for (const message of r.messages) say[r.status](`${r.source}.${r.resource}: ${message}`);
     out.info(`run ${runId}`);
-    return stepExitCode(summarizeExtract({ results, skippedSources }));
+    return stepExitCode(summary);
   },
 };

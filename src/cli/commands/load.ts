@@ -5,16 +5,23 @@ import { summarizeLoad } from '../../pipeline/steps/load.js';
 import { STAGE_DATABASE, stepExitCode } from '../../pipeline/steps/step.js';
 import type { CommandModule } from '../command.js';
 import { out, table } from '../output.js';
+import { type StageFormat, stageDocument, withStageFormat } from '../stage-format.js';
 
-export const loadCommand: CommandModule<object> = {
+export const loadCommand: CommandModule<{ format?: StageFormat }> = {
   command: 'load',
   describe: 'Merge raw Parquet runs not loaded yet into the warehouse ($FANLAKE_DATA_DIR/warehouse.duckdb), in one transaction',
   writes: true,
-  builder: (yargs: Argv) => yargs,
+  builder: (yargs: Argv) => withStageFormat(yargs),
 
-  async run(_args, { config }) {
+  async run(args, { config }) {
+    const startedAt = new Date();
     const warehousePath = pathOf(config.dataDir);
     const results = await loadWarehouse({ dataDir: config.dataDir, warehousePath, ...STAGE_DATABASE });
+    const summary = summarizeLoad(results);
+    if (args.format === 'json') {
+      out.result(JSON.stringify(stageDocument('load', startedAt, summary), null, 2));
+      return stepExitCode(summary);
+    }
     if (results.every((r) => r.status === 'skipped')) {
       out.info('nothing new to load');
       return 0;
@@ -30,6 +37,6 @@ export const loadCommand: CommandModule<object> = {
       if (r.error) out.error(`${r.table}: ${r.error.message}`);
     }
     out.info(`warehouse ${warehousePath}`);
-    return stepExitCode(summarizeLoad(results));
+    return stepExitCode(summary);
   },
 };
