@@ -14,6 +14,11 @@ import type { RawRunRef } from './raw-layout.js';
 /** Spool lines are written in blocks of about this many characters. */
 const WRITE_BLOCK_CHARS = 1 << 20;
 
+/** One NDJSON line without its line break: serialized here, or bytes as received. */
+type SpoolLine = string | Uint8Array;
+
+const NEWLINE = Buffer.from('\n');
+
 const conversions = new WeakMap<DuckDBInstance, Promise<unknown>>();
 
 /**
@@ -91,7 +96,7 @@ export class ParquetSpool {
   #state: 'open' | 'failed' | 'finished' | 'aborted' = 'open';
   #spool: FileHandle | undefined;
   #spoolRows = 0;
-  #pending: string[] = [];
+  #pending: SpoolLine[] = [];
   #pendingChars = 0;
   #longestLine = 0;
   #ownDuckdb: DuckDBInstance | undefined;
@@ -108,9 +113,13 @@ export class ParquetSpool {
     this.#quarantine = new QuarantineWriter(join(this.dir, QUARANTINE_FILE));
   }
 
-  /** Adds a page of validated records (plain JSON objects as the API sent them). */
-  append(records: readonly Record<string, unknown>[]): Promise<void> {
-    return this.#enqueue(() => this.#append(records));
+  /**
+   * Adds a page of validated records (plain JSON objects as the API sent them). `raw`, when
+   * given, holds each record's bytes as received (one line each, no line breaks): they are
+   * spooled as they are instead of serializing the record again.
+   */
+  append(records: readonly Record<string, unknown>[], raw?: readonly Uint8Array[]): Promise<void> {
+    return this.#enqueue(() => this.#append(records, raw));
   }
 
   /** Keeps an item that failed validation, with why, in `quarantine.ndjson`. */
@@ -173,9 +182,10 @@ export class ParquetSpool {
     return next;
   }
 
-  async #append(records: readonly Record<string, unknown>[]): Promise<void> {
-    let lines: string[] = [];
-    for (const record of records) {
+  async #append(records: readonly Record<string, unknown>[], raw: readonly Uint8Array[] | undefined): Promise<void> {
+    let lines: SpoolLine[] = [];
+    for (let k = 0; k < records.length; k++) {
+      const record = records[k]!;
       if (record === null || typeof record !== 'object' || Array.isArray(record)) {
         throw new FanlakeError('E_SPOOL_RECORD', 'a record must be a JSON object', this.#context());
       }
@@ -183,9 +193,9 @@ export class ParquetSpool {
       for (const key in record) {
         if (!this.#columns.has(key)) this.#addColumn(key, UNDECLARED_COLUMN_TYPE);
       }
-      const line = JSON.stringify(record);
+      const line = raw?.[k] ?? JSON.stringify(record);
       // UTF-16 length × 3 bounds the UTF-8 size without encoding every line twice.
-      this.#longestLine = Math.max(this.#longestLine, line.length * 3);
+      this.#longestLine = Math.max(this.#longestLine, typeof line === 'string' ? line.length * 3 : line.length);
       lines.push(line);
       if (this.#spoolRows + lines.length >= this.#rowsPerFile) {
         await this.#writeLines(lines);
@@ -196,7 +206,7 @@ export class ParquetSpool {
     if (lines.length > 0) await this.#writeLines(lines);
   }
 
-  async #writeLines(lines: string[]): Promise<void> {
+  async #writeLines(lines: SpoolLine[]): Promise<void> {
     // Fan-outs append many tiny pages (one consent list per profile): lines are gathered
     // and written in blocks, not one write per page.
     for (const line of lines) {
@@ -209,10 +219,15 @@ export class ParquetSpool {
 
   async #flush(): Promise<void> {
     if (this.#pending.length === 0) return;
-    const block = `${this.#pending.join('\n')}\n`;
+    const pending = this.#pending;
     this.#pending = [];
+    // Received bytes are copied into one block as they are; strings are encoded once, joined.
+    const block = pending.every((line) => typeof line === 'string')
+      ? `${pending.join('\n')}\n`
+      : Buffer.concat(pending.flatMap((line) => [typeof line === 'string' ? Buffer.from(line) : line, NEWLINE]));
     this.#pendingChars = 0;
-    await (await this.#openSpool()).write(block);
+    const spool = await this.#openSpool();
+    await (typeof block === 'string' ? spool.write(block) : spool.write(block));
   }
 
   async #openSpool(): Promise<FileHandle> {
