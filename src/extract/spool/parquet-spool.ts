@@ -74,9 +74,9 @@ export interface SpoolResult {
  *
  * Records are appended as NDJSON lines to `part-NNNNN.ndjson.tmp`; every `rowsPerFile`
  * rows, and at `finish()`, DuckDB turns the spool into `part-NNNNN.parquet` (written as
- * `.tmp`, fsynced, renamed) and the spool is deleted. Values stay exactly as the API sent
- * them; keys nobody declared become extra `JSON` columns so a new API field survives into
- * raw. Calls are queued, so a caller may fire `append` without awaiting each one.
+ * `.tmp`, fsynced, renamed) while the next part fills, and the spool is deleted. Values
+ * stay exactly as the API sent them; keys nobody declared become extra `JSON` columns so a
+ * new API field survives into raw. Calls are queued, so a caller may fire `append` without awaiting each one.
  *
  * @example
  * const spool = new ParquetSpool({ dataDir, source: 'ticketing', resource: 'tickets', runId, extractedAt, columns });
@@ -96,6 +96,10 @@ export class ParquetSpool {
   #state: 'open' | 'failed' | 'finished' | 'aborted' = 'open';
   #spool: FileHandle | undefined;
   #spoolRows = 0;
+  /** Index of the part being spooled; earlier ones are converted or converting. */
+  #part = 0;
+  /** The conversion of the previous part, running while the next one fills. */
+  #converting: Promise<void> | undefined;
   #pending: SpoolLine[] = [];
   #pendingChars = 0;
   #longestLine = 0;
@@ -134,9 +138,11 @@ export class ParquetSpool {
   finish(): Promise<SpoolResult> {
     return this.#enqueue(async () => {
       try {
-        if (this.#spoolRows > 0 || this.#files.length === 0) await this.#writePart();
+        if (this.#spoolRows > 0 || this.#part === 0) await this.#writePart();
+        await this.#converting;
         await this.#quarantine.finish();
       } finally {
+        await this.#converting?.catch(() => undefined);
         this.#closeOwnDuckdb();
       }
       this.#state = 'finished';
@@ -156,10 +162,13 @@ export class ParquetSpool {
     this.#state = 'aborted';
     await this.#spool?.close();
     this.#spool = undefined;
+    await this.#converting?.catch(() => undefined);
     this.#closeOwnDuckdb();
     await this.#quarantine.abort();
-    await rm(this.#spoolPath(), { force: true });
-    await rm(`${this.#partPath()}${TMP_SUFFIX}`, { force: true });
+    for (let part = 0; part <= this.#part; part++) {
+      await rm(join(this.dir, spoolFileName(part)), { force: true });
+      await rm(`${join(this.dir, partFileName(part))}${TMP_SUFFIX}`, { force: true });
+    }
     for (const file of this.#files) await rm(join(this.#options.dataDir, file.path), { force: true });
     await rmdir(this.dir).catch(() => undefined);
   }
@@ -238,37 +247,54 @@ export class ParquetSpool {
     return this.#spool;
   }
 
+  /**
+   * Closes the part being spooled and hands it to DuckDB; the next part starts filling at
+   * once, so pages keep flowing while a part converts. One conversion per spool runs at a
+   * time (a second full part waits for the first), which keeps parts in order and bounds
+   * the spool files on disk to two.
+   */
   async #writePart(): Promise<void> {
     await this.#flush();
     await (await this.#openSpool()).close();
     this.#spool = undefined;
-    const part = this.#partPath();
+    const job = { part: this.#part, rows: this.#spoolRows, longestLine: this.#longestLine, columns: [...this.#columns] };
+    this.#part++;
+    this.#spoolRows = 0;
+    this.#longestLine = 0;
+    await this.#converting;
+    const converting = this.#convert(job);
+    // Its failure surfaces where it is awaited (the next part, finish or abort), not as an unhandled rejection.
+    converting.catch(() => undefined);
+    this.#converting = converting;
+  }
+
+  async #convert(job: { part: number; rows: number; longestLine: number; columns: [string, string][] }): Promise<void> {
+    const spoolPath = join(this.dir, spoolFileName(job.part));
+    const part = join(this.dir, partFileName(job.part));
     const tmp = `${part}${TMP_SUFFIX}`;
     const duckdb = await this.#duckdb();
     const written = await oneAtATime(duckdb, () => withConnection(duckdb, (connection) =>
       convertSpoolToParquet(connection, {
-        spoolPath: this.#spoolPath(),
+        spoolPath,
         parquetPath: tmp,
-        columns: [...this.#columns],
+        columns: job.columns,
         runId: this.#options.runId,
         extractedAt: this.#options.extractedAt,
-        longestLineBytes: this.#longestLine,
+        longestLineBytes: job.longestLine,
         rowGroupSize: this.#options.rowGroupSize ?? DEFAULT_ROW_GROUP_SIZE,
       }),
     ));
-    if (written !== this.#spoolRows) {
-      throw new FanlakeError('E_SPOOL_CONVERT', `spooled ${this.#spoolRows} rows but DuckDB wrote ${written}`, this.#context());
+    if (written !== job.rows) {
+      throw new FanlakeError('E_SPOOL_CONVERT', `spooled ${job.rows} rows but DuckDB wrote ${written}`, this.#context());
     }
     await commitFile(tmp, part);
-    await unlink(this.#spoolPath());
+    await unlink(spoolPath);
     this.#files.push({
       path: toDataRelative(this.#options.dataDir, part),
       rows: written,
       bytes: (await stat(part)).size,
       sha256: await sha256File(part),
     });
-    this.#spoolRows = 0;
-    this.#longestLine = 0;
   }
 
   async #duckdb(): Promise<DuckDBInstance> {
@@ -298,11 +324,7 @@ export class ParquetSpool {
   }
 
   #spoolPath(): string {
-    return join(this.dir, spoolFileName(this.#files.length));
-  }
-
-  #partPath(): string {
-    return join(this.dir, partFileName(this.#files.length));
+    return join(this.dir, spoolFileName(this.#part));
   }
 
   #context(extra: Record<string, unknown> = {}): { context: Record<string, unknown> } {

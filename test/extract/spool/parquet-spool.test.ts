@@ -201,6 +201,19 @@ describe('ParquetSpool', () => {
     await writer.abort();
   });
 
+  it('a part that fails to convert while the next one fills fails the spool, and abort cleans up', async () => {
+    const writer = spool({ rowsPerFile: 1 });
+    // Bytes DuckDB cannot read as the declared BIGINT: the first part's conversion fails.
+    await writer.append([{ id: 1 }], [Buffer.from('{"id":"not a number"}')]);
+    const next = writer.append([{ id: 2 }, { id: 3 }]);
+    const finished = writer.finish();
+    const failures = await Promise.allSettled([next, finished]);
+    expect(failures.some((outcome) => outcome.status === 'rejected' && (outcome.reason as FanlakeError).code === 'E_SPOOL_CONVERT')).toBe(true);
+    await expect(finished).rejects.toBeInstanceOf(FanlakeError);
+    await writer.abort();
+    await expect(readdir(writer.dir)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
   it('abort removes everything the spool wrote', async () => {
     const writer = spool({ rowsPerFile: 2 });
     await writer.append([{ id: 1 }, { id: 2 }, { id: 3 }]);
