@@ -10,6 +10,7 @@ import { type WindowOutcome, type WindowPage, pageWindow } from './paging/window
 import type { ExtractProgress } from './progress.js';
 import type { ResourceResult } from './resource-result.js';
 import { primaryKeyOf, ResourceSink, type RunContext } from './resource-sink.js';
+import { rawArrayItems } from './spool/raw-items.js';
 import type { SourceState } from './state.js';
 
 /** The list envelope of the ticketing API: counts and pages arrive as strings. */
@@ -76,14 +77,15 @@ export async function extractDateWindowResource(run: DateWindowRun, spec: Resour
     if (!envelope.success) {
       throw new FanlakeError('E_BAD_ENVELOPE', `${spec.path} answered without the documented count/page/items envelope (window ${context.window}, page ${page})`, { context });
     }
-    return envelope.data;
+    const { count, items } = envelope.data;
+    return { count, items, raw: rawArrayItems(response.raw, 'items', items.length) };
   };
 
   const sink = new ResourceSink(run, { source: run.connection.source, ...spec });
   run.progress.started(key);
   const counted = new Set<DateWindow>();
-  const onPage = async ({ items, count }: WindowPage, window: DateWindow) => {
-    await sink.accept(items);
+  const onPage = async ({ items, count, raw }: WindowPage, window: DateWindow) => {
+    await sink.accept(items, raw);
     // The first count of each planned window adds up to the total the ETA aims at.
     const planned = windows.includes(window) && !counted.has(window);
     counted.add(window);

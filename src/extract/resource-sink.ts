@@ -60,11 +60,16 @@ export class ResourceSink {
     return this.newest;
   }
 
-  /** Validates and spools a page of items; returns how many were accepted. */
-  async accept(items: readonly unknown[]): Promise<number> {
+  /**
+   * Validates and spools a page of items; returns how many were accepted. `raw`, when the
+   * caller has it, holds each item's bytes as received, spooled instead of a new serialization.
+   */
+  async accept(items: readonly unknown[], raw?: readonly Uint8Array[]): Promise<number> {
     const valid: Record<string, unknown>[] = [];
+    const validRaw: Uint8Array[] | undefined = raw ? [] : undefined;
     const cursor = this.spec.cursorField;
-    for (const item of items) {
+    for (let k = 0; k < items.length; k++) {
+      const item = items[k];
       const verdict = this.validate(item);
       if (!verdict.ok) {
         await this.spool.quarantine(item, verdict.reason);
@@ -77,10 +82,11 @@ export class ResourceSink {
         this.seenKeys.add(key);
       }
       valid.push(record);
+      validRaw?.push(raw![k]!);
       const value = cursor ? record[cursor] : undefined;
       if (typeof value === 'string' && (!this.newest || value > this.newest)) this.newest = value;
     }
-    if (valid.length > 0) await this.spool.append(valid);
+    if (valid.length > 0) await this.spool.append(valid, validRaw);
     return valid.length;
   }
 

@@ -38,6 +38,15 @@ export const SimulatorOptionsSchema = z.object({
   engagementApiKey: z.string().min(1).optional(),
   orgId: z.string().regex(/^\d+$/).optional(),
   disabledModules: z.array(z.enum(ENGAGEMENT_MODULES)).default([]),
+  /**
+   * Answers from bytes rendered once (ticketing records at start-up, engagement replies on
+   * first request), so a benchmark measures its client rather than the simulator's CPU.
+   * The data cannot change, so faults, mutations and the admin surface are refused.
+   */
+  replay: z.boolean().default(false),
+}).refine((options) => !options.replay || (options.faults === 0 && options.mutate === 0 && !options.admin), {
+  message: 'replay serves fixed bytes: it cannot be combined with faults, mutate or admin',
+  path: ['replay'],
 });
 
 export type SimulatorOptionsInput = z.input<typeof SimulatorOptionsSchema>;

@@ -13,6 +13,8 @@ import { adminRouter } from './admin/routes.js';
 import { type TicketingApiState, ticketingRouter } from './ticketing/routes.js';
 import { type EngagementApiState, engagementRouter } from './engagement/routes.js';
 import { UserTokens } from './engagement/user-tokens.js';
+import { RenderedRecords } from './replay/rendered-records.js';
+import { ReplayRouter } from './replay/replay-router.js';
 
 /** One record's true person: what identity resolution is scored against. */
 export interface TruthLink {
@@ -43,7 +45,10 @@ export class Simulator {
     this.population = new Population(this.options.seed, this.options.scale);
     this.ticketing = new TicketingData(this.population, this.clock.startMs);
     this.faults = new FaultPlan(this.options.seed, this.options.faults);
-    this.ticketingState = { options: this.options, clock: this.clock, data: this.ticketing, mutateRate: this.options.mutate };
+    const rendered = this.options.replay
+      ? (Object.fromEntries(TICKETING_RESOURCES.map((name) => [name, new RenderedRecords(this.ticketing.byName[name])])) as Record<TicketingResource, RenderedRecords>)
+      : undefined;
+    this.ticketingState = { options: this.options, clock: this.clock, data: this.ticketing, mutateRate: this.options.mutate, rendered };
     this.engagement = new EngagementData(this.population, this.clock.startMs, this.options.orgId);
     this.engagementState = {
       options: this.options,
@@ -87,8 +92,9 @@ export class Simulator {
   }
 
   private async listen(): Promise<void> {
+    const engagement = engagementRouter(this.engagementState);
     this.server = createSimulatorServer({
-      api: [ticketingRouter(this.ticketingState), engagementRouter(this.engagementState)],
+      api: [ticketingRouter(this.ticketingState), this.options.replay ? new ReplayRouter(engagement) : engagement],
       admin: this.options.admin ? adminRouter(this) : undefined,
       faults: this.faults,
       latencyMs: this.options.latencyMs,

@@ -21,6 +21,7 @@ interface SimulateArgs {
   'members-variant': 'zero-based' | 'one-based';
   'max-range-days': number;
   'disable-module': string[];
+  replay: boolean;
 }
 
 export const simulateCommand: CommandModule<SimulateArgs> = {
@@ -44,6 +45,7 @@ export const simulateCommand: CommandModule<SimulateArgs> = {
       .option('admin', { type: 'boolean', default: false, describe: 'Serve /__admin/... (ground truth, record changes, fault control)' })
       .option('members-variant', { choices: ['zero-based', 'one-based'] as const, default: 'one-based' as const, describe: 'Documented variant of /api/members' })
       .option('max-range-days', { type: 'number', default: 1095, describe: 'The server\'s "3 years" date-range cap' })
+      .option('replay', { type: 'boolean', default: false, describe: 'Answer from bytes rendered once, for benchmarks (no faults, mutate or admin)' })
       .option('disable-module', { type: 'string', array: true, choices: ENGAGEMENT_MODULES, default: [] as string[], describe: 'Engagement modules the organization lacks' }) as unknown as Argv<SimulateArgs>,
 
   async run(args, { config }) {
@@ -65,6 +67,7 @@ export const simulateCommand: CommandModule<SimulateArgs> = {
         membersVariant: args['members-variant'],
         maxRangeDays: args['max-range-days'],
         disabledModules: args['disable-module'] as never,
+        replay: args.replay,
         ticketingToken: config['ticketing.token'],
         engagementApiKey: config['engagement.apiKey'],
         orgId: config['engagement.orgId'],

@@ -59,6 +59,8 @@ export interface JsonResponse {
   attempts: number;
   /** Size of the body as received. */
   bytes: number;
+  /** The body as received, for callers that keep parts of it as they came. */
+  raw: Buffer;
 }
 
 /** A failed attempt that will be retried after `delayMs`. */
@@ -171,7 +173,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       const buffer = await readBody(response.body);
       const decoded = decodeBody(buffer, response.headers['content-type'], status);
       if (!decoded.ok) return { ok: false, error: truncatedError(facts, decoded.reason) };
-      return { ok: true, response: { status, body: decoded.value, bytes: buffer.length } };
+      return { ok: true, response: { status, body: decoded.value, bytes: buffer.length, raw: buffer } };
     }
     const text = await readErrorText(response.body);
     switch (verdict) {

@@ -6,6 +6,8 @@ export interface WindowPage {
   /** `count` of the response: how many records the window holds at that moment. */
   readonly count: number;
   readonly items: readonly unknown[];
+  /** Each item's bytes as received, when they could be told apart (see `rawArrayItems`). */
+  readonly raw?: readonly Uint8Array[];
 }
 
 export interface WindowPagerOptions {

@@ -14,6 +14,11 @@ import type { RawRunRef } from './raw-layout.js';
 /** Spool lines are written in blocks of about this many characters. */
 const WRITE_BLOCK_CHARS = 1 << 20;
 
+/** One NDJSON line without its line break: serialized here, or bytes as received. */
+type SpoolLine = string | Uint8Array;
+
+const NEWLINE = Buffer.from('\n');
+
 const conversions = new WeakMap<DuckDBInstance, Promise<unknown>>();
 
 /**
@@ -69,9 +74,9 @@ export interface SpoolResult {
  *
  * Records are appended as NDJSON lines to `part-NNNNN.ndjson.tmp`; every `rowsPerFile`
  * rows, and at `finish()`, DuckDB turns the spool into `part-NNNNN.parquet` (written as
- * `.tmp`, fsynced, renamed) and the spool is deleted. Values stay exactly as the API sent
- * them; keys nobody declared become extra `JSON` columns so a new API field survives into
- * raw. Calls are queued, so a caller may fire `append` without awaiting each one.
+ * `.tmp`, fsynced, renamed) while the next part fills, and the spool is deleted. Values
+ * stay exactly as the API sent them; keys nobody declared become extra `JSON` columns so a
+ * new API field survives into raw. Calls are queued, so a caller may fire `append` without awaiting each one.
  *
  * @example
  * const spool = new ParquetSpool({ dataDir, source: 'ticketing', resource: 'tickets', runId, extractedAt, columns });
@@ -91,7 +96,11 @@ export class ParquetSpool {
   #state: 'open' | 'failed' | 'finished' | 'aborted' = 'open';
   #spool: FileHandle | undefined;
   #spoolRows = 0;
-  #pending: string[] = [];
+  /** Index of the part being spooled; earlier ones are converted or converting. */
+  #part = 0;
+  /** The conversion of the previous part, running while the next one fills. */
+  #converting: Promise<void> | undefined;
+  #pending: SpoolLine[] = [];
   #pendingChars = 0;
   #longestLine = 0;
   #ownDuckdb: DuckDBInstance | undefined;
@@ -108,9 +117,13 @@ export class ParquetSpool {
     this.#quarantine = new QuarantineWriter(join(this.dir, QUARANTINE_FILE));
   }
 
-  /** Adds a page of validated records (plain JSON objects as the API sent them). */
-  append(records: readonly Record<string, unknown>[]): Promise<void> {
-    return this.#enqueue(() => this.#append(records));
+  /**
+   * Adds a page of validated records (plain JSON objects as the API sent them). `raw`, when
+   * given, holds each record's bytes as received (one line each, no line breaks): they are
+   * spooled as they are instead of serializing the record again.
+   */
+  append(records: readonly Record<string, unknown>[], raw?: readonly Uint8Array[]): Promise<void> {
+    return this.#enqueue(() => this.#append(records, raw));
   }
 
   /** Keeps an item that failed validation, with why, in `quarantine.ndjson`. */
@@ -125,9 +138,11 @@ export class ParquetSpool {
   finish(): Promise<SpoolResult> {
     return this.#enqueue(async () => {
       try {
-        if (this.#spoolRows > 0 || this.#files.length === 0) await this.#writePart();
+        if (this.#spoolRows > 0 || this.#part === 0) await this.#writePart();
+        await this.#converting;
         await this.#quarantine.finish();
       } finally {
+        await this.#converting?.catch(() => undefined);
         this.#closeOwnDuckdb();
       }
       this.#state = 'finished';
@@ -147,10 +162,13 @@ export class ParquetSpool {
     this.#state = 'aborted';
     await this.#spool?.close();
     this.#spool = undefined;
+    await this.#converting?.catch(() => undefined);
     this.#closeOwnDuckdb();
     await this.#quarantine.abort();
-    await rm(this.#spoolPath(), { force: true });
-    await rm(`${this.#partPath()}${TMP_SUFFIX}`, { force: true });
+    for (let part = 0; part <= this.#part; part++) {
+      await rm(join(this.dir, spoolFileName(part)), { force: true });
+      await rm(`${join(this.dir, partFileName(part))}${TMP_SUFFIX}`, { force: true });
+    }
     for (const file of this.#files) await rm(join(this.#options.dataDir, file.path), { force: true });
     await rmdir(this.dir).catch(() => undefined);
   }
@@ -173,9 +191,10 @@ export class ParquetSpool {
     return next;
   }
 
-  async #append(records: readonly Record<string, unknown>[]): Promise<void> {
-    let lines: string[] = [];
-    for (const record of records) {
+  async #append(records: readonly Record<string, unknown>[], raw: readonly Uint8Array[] | undefined): Promise<void> {
+    let lines: SpoolLine[] = [];
+    for (let k = 0; k < records.length; k++) {
+      const record = records[k]!;
       if (record === null || typeof record !== 'object' || Array.isArray(record)) {
         throw new FanlakeError('E_SPOOL_RECORD', 'a record must be a JSON object', this.#context());
       }
@@ -183,9 +202,9 @@ export class ParquetSpool {
       for (const key in record) {
         if (!this.#columns.has(key)) this.#addColumn(key, UNDECLARED_COLUMN_TYPE);
       }
-      const line = JSON.stringify(record);
+      const line = raw?.[k] ?? JSON.stringify(record);
       // UTF-16 length × 3 bounds the UTF-8 size without encoding every line twice.
-      this.#longestLine = Math.max(this.#longestLine, line.length * 3);
+      this.#longestLine = Math.max(this.#longestLine, typeof line === 'string' ? line.length * 3 : line.length);
       lines.push(line);
       if (this.#spoolRows + lines.length >= this.#rowsPerFile) {
         await this.#writeLines(lines);
@@ -196,7 +215,7 @@ export class ParquetSpool {
     if (lines.length > 0) await this.#writeLines(lines);
   }
 
-  async #writeLines(lines: string[]): Promise<void> {
+  async #writeLines(lines: SpoolLine[]): Promise<void> {
     // Fan-outs append many tiny pages (one consent list per profile): lines are gathered
     // and written in blocks, not one write per page.
     for (const line of lines) {
@@ -209,10 +228,15 @@ export class ParquetSpool {
 
   async #flush(): Promise<void> {
     if (this.#pending.length === 0) return;
-    const block = `${this.#pending.join('\n')}\n`;
+    const pending = this.#pending;
     this.#pending = [];
+    // Received bytes are copied into one block as they are; strings are encoded once, joined.
+    const block = pending.every((line) => typeof line === 'string')
+      ? `${pending.join('\n')}\n`
+      : Buffer.concat(pending.flatMap((line) => [typeof line === 'string' ? Buffer.from(line) : line, NEWLINE]));
     this.#pendingChars = 0;
-    await (await this.#openSpool()).write(block);
+    const spool = await this.#openSpool();
+    await (typeof block === 'string' ? spool.write(block) : spool.write(block));
   }
 
   async #openSpool(): Promise<FileHandle> {
@@ -223,37 +247,54 @@ export class ParquetSpool {
     return this.#spool;
   }
 
+  /**
+   * Closes the part being spooled and hands it to DuckDB; the next part starts filling at
+   * once, so pages keep flowing while a part converts. One conversion per spool runs at a
+   * time (a second full part waits for the first), which keeps parts in order and bounds
+   * the spool files on disk to two.
+   */
   async #writePart(): Promise<void> {
     await this.#flush();
     await (await this.#openSpool()).close();
     this.#spool = undefined;
-    const part = this.#partPath();
+    const job = { part: this.#part, rows: this.#spoolRows, longestLine: this.#longestLine, columns: [...this.#columns] };
+    this.#part++;
+    this.#spoolRows = 0;
+    this.#longestLine = 0;
+    await this.#converting;
+    const converting = this.#convert(job);
+    // Its failure surfaces where it is awaited (the next part, finish or abort), not as an unhandled rejection.
+    converting.catch(() => undefined);
+    this.#converting = converting;
+  }
+
+  async #convert(job: { part: number; rows: number; longestLine: number; columns: [string, string][] }): Promise<void> {
+    const spoolPath = join(this.dir, spoolFileName(job.part));
+    const part = join(this.dir, partFileName(job.part));
     const tmp = `${part}${TMP_SUFFIX}`;
     const duckdb = await this.#duckdb();
     const written = await oneAtATime(duckdb, () => withConnection(duckdb, (connection) =>
       convertSpoolToParquet(connection, {
-        spoolPath: this.#spoolPath(),
+        spoolPath,
         parquetPath: tmp,
-        columns: [...this.#columns],
+        columns: job.columns,
         runId: this.#options.runId,
         extractedAt: this.#options.extractedAt,
-        longestLineBytes: this.#longestLine,
+        longestLineBytes: job.longestLine,
         rowGroupSize: this.#options.rowGroupSize ?? DEFAULT_ROW_GROUP_SIZE,
       }),
     ));
-    if (written !== this.#spoolRows) {
-      throw new FanlakeError('E_SPOOL_CONVERT', `spooled ${this.#spoolRows} rows but DuckDB wrote ${written}`, this.#context());
+    if (written !== job.rows) {
+      throw new FanlakeError('E_SPOOL_CONVERT', `spooled ${job.rows} rows but DuckDB wrote ${written}`, this.#context());
     }
     await commitFile(tmp, part);
-    await unlink(this.#spoolPath());
+    await unlink(spoolPath);
     this.#files.push({
       path: toDataRelative(this.#options.dataDir, part),
       rows: written,
       bytes: (await stat(part)).size,
       sha256: await sha256File(part),
     });
-    this.#spoolRows = 0;
-    this.#longestLine = 0;
   }
 
   async #duckdb(): Promise<DuckDBInstance> {
@@ -283,11 +324,7 @@ export class ParquetSpool {
   }
 
   #spoolPath(): string {
-    return join(this.dir, spoolFileName(this.#files.length));
-  }
-
-  #partPath(): string {
-    return join(this.dir, partFileName(this.#files.length));
+    return join(this.dir, spoolFileName(this.#part));
   }
 
   #context(extra: Record<string, unknown> = {}): { context: Record<string, unknown> } {

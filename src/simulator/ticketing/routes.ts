@@ -3,6 +3,7 @@ import { type Reply, type RequestContext, Router, failure, json } from '../http/
 import type { SimulatorOptions } from '../options.js';
 import type { TicketingData, TicketingResource } from '../population/ticketing/index.js';
 import { Rng } from '../random.js';
+import type { RenderedRecords } from '../replay/rendered-records.js';
 import type { CursorResource } from '../store/cursor-resource.js';
 
 interface EndpointRule {
@@ -31,6 +32,8 @@ export interface TicketingApiState {
   readonly data: TicketingData;
   /** Changes `--mutate` makes; the admin surface can read and reset it. */
   mutateRate: number;
+  /** Replay: every record serialized ahead of time, pages answered from these bytes. */
+  readonly rendered?: Record<TicketingResource, RenderedRecords>;
 }
 
 /** The ticketing data-export API: `GET /api/...` with Basic auth and date windows. */
@@ -43,7 +46,7 @@ export function ticketingRouter(state: TicketingApiState): Router {
         return failure(401, 'Authorization header missing or invalid');
       }
       const resource = state.data.byName[rule.resource];
-      const reply = listPage(ctx, rule, resource, state.options.maxRangeDays);
+      const reply = listPage(ctx, rule, resource, state.options.maxRangeDays, state.rendered?.[rule.resource]);
       if (reply.status === 200 && state.mutateRate > 0) {
         const items = (reply as { json: { items: unknown[] } }).json.items.length;
         mutate(resource, items * state.mutateRate, Rng.for(state.options.seed, 'mutate', served), state.clock.now());
@@ -55,7 +58,7 @@ export function ticketingRouter(state: TicketingApiState): Router {
   return router;
 }
 
-function listPage(ctx: RequestContext, rule: EndpointRule, resource: CursorResource, maxRangeDays: number): Reply {
+function listPage(ctx: RequestContext, rule: EndpointRule, resource: CursorResource, maxRangeDays: number, rendered?: RenderedRecords): Reply {
   const q = ctx.query;
   const dateInit = q.get('date_init');
   const dateEnd = q.get('date_end');
@@ -82,12 +85,14 @@ function listPage(ctx: RequestContext, rule: EndpointRule, resource: CursorResou
   const offset = (Math.max(page, rule.pageBase) - rule.pageBase) * count;
   const { start, end } = resource.timeline.window(fromSeconds * 1000, toSeconds * 1000);
   const total = end - start;
-  const items: unknown[] = [];
+  const indices: number[] = [];
   for (let k = offset; k < Math.min(total, offset + count); k++) {
     const position = order === 'ASC' ? start + k : end - 1 - k;
-    items.push(resource.record(resource.timeline.at(position)));
+    indices.push(resource.timeline.at(position));
   }
-  return json(200, { count: String(total), page: q.get('page') ?? '', items });
+  const pageEcho = q.get('page') ?? '';
+  if (rendered) return { status: 200, body: rendered.page(total, pageEcho, indices), contentType: 'application/json; charset=utf-8' };
+  return json(200, { count: String(total), page: pageEcho, items: indices.map((index) => resource.record(index)) });
 }
 
 function intParam(value: string | null, fallback: number): number | undefined {

@@ -27,11 +27,11 @@ function clientFor(options: Partial<HttpClientOptions> = {}): HttpClient {
 }
 
 describe('getJson success', () => {
-  it('returns parsed JSON, the attempt count and the byte size', async () => {
+  it('returns parsed JSON, the attempt count, the byte size and the bytes as received', async () => {
     const body = { items: [1, 2], next: null };
     server = await startServer(json(200, body));
     const response = await clientFor().getJson(`${server.origin}/v1/items?page=1`);
-    expect(response).toEqual({ status: 200, body, attempts: 1, bytes: JSON.stringify(body).length });
+    expect(response).toEqual({ status: 200, body, attempts: 1, bytes: JSON.stringify(body).length, raw: Buffer.from(JSON.stringify(body)) });
     expect(server.requests[0].headers['user-agent']).toBe('fanlake-test/1');
     expect(server.requests[0].headers.accept).toBe('application/json');
     expect(client?.stats()).toEqual({ requests: 1, attempts: 1, retries: 0, gaveUp: 0 });

@@ -88,6 +88,28 @@ describe('ParquetSpool', () => {
     expect(rows[0].extracted).toBe('2024-05-01 10:00:00+00');
   });
 
+  it('spools bytes as received to the same rows as serialized records, escapes and spacing included', async () => {
+    const sent = [
+      '{ "id" : 1, "email":"Zo\\u00eb \\"q\\" \\\\", "external_id":42, "score":1.25, "prod_conf":{"a" : [1, {"b":null}]}, "extra":"x"}',
+      '{"id":2,"email":null,"external_id":"0042","active":false,"prod_conf":"s"}',
+    ];
+    const records = sent.map((line) => JSON.parse(line) as Record<string, unknown>);
+    const asSent = spool();
+    await asSent.append(records, sent.map((line) => Buffer.from(line)));
+    const result = await asSent.finish();
+    expect(result.columns).toEqual({ ...COLUMNS, extra: 'JSON' });
+    const columns = 'id, email, external_id, score, active, cast(prod_conf as varchar) as prod_conf, cast(extra as varchar) as extra';
+    const rows = await query(`select ${columns} from read_parquet(${parts()}, hive_partitioning = false) order by id`);
+    expect(rows[0]).toMatchObject({ email: 'Zoë "q" \\', external_id: '42', score: 1.25, extra: '"x"' });
+    expect(JSON.parse(String(rows[0]!.prod_conf))).toEqual({ a: [1, { b: null }] });
+
+    await rm(dataDir, { recursive: true, force: true });
+    const serialized = spool();
+    await serialized.append(records);
+    await serialized.finish();
+    expect(await query(`select ${columns} from read_parquet(${parts()}, hive_partitioning = false) order by id`)).toEqual(rows);
+  });
+
   it('writes the declared types even when every value is NULL', async () => {
     const writer = spool();
     await writer.append([{ id: 1 }, { id: 2, email: null, prod_conf: null }]);
@@ -177,6 +199,19 @@ describe('ParquetSpool', () => {
     await expect(writer.append([{ id: 1, Email: 'x' }])).rejects.toMatchObject({ code: 'E_SPOOL_COLUMN_CONFLICT' });
     await expect(writer.finish()).rejects.toBeInstanceOf(FanlakeError);
     await writer.abort();
+  });
+
+  it('a part that fails to convert while the next one fills fails the spool, and abort cleans up', async () => {
+    const writer = spool({ rowsPerFile: 1 });
+    // Bytes DuckDB cannot read as the declared BIGINT: the first part's conversion fails.
+    await writer.append([{ id: 1 }], [Buffer.from('{"id":"not a number"}')]);
+    const next = writer.append([{ id: 2 }, { id: 3 }]);
+    const finished = writer.finish();
+    const failures = await Promise.allSettled([next, finished]);
+    expect(failures.some((outcome) => outcome.status === 'rejected' && (outcome.reason as FanlakeError).code === 'E_SPOOL_CONVERT')).toBe(true);
+    await expect(finished).rejects.toBeInstanceOf(FanlakeError);
+    await writer.abort();
+    await expect(readdir(writer.dir)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
   it('abort removes everything the spool wrote', async () => {
