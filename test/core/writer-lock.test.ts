@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { existsSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -61,34 +63,37 @@ describe('one writer per data directory', () => {
   });
 
   it('two real extractions at once: the second is refused while the first pages; after kill -9 of the first, a third takes over and completes', async () => {
-    // Latency keeps the first extraction paging while the others start.
-    sim = await startTestSimulator({ latencyMs: 300 });
+    // The first extraction pages an API that holds its answers, so it is surely still running.
+    const api = await holdingServer();
+    sim = await startTestSimulator();
     const dataDir = tempDataDir();
-    const env = { FANLAKE_TICKETING_URL: sim.url, FANLAKE_TICKETING_TOKEN: sim.options.ticketingToken, FANLAKE_DATA_DIR: dataDir };
-    const first = watch(spawnCli(['extract', '--source', 'ticketing'], env));
+    const env = (url: string) => ({ FANLAKE_TICKETING_URL: url, FANLAKE_TICKETING_TOKEN: sim!.options.ticketingToken, FANLAKE_DATA_DIR: dataDir });
+    const first = watch(spawnCli(['extract', '--source', 'ticketing'], env(api.url)));
     holders.push(first);
-    await waitForFile(join(dataDir, LOCK_FILE), first);
+    await api.requested;
 
-    const second = await runCli(['extract', '--source', 'ticketing'], env);
+    const second = await runCli(['extract', '--source', 'ticketing'], env(sim.url));
     expect(second.code).toBe(1);
     expect(second.stderr).toContain(`being written by extract (pid ${first.child.pid}`);
 
     first.child.kill('SIGKILL');
     await first.done;
-    const third = await runCli(['extract', '--source', 'ticketing'], env);
+    await api.close();
+    const third = await runCli(['extract', '--source', 'ticketing'], env(sim.url));
     expect(third.stderr).toContain(`taking over the lock of extract (pid ${first.child.pid}`);
     expect(third.code).toBe(0);
   });
 
   it('SIGTERM stops a writer and releases its lock', async () => {
-    sim = await startTestSimulator({ latencyMs: 300 });
+    const api = await holdingServer();
     const dataDir = tempDataDir();
-    const env = { FANLAKE_TICKETING_URL: sim.url, FANLAKE_TICKETING_TOKEN: sim.options.ticketingToken, FANLAKE_DATA_DIR: dataDir };
-    const writer = watch(spawnCli(['extract', '--source', 'ticketing'], env));
+    const writer = watch(spawnCli(['extract', '--source', 'ticketing'], { FANLAKE_TICKETING_URL: api.url, FANLAKE_TICKETING_TOKEN: 'token-for-test', FANLAKE_DATA_DIR: dataDir }));
     holders.push(writer);
-    await waitForFile(join(dataDir, LOCK_FILE), writer);
+    await api.requested;
+    expect(existsSync(join(dataDir, LOCK_FILE))).toBe(true);
     writer.child.kill('SIGTERM');
     const result = await writer.done;
+    await api.close();
     expect(result.code).toBe(143);
     expect(existsSync(join(dataDir, LOCK_FILE))).toBe(false);
   });
@@ -122,12 +127,19 @@ describe('one writer per data directory', () => {
   });
 });
 
-/** Waits until `path` exists, failing if `process` ends first. */
-async function waitForFile(path: string, process: WatchedProcess): Promise<void> {
-  let ended = false;
-  void process.done.then(() => (ended = true));
-  while (!existsSync(path)) {
-    if (ended) throw new Error(`process ended before ${path} appeared:\n${process.stderr}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+/** An API on loopback that takes requests and answers none until closed: a writer that is surely busy. */
+async function holdingServer(): Promise<{ url: string; requested: Promise<void>; close(): Promise<void> }> {
+  let onRequest!: () => void;
+  const requested = new Promise<void>((resolve) => (onRequest = resolve));
+  const server = createServer(() => onRequest());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requested,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
 }
