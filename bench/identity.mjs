@@ -24,7 +24,8 @@ export async function benchIdentity({ identityScale = 0.1, seed = 11 } = {}) {
   return rows;
 }
 
-async function scoreRun(scale, seed, noise) {
+/** Extracts, loads and builds identity resolution from a fresh simulator; its links, truth and score. */
+export async function scoreRun(scale, seed, noise) {
   const sim = await startSimulator(['--scale', String(scale), '--seed', String(seed), '--admin', ...(noise ? ['--noise'] : [])]);
   try {
     const dataDir = tempDir('fanlake-bench-id-');
