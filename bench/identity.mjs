@@ -40,7 +40,7 @@ export async function scoreRun(scale, seed, noise) {
     const links = await readFanIdentityLinks(connection);
     connection.closeSync();
     instance.closeSync();
-    return { links, truth, score: scoreIdentityLinks(links, truth) };
+    return { links, truth, dataDir, score: scoreIdentityLinks(links, truth) };
   } finally {
     await sim.stop();
   }

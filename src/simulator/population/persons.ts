@@ -73,9 +73,12 @@ export class Persons {
     const last = asciiName(lastName);
     const style = rng.int(0, 4);
     const local = [`${first}.${last}`, `${first}${last}`, `${first[0]}${last}`, `${first}_${last}`, `${first}.${last}${rng.int(1, 99)}`][style]!;
-    const email = shared?.email ?? `${local}${rng.chance(0.3) ? rng.int(60, 99) : ''}@${rng.pick(MAIL_DOMAINS)}`;
-    const oldEmail = `${first}${last}${rng.int(1, 999)}@${rng.pick(MAIL_DOMAINS)}`;
-    const workEmail = `${first}.${last}@${rng.pick(WORK_DOMAINS)}`;
+    // A mailbox is one person's (or one household's): with noise, where namesakes abound, the
+    // person's number keeps two namesakes from being handed one address, as a provider would.
+    const unique = this.noise ? `.${index}` : '';
+    const email = shared?.email ?? `${local}${rng.chance(0.3) ? rng.int(60, 99) : ''}${unique}@${rng.pick(MAIL_DOMAINS)}`;
+    const oldEmail = `${first}${last}${rng.int(1, 999)}${unique}@${rng.pick(MAIL_DOMAINS)}`;
+    const workEmail = `${first}.${last}${unique}@${rng.pick(WORK_DOMAINS)}`;
     return { index, gender, firstName, lastName, birthday, street, city, zip, county, phone, email, oldEmail, workEmail };
   }
 }
