@@ -3,7 +3,7 @@ import { runChecks } from '../../src/models/index.js';
 import { scoreIdentityLinks, type IdentityScore, type TruthRecord } from '../../src/models/identity-score.js';
 import { WORK_DOMAINS } from '../../src/simulator/population/names.js';
 import { NOISE_RATES } from '../../src/simulator/population/noise.js';
-import type { Simulator } from '../../src/simulator/simulator.js';
+import type { Simulator, TruthLink } from '../../src/simulator/simulator.js';
 import { tempDataDir } from '../helpers/cli.js';
 import { startTestSimulator } from '../helpers/simulator.js';
 import { queryWarehouse } from '../helpers/warehouse.js';
@@ -188,7 +188,7 @@ describe('identity resolution against the simulator truth (scale 0.1, seed 11)',
 
 describe('identity resolution through the simulator\'s real-world noise (scale 0.1, seed 11, --noise)', () => {
   let noisySim: Simulator;
-  let noisyTruth: TruthRecord[];
+  let noisyTruth: TruthLink[];
   let noisyScore: IdentityScore;
 
   beforeAll(async () => {
