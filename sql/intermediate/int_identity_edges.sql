@@ -1,7 +1,7 @@
 -- materialized: table
--- description: One row per link between two records that identity resolution accepted, with the rule that made it. Rules by strength: external_id, customer_profile, email_name, phone_name, name_birth_date.
--- test: not_null(from_number, to_number, from_key, to_key, match_rule)
--- test: accepted_values(match_rule: external_id, customer_profile, email_name, phone_name, name_birth_date)
+-- description: One row per link between two records that identity resolution accepted, with the rule that made it. The rules, their strength (rule_rank), block caps and similarity thresholds are data: seeds.identity_match_rules. Rules by strength: external_id, customer_profile, email_name, phone_name, name_birth_date, similar_name_birth_date.
+-- test: not_null(from_number, to_number, from_key, to_key, match_rule, rule_rank)
+-- test: accepted_values(match_rule: external_id, customer_profile, email_name, phone_name, name_birth_date, similar_name_birth_date)
 -- test: relationships(from_key -> intermediate.int_identity_records.record_key)
 -- test: relationships(to_key -> intermediate.int_identity_records.record_key)
 
@@ -10,6 +10,12 @@ with
 records as (
 
     select * from intermediate.int_identity_records
+
+),
+
+rules as (
+
+    select * from seeds.identity_match_rules
 
 ),
 
@@ -46,7 +52,8 @@ customer_profile_edges as (
 ),
 
 -- (3)-(5) Records sharing a value (a block) are one person only when nothing tells them
--- apart. A block is split by first name, then birth date, then phone, where its records
+-- apart. A block is split by first name (transliterated, so "Bjoern" and "Bjørn" agree:
+-- households are guarded by it), then birth date, then phone, where its records
 -- disagree: household mailboxes carry several first names, namesakes at one mail domain
 -- several birth dates or phones. A record lacking the attribute a block is split on
 -- matches nobody there, since it cannot tell whose it is; where all agree it joins them.
@@ -56,7 +63,7 @@ block_members as (
         'email_name' as match_rule,
         email as block_value,
         record_number,
-        first_name_key,
+        first_name_spelling as first_name_key,
         birth_date_key,
         phone_key,
 
@@ -69,7 +76,7 @@ block_members as (
         'phone_name' as match_rule,
         phone_key as block_value,
         record_number,
-        first_name_key,
+        first_name_spelling as first_name_key,
         birth_date_key,
         phone_key,
 
@@ -80,15 +87,14 @@ block_members as (
 
     select
         'name_birth_date' as match_rule,
-        first_name_key || ' ' || last_name_key || ' ' || birth_date_key as block_value,
+        name_pair_spelling || ' ' || birth_date_key as block_value,
         record_number,
-        first_name_key,
+        first_name_spelling as first_name_key,
         birth_date_key,
         phone_key,
 
     from records
-    where first_name_key is not null
-        and last_name_key is not null
+    where name_pair_spelling is not null
         and birth_date_key is not null
 
 ),
@@ -96,15 +102,17 @@ block_members as (
 blocks as (
 
     select
-        match_rule,
-        block_value,
-        count(distinct first_name_key) as first_name_count,
-        max(first_name_key) as first_name_key,
+        block_members.match_rule,
+        block_members.block_value,
+        count(distinct block_members.first_name_key) as first_name_count,
+        max(block_members.first_name_key) as first_name_key,
 
     from block_members
-    group by match_rule, block_value
+    inner join rules
+        on rules.match_rule = block_members.match_rule
+    group by block_members.match_rule, block_members.block_value
     -- a value on many records is a placeholder (noreply@, 00000000), not a person
-    having count(*) <= 30
+    having count(*) <= any_value(rules.block_cap)
 
 ),
 
@@ -217,6 +225,53 @@ value_edges as (
 
 ),
 
+-- (6) A one-letter slip in a last name (Hansen / Hnasen): same birth date and first name
+-- (transliterated), last names alike by the rule's similarity and one edit apart. The block
+-- (birth date and first name) keeps the pairs compared near-linear in the number of records;
+-- a block above its cap is left alone. Phones that both exist and differ keep them apart.
+similar_candidates as (
+
+    select
+        record_number,
+        birth_date_key,
+        first_name_spelling,
+        last_name_spelling,
+        phone_key,
+        count(*) over (partition by birth_date_key, first_name_spelling) as block_size,
+
+    from records
+    where birth_date_key is not null
+        and first_name_spelling is not null
+        and last_name_spelling is not null
+
+),
+
+similar_edges as (
+
+    select
+        lower_records.record_number as from_number,
+        higher_records.record_number as to_number,
+        rules.match_rule,
+
+    from similar_candidates as lower_records
+    inner join similar_candidates as higher_records
+        on higher_records.birth_date_key = lower_records.birth_date_key
+        and higher_records.first_name_spelling = lower_records.first_name_spelling
+        and higher_records.record_number > lower_records.record_number
+    inner join rules
+        on rules.match_rule = 'similar_name_birth_date'
+    where lower_records.block_size <= rules.block_cap
+        and higher_records.last_name_spelling <> lower_records.last_name_spelling
+        and jaro_winkler_similarity(higher_records.last_name_spelling, lower_records.last_name_spelling) >= rules.min_similarity
+        and damerau_levenshtein(higher_records.last_name_spelling, lower_records.last_name_spelling) <= 1
+        and (
+            higher_records.phone_key is null
+            or lower_records.phone_key is null
+            or higher_records.phone_key = lower_records.phone_key
+        )
+
+),
+
 unioned as (
 
     select * from external_id_edges
@@ -224,6 +279,8 @@ unioned as (
     select * from customer_profile_edges
     union all
     select * from value_edges
+    union all
+    select * from similar_edges
 
 ),
 
@@ -235,15 +292,11 @@ final as (
         from_records.record_key as from_key,
         to_records.record_key as to_key,
         unioned.match_rule,
-        case unioned.match_rule
-            when 'external_id' then 1
-            when 'customer_profile' then 2
-            when 'email_name' then 3
-            when 'phone_name' then 4
-            when 'name_birth_date' then 5
-        end as rule_rank,
+        rules.rule_rank,
 
     from unioned
+    inner join rules
+        on rules.match_rule = unioned.match_rule
     inner join records as from_records
         on from_records.record_number = unioned.from_number
     inner join records as to_records

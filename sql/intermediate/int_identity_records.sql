@@ -1,5 +1,5 @@
 -- materialized: table
--- description: One row per record that identity resolution links (ticketing users and members, engagement customer profiles and people), with the keys rules match on, normalized alike across systems.
+-- description: One row per record that identity resolution links (ticketing users and members, engagement customer profiles and people), with the keys rules match on, normalized alike across systems: folded (macros.name_folded) and transliterated (macros.name_transliterated).
 -- test: unique(record_key)
 -- test: unique(record_number)
 -- test: not_null(record_key, record_number, system, record_id)
@@ -179,7 +179,7 @@ profile_groups as (
 
 ),
 
-final as (
+borrowed as (
 
     select
         keyed.record_key,
@@ -211,6 +211,61 @@ final as (
     from keyed
     left join profile_groups
         on profile_groups.customer_profile_id = keyed.customer_profile_id
+
+),
+
+-- Beside the folded keys, the transliterated ones (macros.name_transliterated): "Bjoern" and
+-- "Bjørn", "Pettersen" and "Petersen" agree there. Matching compares these; the folded keys
+-- stay for what reads them.
+spelt as (
+
+    select
+        *,
+        macros.name_transliterated(first_name_key) as written_first_spelling,
+        macros.name_transliterated(last_name_key) as written_last_spelling,
+
+    from borrowed
+
+),
+
+-- How often each word is written as a first name and as a last name, over all records.
+word_uses as (
+
+    select
+        word,
+        count(*) filter (where field = 'first') as first_uses,
+        count(*) filter (where field = 'last') as last_uses,
+
+    from (
+        select written_first_spelling as word, 'first' as field from spelt
+        union all
+        select written_last_spelling as word, 'last' as field from spelt
+    ) as words
+    where word is not null
+    group by word
+
+),
+
+-- First and last name written in each other's fields ("Hansen Kari"): taken as swapped when
+-- the first field's word is more often a last name and the last field's more often a first
+-- name. The name pair (alphabetical) meets either order too.
+final as (
+
+    select
+        spelt.* exclude (written_first_spelling, written_last_spelling),
+        case when is_swapped then spelt.written_last_spelling else spelt.written_first_spelling end as first_name_spelling,
+        case when is_swapped then spelt.written_first_spelling else spelt.written_last_spelling end as last_name_spelling,
+        least(spelt.written_first_spelling, spelt.written_last_spelling)
+            || ' ' || greatest(spelt.written_first_spelling, spelt.written_last_spelling) as name_pair_spelling,
+
+    from spelt
+    left join word_uses as first_words
+        on first_words.word = spelt.written_first_spelling
+    left join word_uses as last_words
+        on last_words.word = spelt.written_last_spelling
+    cross join lateral (
+        select coalesce(first_words.last_uses > first_words.first_uses and last_words.first_uses > last_words.last_uses, false) as is_swapped
+    ) as swapping
 
 )
 

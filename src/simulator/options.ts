@@ -28,6 +28,8 @@ export const SimulatorOptionsSchema = z.object({
     if (Number.isNaN(ms)) ctx.addIssue({ code: 'custom', message: 'must be an ISO date or epoch milliseconds' });
     return ms;
   }),
+  /** Real-world noise in names, e-mails, phones and households (docs/decisions.md "Simulator noise"). */
+  noise: z.boolean().default(false),
   /** Serves /__admin/... (ground truth, record changes, fault control). */
   admin: z.boolean().default(false),
   /** Which documented variant /api/members follows. */

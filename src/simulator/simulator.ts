@@ -5,6 +5,7 @@ import { FaultPlan } from './http/faults.js';
 import { createSimulatorServer } from './http/server.js';
 import { ENGAGEMENT_MODULES, type EngagementModule, type SimulatorOptions, type SimulatorOptionsInput, resolveSimulatorOptions } from './options.js';
 import { EngagementData, type EngagementResource } from './population/engagement/index.js';
+import type { NoiseKind, NoiseSystem } from './population/noise.js';
 import { Population } from './population/population.js';
 import { TICKETING_RESOURCES, TicketingData, type TicketingResource } from './population/ticketing/index.js';
 import { Rng } from './random.js';
@@ -21,6 +22,8 @@ export interface TruthLink {
   readonly system: 'ticketing_user' | 'ticketing_member' | 'engagement_customer_profile' | 'engagement_person';
   readonly recordId: string;
   readonly personId: number;
+  /** The noise kinds the record's system wrote its person with (simulator option `noise`); absent when none. */
+  readonly noise?: readonly NoiseKind[];
 }
 
 /**
@@ -42,7 +45,7 @@ export class Simulator {
   private constructor(input: SimulatorOptionsInput) {
     this.options = resolveSimulatorOptions(input);
     this.clock = new SimClock(this.options.now);
-    this.population = new Population(this.options.seed, this.options.scale);
+    this.population = new Population(this.options.seed, this.options.scale, this.options.noise);
     this.ticketing = new TicketingData(this.population, this.clock.startMs);
     this.faults = new FaultPlan(this.options.seed, this.options.faults);
     const rendered = this.options.replay
@@ -125,18 +128,25 @@ export class Simulator {
   *truth(): Generator<TruthLink> {
     const { users, members } = this.ticketing;
     for (const index of users.timeline.indices()) {
-      yield { system: 'ticketing_user', recordId: users.keyOf(users.record(index)), personId: users.personOf(index) };
+      yield this.truthLink('ticketing_user', users.keyOf(users.record(index)), users.personOf(index));
     }
     for (const index of members.timeline.indices()) {
-      yield { system: 'ticketing_member', recordId: members.keyOf(members.record(index)), personId: members.personOf(index) };
+      yield this.truthLink('ticketing_member', members.keyOf(members.record(index)), members.personOf(index));
     }
     const { profiles, people } = this.engagement;
     for (const index of profiles.liveIndices()) {
-      yield { system: 'engagement_customer_profile', recordId: String(profiles.idOf(index)), personId: profiles.personOf(index) };
+      yield this.truthLink('engagement_customer_profile', String(profiles.idOf(index)), profiles.personOf(index));
     }
     for (const index of people.liveIndices()) {
-      yield { system: 'engagement_person', recordId: String(people.idOf(index)), personId: profiles.personOf(profiles.profileOfPeople(index)) };
+      yield this.truthLink('engagement_person', String(people.idOf(index)), profiles.personOf(profiles.profileOfPeople(index)), 'engagement_customer_profile');
     }
+  }
+
+  private truthLink(system: TruthLink['system'], recordId: string, personId: number, writtenBy: NoiseSystem = system as NoiseSystem): TruthLink {
+    if (!this.population.noise) return { system, recordId, personId };
+    // a person record carries the names and e-mail of its customer profile, so its noise
+    const { noise } = this.population.written(writtenBy, personId);
+    return noise.length === 0 ? { system, recordId, personId } : { system, recordId, personId, noise };
   }
 
   /** The live records of an engagement resource as the API serves them (top positions: up to `positionCount`). */

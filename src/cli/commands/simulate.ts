@@ -11,6 +11,7 @@ interface SimulateArgs {
   port: number;
   seed: number;
   scale: number;
+  noise: boolean;
   'latency-ms': number;
   faults: number;
   mutate: number;
@@ -42,6 +43,7 @@ export const simulateCommand: CommandModule<SimulateArgs> = {
       .option('stall-ms', { type: 'number', default: 35_000, describe: 'How long a stalled request hangs' })
       .option('retry-after', { type: 'number', default: 1, describe: 'Retry-After seconds sent with 429 and 503' })
       .option('now', { type: 'string', describe: 'Pin the data clock (ISO date or epoch ms) for byte-identical data' })
+      .option('noise', { type: 'boolean', default: false, describe: 'Real-world noise in names, e-mails, phones and households (rates in docs/decisions.md)' })
       .option('admin', { type: 'boolean', default: false, describe: 'Serve /__admin/... (ground truth, record changes, fault control)' })
       .option('members-variant', { choices: ['zero-based', 'one-based'] as const, default: 'one-based' as const, describe: 'Documented variant of /api/members' })
       .option('max-range-days', { type: 'number', default: 1095, describe: 'The server\'s "3 years" date-range cap' })
@@ -64,6 +66,7 @@ export const simulateCommand: CommandModule<SimulateArgs> = {
         retryAfterSeconds: args['retry-after'],
         now: args.now,
         admin: args.admin,
+        noise: args.noise,
         membersVariant: args['members-variant'],
         maxRangeDays: args['max-range-days'],
         disabledModules: args['disable-module'] as never,

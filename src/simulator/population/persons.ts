@@ -1,4 +1,5 @@
 import { Rng } from '../random.js';
+import { HOUSEHOLD_SHARED_PHONE } from './noise.js';
 import { CITIES, FEMALE_FIRST, LAST, MAIL_DOMAINS, MALE_FIRST, STREETS, WORK_DOMAINS, asciiName } from './names.js';
 
 /** A real human behind records in both systems: the ground truth of identity resolution. */
@@ -45,6 +46,8 @@ export class Persons {
     private readonly seed: number,
     readonly count: number,
     private readonly householdHead: Int32Array,
+    /** With noise (see noise.ts): last names as skewed as real ones, and partners often sharing a phone. */
+    private readonly noise = false,
   ) {}
 
   get(index: number): Person {
@@ -56,23 +59,39 @@ export class Persons {
     let firstName: string = rng.pick(names);
     // Partners sharing a mailbox never share a first name: names tell them apart.
     if (firstName === shared?.firstName) firstName = names[(names.indexOf(firstName as never) + 1) % names.length]!;
-    const lastName = shared?.lastName ?? rng.pick(LAST);
+    // rng.pick stays drawn as before when noise is off, so that data is unchanged
+    const lastName = shared?.lastName ?? (this.noise ? (rng.pick(LAST), zipfLastName(this.seed, index)) : rng.pick(LAST));
     const year = rng.int(1948, 2010);
     const birthday = `${year}-${pad(rng.int(1, 12))}-${pad(rng.int(1, 28))}`;
     const [city, zip, county] = shared ? [shared.city, shared.zip, shared.county] : rng.pick(CITIES);
     const street = shared?.street ?? `${rng.pick(STREETS)} ${rng.int(1, 120)}`;
     const country = rng.weighted(COUNTRIES);
     const lead = rng.pick(country.lead);
-    const phone = { countryCode: country.code, national: lead + rng.digits(country.length - lead.length) };
+    const ownPhone = { countryCode: country.code, national: lead + rng.digits(country.length - lead.length) };
+    const phone = this.noise && shared && Rng.for(this.seed, 'noise-household', index).chance(HOUSEHOLD_SHARED_PHONE) ? shared.phone : ownPhone;
     const first = asciiName(firstName);
     const last = asciiName(lastName);
     const style = rng.int(0, 4);
     const local = [`${first}.${last}`, `${first}${last}`, `${first[0]}${last}`, `${first}_${last}`, `${first}.${last}${rng.int(1, 99)}`][style]!;
-    const email = shared?.email ?? `${local}${rng.chance(0.3) ? rng.int(60, 99) : ''}@${rng.pick(MAIL_DOMAINS)}`;
-    const oldEmail = `${first}${last}${rng.int(1, 999)}@${rng.pick(MAIL_DOMAINS)}`;
-    const workEmail = `${first}.${last}@${rng.pick(WORK_DOMAINS)}`;
+    // A mailbox is one person's (or one household's): with noise, where namesakes abound, the
+    // person's number keeps two namesakes from being handed one address, as a provider would.
+    const unique = this.noise ? `.${index}` : '';
+    const email = shared?.email ?? `${local}${rng.chance(0.3) ? rng.int(60, 99) : ''}${unique}@${rng.pick(MAIL_DOMAINS)}`;
+    const oldEmail = `${first}${last}${rng.int(1, 999)}${unique}@${rng.pick(MAIL_DOMAINS)}`;
+    const workEmail = `${first}.${last}${unique}@${rng.pick(WORK_DOMAINS)}`;
     return { index, gender, firstName, lastName, birthday, street, city, zip, county, phone, email, oldEmail, workEmail };
   }
+}
+
+const ZIPF_LAST = LAST.map((name, rank) => [name, 1 / (rank + 1)] as const);
+
+/**
+ * A last name drawn as real ones are spread: the list is in Norway's frequency order and the
+ * n-th name is 1/n as common as the first (Zipf), so namesakes pile up at scale 10. Its own
+ * stream, so the other attributes stay as without noise.
+ */
+function zipfLastName(seed: number, index: number): string {
+  return Rng.for(seed, 'noise-last-name', index).weighted(ZIPF_LAST);
 }
 
 /** The forms phone numbers are written in across both systems. */

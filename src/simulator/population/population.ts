@@ -1,4 +1,5 @@
 import { Rng } from '../random.js';
+import { type NoiseSystem, type WrittenPerson, writtenPerson } from './noise.js';
 import { Persons } from './persons.js';
 
 /** Sizes at scale 1; everything but the match calendar grows linearly with the scale. */
@@ -42,6 +43,8 @@ export class Population {
   constructor(
     readonly seed: number,
     readonly scale: number,
+    /** Real-world noise in names, e-mails, phones and households (see noise.ts); off keeps the data as before. */
+    readonly noise = false,
   ) {
     const users = Math.max(40, Math.round(SCALE_1.users * scale));
     const profiles = Math.max(30, Math.round(SCALE_1.profiles * scale));
@@ -77,10 +80,16 @@ export class Population {
     rng.shuffleInPlace(partners);
     const pairs = Math.floor((count * SHARES.households) / 2);
     for (let k = 0; k < pairs; k++) householdHead[partners[2 * k + 1]!] = partners[2 * k]!;
-    this.persons = new Persons(seed, count, householdHead);
+    this.persons = new Persons(seed, count, householdHead, noise);
 
     this.personUser = inverse(count, this.userPerson);
     this.personProfile = inverse(count, this.profilePerson);
+  }
+
+  /** Person `index` as `system` wrote them: the person itself when noise is off. */
+  written(system: NoiseSystem, index: number): WrittenPerson {
+    const person = this.persons.get(index);
+    return this.noise ? writtenPerson(this.seed, system, person) : { person, noise: [] };
   }
 }
 

@@ -116,7 +116,7 @@ export class CustomerProfiles {
 
   core(index: number): ProfileCore {
     const rng = Rng.for(this.population.seed, 'eng-profile', index);
-    const person = this.population.persons.get(this.personOf(index));
+    const { person } = this.population.written('engagement_customer_profile', this.personOf(index));
     const roll = rng.next();
     const emailKind = roll < 0.7 ? 'personal' : roll < 0.88 ? 'work' : 'none';
     const email = emailKind === 'personal' ? typedEmail(person.email, rng) : emailKind === 'work' ? typedEmail(person.workEmail, rng) : null;

@@ -39,7 +39,7 @@ export class Members extends CursorResource {
 
   protected generate(index: number, version: number, lastUpdate: string): Item {
     const rng = Rng.for(this.population.seed, 'member', index);
-    const person = this.population.persons.get(this.population.memberPerson[index]!);
+    const { person } = this.population.written('ticketing_member', this.population.memberPerson[index]!);
     const category = rng.weighted(CATEGORIES.map((c) => [c, c.id === 5 ? 2 : 25] as const));
     const total = category.pool;
     const used = total < 0 ? rng.int(0, 60) : Math.min(total, rng.int(0, total) + version);

@@ -47,7 +47,7 @@ export class Users extends CursorResource {
   protected generate(index: number, version: number, lastUpdate: string): Item {
     const rng = Rng.for(this.population.seed, 'user', index);
     const personIndex = this.population.userPerson[index]!;
-    const person = this.population.persons.get(personIndex);
+    const { person } = this.population.written('ticketing_user', personIndex);
     const isSecond = this.population.personUser[personIndex] !== index;
     const email = isSecond && rng.chance(0.5) ? person.oldEmail : typedEmail(person.email, rng);
     const named = rng.chance(0.97);

@@ -1,0 +1,30 @@
+// Which noise kinds identity resolution misses: for each kind, the record pairs of one person
+// where a record carries that kind, and the share of them put in one fan.
+// Usage: node bench/identity-kinds.mjs [scale] [seed]
+import { scoreRun } from './identity.mjs';
+
+const [scale = '0.1', seed = '11'] = process.argv.slice(2);
+const { links, truth } = await scoreRun(Number(scale), Number(seed), true);
+const fanOf = new Map(links.map((link) => [`${link.system}:${link.recordId}`, link.fanId]));
+const byPerson = new Map();
+for (const record of truth) {
+  const list = byPerson.get(record.personId) ?? [];
+  list.push(record);
+  byPerson.set(record.personId, list);
+}
+const counts = new Map();
+for (const records of byPerson.values()) {
+  for (let i = 0; i < records.length; i++) {
+    for (let j = i + 1; j < records.length; j++) {
+      const together = fanOf.get(`${records[i].system}:${records[i].recordId}`) === fanOf.get(`${records[j].system}:${records[j].recordId}`);
+      const kinds = new Set([...(records[i].noise ?? []), ...(records[j].noise ?? [])]);
+      for (const kind of kinds.size ? kinds : ['(none)']) {
+        const count = counts.get(kind) ?? { pairs: 0, together: 0 };
+        count.pairs++;
+        if (together) count.together++;
+        counts.set(kind, count);
+      }
+    }
+  }
+}
+for (const [kind, { pairs, together }] of [...counts].sort()) console.log(`${kind.padEnd(18)} ${String(pairs).padStart(7)} pairs  recall ${(together / pairs).toFixed(4)}`);

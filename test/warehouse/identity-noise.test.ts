@@ -1,0 +1,89 @@
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildModels } from '../../src/models/index.js';
+import { tempDataDir } from '../helpers/cli.js';
+import { queryWarehouse } from '../helpers/warehouse.js';
+import { writeRawTables } from './identity-fixture.js';
+
+/**
+ * Hand-made trap records for each kind of real-world noise the simulator learned (docs/decisions.md
+ * "Simulator noise"), built through the real models: a ticketing user and a customer profile
+ * of one person written differently, and households and namesakes that must stay apart.
+ */
+const user = (id: number, fields: Record<string, unknown>) => ({ id, last_update: '2026-01-01T00:00:00.000Z', enabled: true, ...fields });
+const profile = (id: number, fields: Record<string, unknown>) => ({ id: String(id), type: 'customerProfiles', ...fields });
+const born = (date: string) => `${date}T00:00:00.000Z`;
+
+// Common names in either field, so word counts tell which field a name usually sits in.
+const backdrop = [
+  ['Kari', 'Lunde'], ['Ola', 'Lunde'], ['Per', 'Lunde'], ['Tone', 'Haugen'], ['Thea', 'Haugen'], ['Thea', 'Berge'],
+].map(([first, last], at) => user(900 + at, { name_first: first, name_last: last, email: `backdrop${at}@example.org`, phone: '' }));
+
+const RAW = {
+  ticketing_users: [
+    ...backdrop,
+    // ø/å written oe/aa, and in capitals, in the other system: one e-mail, first names agree once transliterated
+    user(201, { name_first: 'Bjørn', name_last: 'Sørensen', email: 'bjorn.s@gmail.com', phone: '' }),
+    // diacritics dropped and a middle name only here: name and birth date agree
+    user(202, { name_first: 'Åse Marie', name_last: 'Nygard', email: 'aase@online.no', phone: '', birthday: '1971-03-04' }),
+    // a doubled consonant written single, and an e-mail changed since sign-up
+    user(203, { name_first: 'Ida', name_last: 'Pettersen', email: 'ida.p@hotmail.com', phone: '', birthday: '1980-02-02' }),
+    // a one-letter typo in the last name: similar_name_birth_date
+    user(204, { name_first: 'Magnus', name_last: 'Johansen', email: 'magnus.j@gmail.com', phone: '', birthday: '1982-04-04' }),
+    // first and last name swapped in the other system, one e-mail
+    user(205, { name_first: 'Thea', name_last: 'Lunde', email: 'thea.lunde@gmail.com', phone: '' }),
+    // a household: one phone, two first names, two fans
+    user(206, { name_first: 'Geir', name_last: 'Moe', email: 'geir.moe@gmail.com', phone: '95555555' }),
+    // namesakes one letter apart with the same birth date but different phones: two fans
+    user(207, { name_first: 'Emil', name_last: 'Strand', email: 'emil.s@gmail.com', phone: '96666661', birthday: '1999-09-09' }),
+  ],
+  engagement_customer_profiles: [
+    profile(2001, { firstName: 'BJOERN', lastName: 'SOERENSEN', email: 'Bjorn.S@gmail.com ' }),
+    profile(2002, { firstName: 'Ase', lastName: 'Nygård', email: 'ase.nygard@icloud.com', dateOfBirth: born('1971-03-04') }),
+    profile(2003, { firstName: 'ida', lastName: 'petersen', email: 'ida.petersen.412@gmail.com', dateOfBirth: born('1980-02-02') }),
+    profile(2004, { firstName: 'Magnus', lastName: 'Johnasen', email: 'mj@outlook.com', dateOfBirth: born('1982-04-04') }),
+    profile(2005, { firstName: 'Lunde', lastName: 'Thea', email: 'thea.lunde@gmail.com' }),
+    profile(2006, { firstName: 'Hilde', lastName: 'Moe', email: 'hilde.moe@gmail.com', phoneNumber: '+47 955 55 555' }),
+    profile(2007, { firstName: 'Emil', lastName: 'Strnad', email: 'strnad@gmail.com', phoneNumber: '97777772', dateOfBirth: born('1999-09-09') }),
+  ],
+};
+
+const SAME_FAN: [string, string, string][] = [
+  ['ticketing_user:201', 'engagement_customer_profile:2001', 'email_name'],
+  ['ticketing_user:202', 'engagement_customer_profile:2002', 'name_birth_date'],
+  ['ticketing_user:203', 'engagement_customer_profile:2003', 'name_birth_date'],
+  ['ticketing_user:204', 'engagement_customer_profile:2004', 'similar_name_birth_date'],
+  ['ticketing_user:205', 'engagement_customer_profile:2005', 'email_name'],
+];
+const APART: [string, string][] = [
+  ['ticketing_user:206', 'engagement_customer_profile:2006'],
+  ['ticketing_user:207', 'engagement_customer_profile:2007'],
+];
+
+let fanOf: Map<string, string>;
+let ruleOf: Map<string, string>;
+
+beforeAll(async () => {
+  const dataDir = tempDataDir();
+  await writeRawTables(join(dataDir, 'warehouse.duckdb'), RAW);
+  const results = await buildModels({ dataDir, select: ['+fan_identity_links'] });
+  const failed = results.filter((result) => result.status !== 'ok');
+  expect(failed.map((result) => `${result.schema}.${result.model}: ${result.error?.message ?? result.reason}`)).toEqual([]);
+  const links = await queryWarehouse(dataDir, `select fan_id, system || ':' || record_id as record_key, match_rule from marts.fan_identity_links`);
+  fanOf = new Map(links.map((link) => [link.record_key as string, link.fan_id as string]));
+  ruleOf = new Map(links.map((link) => [link.record_key as string, link.match_rule as string]));
+});
+
+describe('identity resolution through real-world noise', () => {
+  it.each(SAME_FAN)('links %s and %s by %s', (left, right, rule) => {
+    expect(fanOf.get(left)).toBeDefined();
+    expect(fanOf.get(left)).toBe(fanOf.get(right));
+    expect([ruleOf.get(left), ruleOf.get(right)]).toContain(rule);
+  });
+
+  it.each(APART)('keeps %s and %s apart', (left, right) => {
+    expect(fanOf.get(left)).toBeDefined();
+    expect(fanOf.get(right)).toBeDefined();
+    expect(fanOf.get(left)).not.toBe(fanOf.get(right));
+  });
+});
