@@ -43,8 +43,9 @@ export async function renderChartSvg(
   const compiled = vegaLite.compile(spec).spec;
   const view = new vega.View(vega.parse(compiled), {
     renderer: 'none',
-    // vega.locale(number, time) is untyped in vega-typings; the time half stays Vega's default.
-    locale: (vega as unknown as { locale: (number: object) => vega.LocaleFormatters }).locale(vegaNumberLocale(locale.locale, locale.currency)),
+    // A locale definition ({ number }), not the formatters vega.locale() returns: the View
+    // ignores those silently. The time half stays Vega's default.
+    locale: { number: vegaNumberLocale(locale.locale, locale.currency) } as unknown as vega.LocaleFormatters,
   });
   try {
     return await view.toSVG();
