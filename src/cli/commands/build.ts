@@ -1,7 +1,7 @@
 import type { Argv } from 'yargs';
 import { buildModels, LINEAGE_FILE } from '../../models/index.js';
-import { summarizeBuild } from '../../pipeline/steps/build.js';
-import { STAGE_DATABASE, stepExitCode } from '../../pipeline/steps/step.js';
+import { buildSettingsFrom, summarizeBuild } from '../../pipeline/steps/build.js';
+import { stepExitCode } from '../../pipeline/steps/step.js';
 import type { CommandModule } from '../command.js';
 import { out, table } from '../output.js';
 import { type StageFormat, stageDocument, withStageFormat } from '../stage-format.js';
@@ -40,8 +40,7 @@ export function createBuildCommand(defaults: BuildCommandDefaults = {}): Command
         modelsDir: defaults.modelsDir,
         select: args.select,
         fullRefresh: args['full-refresh'],
-        ...STAGE_DATABASE,
-        macroSettings: { phoneDefaultCountryCode: config['models.phoneDefaultCountryCode'] },
+        ...buildSettingsFrom(config),
       });
       const summary = summarizeBuild(results);
       if (args.format === 'json') {

@@ -1,9 +1,10 @@
 import { resolve } from 'node:path';
 import type { Argv } from 'yargs';
-import { DEFAULT_REPORTS_DIR, INDEX_FILE, loadReportCatalog, parseParamArgs, renderReports } from '../../reports/index.js';
+import { INDEX_FILE, loadReportCatalog, parseParamArgs, renderReports } from '../../reports/index.js';
 import type { CheckedReport } from '../../reports/index.js';
 import { IN_MEMORY, withConnection } from '../../core/duckdb.js';
 import type { CommandModule } from '../command.js';
+import { renderOptionsFrom } from '../../pipeline/steps/report.js';
 import { out, table } from '../output.js';
 
 interface ReportArgs {
@@ -28,24 +29,14 @@ export const reportCommand: CommandModule<ReportArgs> = {
       .option('list', { type: 'boolean', default: false, describe: 'List the reports and their parameters; render nothing' }) as unknown as Argv<ReportArgs>,
 
   async run(args, { config }) {
-    const reportsDir = config['report.definitions'] ? resolve(config['report.definitions']) : DEFAULT_REPORTS_DIR;
+    const options = renderOptionsFrom(config);
     if (args.list) {
-      const catalog = await withConnection(IN_MEMORY, (scratch) => loadReportCatalog(scratch, reportsDir));
+      const catalog = await withConnection(IN_MEMORY, (scratch) => loadReportCatalog(scratch, options.reportsDir));
       out.result(listReports(catalog.reports));
       return 0;
     }
     const outDir = resolve(args.out ?? `${config.dataDir}/reports`);
-    const results = await renderReports({
-      dataDir: config.dataDir,
-      names: args.names ?? [],
-      params: parseParamArgs(args.param ?? []),
-      outDir,
-      reportsDir,
-      locale: config['report.locale'],
-      currency: config['report.currency'],
-      timeZone: config['report.timeZone'],
-      keep: config['report.keep'],
-    });
+    const results = await renderReports({ ...options, names: args.names ?? [], params: parseParamArgs(args.param ?? []), outDir });
     for (const result of results) {
       if (result.status === 'ok') out.result(`ok      ${result.name}  ${result.dir}/index.html`);
       else out.error(`failed  ${result.name}: ${result.error?.message ?? 'unknown error'}`);

@@ -1,5 +1,6 @@
 import { buildModels, type ModelResult } from '../../models/index.js';
 import type { StepSummary } from '../run-summary.js';
+import type { Config } from '../../config/load-config.js';
 import { type StepContext, STAGE_DATABASE, statusOf } from './step.js';
 
 export interface BuildStepOptions {
@@ -22,6 +23,11 @@ export function summarizeBuild(results: readonly ModelResult[]): Omit<StepSummar
   };
 }
 
+/** What the settings decide of a build, the same for `build` and `run`. */
+export function buildSettingsFrom(config: Config) {
+  return { ...STAGE_DATABASE, macroSettings: { phoneDefaultCountryCode: config['models.phoneDefaultCountryCode'] } };
+}
+
 /** Runs the SQL models in dependency order. */
 export async function buildStep(context: StepContext, options: BuildStepOptions = {}): Promise<Omit<StepSummary, 'step' | 'seconds'>> {
   const results = await buildModels({
@@ -29,8 +35,7 @@ export async function buildStep(context: StepContext, options: BuildStepOptions 
     modelsDir: context.modelsDir,
     select: options.select,
     fullRefresh: options.fullRefresh,
-    ...STAGE_DATABASE,
-    macroSettings: { phoneDefaultCountryCode: context.config['models.phoneDefaultCountryCode'] },
+    ...buildSettingsFrom(context.config),
   });
   return summarizeBuild(results);
 }
