@@ -1,6 +1,7 @@
 import { DuckDBConnection, DuckDBInstance, quotedIdentifier, quotedString } from '@duckdb/node-api';
 import type { DuckDBValue, Json } from '@duckdb/node-api';
 import { FanlakeError } from './errors.js';
+import { CODE } from './error-codes.js';
 
 /** How much of the machine one DuckDB instance may take; the host is shared. */
 export interface DatabaseOptions {
@@ -15,10 +16,10 @@ export interface DatabaseOptions {
 }
 
 export const DUCKDB_ERROR_CODES = {
-  open: 'E_DUCKDB_OPEN',
+  open: CODE.E_DUCKDB_OPEN,
   /** Another process kept the file past the busy wait; worth retrying later. */
-  busy: 'E_DUCKDB_BUSY',
-  nul: 'E_SQL_NUL',
+  busy: CODE.E_DUCKDB_BUSY,
+  nul: CODE.E_SQL_NUL,
 } as const;
 
 /** Path DuckDB reads as a private in-memory database. */
@@ -74,7 +75,6 @@ export async function openDatabase(path: string, options: DatabaseOptions = {}):
         continue;
       }
       throw new FanlakeError(busy ? DUCKDB_ERROR_CODES.busy : DUCKDB_ERROR_CODES.open, busy ? `${path} stayed in use by another process for ${busyWait.timeoutSeconds} s (FANLAKE_BUSY_TIMEOUT_SECONDS)` : `cannot open DuckDB database ${path}: ${(cause as Error)?.message ?? cause}`, {
-        retryable: busy,
         context: { path },
         cause,
       });

@@ -1,3 +1,5 @@
+import { CODE, ERROR_CODES, type ErrorCode } from './error-codes.js';
+
 /**
  * One error base for the whole tool. Every error has a stable `code` (never branch on
  * message text), says whether retrying could help, and carries where it happened.
@@ -9,7 +11,11 @@ export interface ErrorContext {
   endpoint?: string;
   window?: string;
   page?: number;
+  /** One child request of a fan-out, e.g. `profile 123`. */
+  childId?: string;
   model?: string;
+  table?: string;
+  test?: string;
   key?: string;
   [extra: string]: unknown;
 }
@@ -17,15 +23,16 @@ export interface ErrorContext {
 export class FanlakeError extends Error {
   override readonly name: string = 'FanlakeError';
   constructor(
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
-    readonly options: { retryable?: boolean; context?: ErrorContext; cause?: unknown } = {},
+    readonly options: { context?: ErrorContext; cause?: unknown } = {},
   ) {
     super(message, { cause: options.cause });
   }
 
+  /** Whether retrying later could help: declared with the code, never decided at the throw site. */
   get retryable(): boolean {
-    return this.options.retryable ?? false;
+    return ERROR_CODES[this.code].retryable;
   }
 
   get context(): ErrorContext {
@@ -37,7 +44,7 @@ export class FanlakeError extends Error {
 export class UsageError extends FanlakeError {
   override readonly name = 'UsageError';
   constructor(message: string, context?: ErrorContext) {
-    super('E_USAGE', message, { context });
+    super(CODE.E_USAGE, message, { context });
   }
 }
 

@@ -5,13 +5,14 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { FanlakeError } from './errors.js';
+import { CODE } from './error-codes.js';
 
 /** The lock file of a data directory; its content names the holder. */
 export const LOCK_FILE = '.writer.lock';
 
 export const LOCK_ERROR_CODES = {
   /** Another live writer holds the data directory. */
-  held: 'E_LOCK_HELD',
+  held: CODE.E_LOCK_HELD,
 } as const;
 
 const holderSchema = z.object({

@@ -1,6 +1,7 @@
 import type { LimitFunction } from 'p-limit';
 import { z } from 'zod';
-import { FanlakeError, errorMessage } from '../core/errors.js';
+import { type ErrorRecord, toErrorRecord } from '../core/error-record.js';
+import { FanlakeError } from '../core/errors.js';
 import type { HttpClient } from './http/index.js';
 import { type SourceConnection, endpointUrl } from '../sources/connection.js';
 import type { ResourceSpec } from '../sources/resource-spec.js';
@@ -8,10 +9,11 @@ import { type DateWindow, describeWindow, splitRange } from './paging/date-windo
 import { detectPageBase } from './paging/detect-page-base.js';
 import { type WindowOutcome, type WindowPage, pageWindow } from './paging/window-pager.js';
 import type { ExtractProgress } from './progress.js';
-import type { ResourceResult } from './resource-result.js';
+import { MAX_ERRORS_PER_RESOURCE, type ResourceResult } from './resource-result.js';
 import { primaryKeyOf, ResourceSink, type RunContext } from './resource-sink.js';
 import { rawArrayItems } from './spool/raw-items.js';
 import type { SourceState } from './state.js';
+import { CODE } from '../core/error-codes.js';
 
 /** The list envelope of the ticketing API: counts and pages arrive as strings. */
 const Envelope = z.object({
@@ -63,6 +65,7 @@ export async function extractDateWindowResource(run: DateWindowRun, spec: Resour
     return Number.isNaN(ms) ? undefined : Math.floor(ms / 1000);
   };
 
+  const where = { source: run.connection.source, resource: spec.name };
   let requests = 0;
   const fetchPage = async (window: DateWindow, page: number, size = paging.pageSize): Promise<WindowPage> => {
     requests++;
@@ -75,7 +78,7 @@ export async function extractDateWindowResource(run: DateWindowRun, spec: Resour
     });
     const envelope = Envelope.safeParse(response.body);
     if (!envelope.success) {
-      throw new FanlakeError('E_BAD_ENVELOPE', `${spec.path} answered without the documented count/page/items envelope (window ${context.window}, page ${page})`, { context });
+      throw new FanlakeError(CODE.E_BAD_ENVELOPE, `${spec.path} answered without the documented count/page/items envelope (window ${context.window}, page ${page})`, { context });
     }
     const { count, items } = envelope.data;
     return { count, items, raw: rawArrayItems(response.raw, 'items', items.length) };
@@ -98,21 +101,21 @@ export async function extractDateWindowResource(run: DateWindowRun, spec: Resour
     const settled = await Promise.allSettled(windows.map((window) => pageWindow(window, options)));
     const outcomes = settled.flatMap((s) => (s.status === 'fulfilled' ? s.value : []));
     const failed = windows.filter((_, k) => settled[k]!.status === 'rejected');
-    const errors = [...new Set(settled.flatMap((s) => (s.status === 'rejected' ? [errorMessage(s.reason)] : [])))];
-    if (failed.length === windows.length && windows.length > 0) throw new FanlakeError('E_RESOURCE_FAILED', errors.join('; '));
+    const errors = settled.flatMap((s, k) => (s.status === 'rejected' ? [toErrorRecord(s.reason, { ...where, window: describeWindow(windows[k]!) })] : []));
+    if (failed.length === windows.length && windows.length > 0) {
+      await sink.abort();
+      return result('failed', 0, 0, 0, errors, []);
+    }
 
     const written = await sink.commit({
       snapshot: false,
       windows: outcomes.map((o) => ({ ...o.window, complete: o.complete, requests: o.requests })),
     });
     const incomplete = outcomes.filter((outcome) => !outcome.complete).map((o) => o.window);
-    const messages = [
-      ...errors,
-      ...incomplete.map((w) => `window ${describeWindow(w)} kept changing while it was read; it will be read again next run`),
-    ];
+    const notes = incomplete.map((w) => `window ${describeWindow(w)} kept changing while it was read; it will be read again next run`);
     const unstable = outcomes.reduce((sum, o) => sum + o.unstablePasses, 0);
-    if (unstable > 0) messages.push(`${unstable} window passes saw records change and were re-read in smaller windows`);
-    if (written.quarantined > 0) messages.push(`${written.quarantined} records quarantined (see ${sink.dir}/quarantine.ndjson)`);
+    if (unstable > 0) notes.push(`${unstable} window passes saw records change and were re-read in smaller windows`);
+    if (written.quarantined > 0) notes.push(`${written.quarantined} records quarantined (see ${sink.dir}/quarantine.ndjson)`);
     // State may only claim what is complete: up to the first window that failed or kept changing.
     const gaps = [...failed, ...incomplete];
     const completeThrough = gaps.length > 0 ? Math.min(...gaps.map((w) => w.from)) : to;
@@ -126,14 +129,16 @@ export async function extractDateWindowResource(run: DateWindowRun, spec: Resour
         updatedAt: finishedAt,
       });
     }
-    return result(failed.length > 0 ? 'partial' : 'ok', written.rows, written.files.length, written.quarantined, messages);
+    return result(failed.length > 0 ? 'partial' : 'ok', written.rows, written.files.length, written.quarantined, errors, notes);
   } catch (error) {
     await sink.abort();
-    return result('failed', 0, 0, 0, [errorMessage(error)]);
+    return result('failed', 0, 0, 0, [toErrorRecord(error, where)], []);
   }
 
-  function result(status: ResourceResult['status'], rows: number, files: number, quarantined: number, messages: string[]): ResourceResult {
-    const outcome = { source: run.connection.source, resource: spec.name, status, rows, files, quarantined, requests, retries: run.progress.retriesOf(key), seconds: (performance.now() - started) / 1000, messages };
+  function result(status: ResourceResult['status'], rows: number, files: number, quarantined: number, errors: ErrorRecord[], notes: string[]): ResourceResult {
+    const kept = errors.slice(0, MAX_ERRORS_PER_RESOURCE);
+    if (errors.length > kept.length) notes.push(`${errors.length - kept.length} more windows failed`);
+    const outcome = { source: run.connection.source, resource: spec.name, status, rows, files, quarantined, requests, retries: run.progress.retriesOf(key), seconds: (performance.now() - started) / 1000, errors: kept, notes };
     run.progress.finished(key, outcome);
     return outcome;
   }

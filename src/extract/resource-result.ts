@@ -1,3 +1,5 @@
+import type { ErrorRecord } from '../core/error-record.js';
+
 /** What extracting one resource came to; the CLI prints these and picks the exit code. */
 export interface ResourceResult {
   readonly source: string;
@@ -10,10 +12,15 @@ export interface ResourceResult {
   readonly requests: number;
   readonly retries: number;
   readonly seconds: number;
-  /** Warnings and errors, in words a user can act on. */
-  readonly messages: readonly string[];
+  /** What failed, each with its code, retryable flag and where (window, page, child). */
+  readonly errors: readonly ErrorRecord[];
+  /** Informational lines that are not errors: why it was skipped, quarantined records, windows to re-read. */
+  readonly notes: readonly string[];
 }
 
+/** Error records kept per resource; a fan-out over thousands of children reports the rest as a count. */
+export const MAX_ERRORS_PER_RESOURCE = 10;
+
 export function skippedResult(source: string, resource: string, why: string): ResourceResult {
-  return { source, resource, status: 'skipped', rows: 0, files: 0, quarantined: 0, requests: 0, retries: 0, seconds: 0, messages: [why] };
+  return { source, resource, status: 'skipped', rows: 0, files: 0, quarantined: 0, requests: 0, retries: 0, seconds: 0, errors: [], notes: [why] };
 }

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { FanlakeError } from '../core/errors.js';
 import { writeFileAtomic } from '../core/atomic-file.js';
+import { CODE } from '../core/error-codes.js';
 
 const ResourceStateSchema = z.object({
   /** Every unchanged record with a cursor up to here is in raw files that are durable. */
@@ -42,7 +43,7 @@ export class SourceState {
     }
     const parsed = SourceStateSchema.safeParse(safeJson(text));
     if (!parsed.success) {
-      throw new FanlakeError('E_STATE_INVALID', `state file ${path} is damaged; move it away to re-extract ${source} from the start date`);
+      throw new FanlakeError(CODE.E_STATE_INVALID, `state file ${path} is damaged; move it away to re-extract ${source} from the start date`);
     }
     return new SourceState(path, parsed.data);
   }

@@ -17,6 +17,7 @@ import { pendingRunSummaries, recordQuarantine, recordRawTables, recordRunSummar
 import type { RunSummary } from './record-run-meta.js';
 import { ensureMetaSchema } from '../warehouse/meta-schema.js';
 import { WAREHOUSE_FILE } from '../warehouse/warehouse.js';
+import { CODE, type ErrorCode } from '../core/error-codes.js';
 
 /** The warehouse file inside the data dir (fixed by the contract). */
 export { WAREHOUSE_FILE };
@@ -95,7 +96,7 @@ export async function loadWarehouse(options: LoadWarehouseOptions): Promise<Tabl
         try {
           ready.push({ result, ...(await prepareTable(options.dataDir, result.table, pending)) });
         } catch (error) {
-          fail(result, toLoadError(error, 'E_LOAD_PREPARE', result.table));
+          fail(result, toLoadError(error, CODE.E_LOAD_PREPARE, result.table));
         }
       }
       const summaries = await pendingRunSummaries(connection, options.dataDir);
@@ -137,13 +138,13 @@ async function mergeAll(
     onEvent?.({ type: 'committed' });
   } catch (cause) {
     await connection.run('rollback').catch(() => undefined);
-    const error = toLoadError(cause, 'E_LOAD_MERGE', current?.result.table ?? 'raw._fanlake_loads');
+    const error = toLoadError(cause, CODE.E_LOAD_MERGE, current?.result.table ?? 'raw._fanlake_loads');
     for (const table of tables) {
       fail(
         table.result,
         table === current
           ? error
-          : new FanlakeError('E_LOAD_ROLLED_BACK', `rolled back: ${error.message}`, {
+          : new FanlakeError(CODE.E_LOAD_ROLLED_BACK, `rolled back: ${error.message}`, {
               context: { table: table.result.table },
               cause: error,
             }),
@@ -162,7 +163,7 @@ async function recordSummariesOnly(connection: DuckDBConnection, summaries: read
     await connection.run('commit');
   } catch (error) {
     await connection.run('rollback').catch(() => undefined);
-    throw toLoadError(error, 'E_LOAD_META', 'meta.extraction_runs');
+    throw toLoadError(error, CODE.E_LOAD_META, 'meta.extraction_runs');
   }
 }
 
@@ -177,7 +178,7 @@ async function prepareTable(
   for (const run of runs) {
     const manifest = await readManifest(run.manifestPath);
     if (runKey(manifest) !== runKey(run)) {
-      throw new FanlakeError('E_MANIFEST_INVALID', `manifest ${run.manifestPath} names run ${runKey(manifest)}`, {
+      throw new FanlakeError(CODE.E_MANIFEST_INVALID, `manifest ${run.manifestPath} names run ${runKey(manifest)}`, {
         context: { path: run.manifestPath },
       });
     }
@@ -189,7 +190,7 @@ async function prepareTable(
   const keys = JSON.stringify(newest.primaryKey);
   const changed = manifests.find((manifest) => JSON.stringify(manifest.primaryKey) !== keys);
   if (changed !== undefined) {
-    throw new FanlakeError('E_LOAD_KEY', `primary key of ${table} differs between runs ${changed.runId} and ${newest.runId}`, {
+    throw new FanlakeError(CODE.E_LOAD_KEY, `primary key of ${table} differs between runs ${changed.runId} and ${newest.runId}`, {
       context: { table },
     });
   }
@@ -229,7 +230,7 @@ function fail(result: TableLoadResult, error: FanlakeError): void {
   Object.assign(result, { rowsIn: 0, inserted: 0, updated: 0, unchanged: 0, drift: [], status: 'failed', error });
 }
 
-function toLoadError(error: unknown, code: string, table: string): FanlakeError {
+function toLoadError(error: unknown, code: ErrorCode, table: string): FanlakeError {
   if (error instanceof FanlakeError) return error;
   return new FanlakeError(code, `loading ${table} failed: ${errorMessage(error)}`, { context: { table }, cause: error });
 }

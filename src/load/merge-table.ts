@@ -5,6 +5,7 @@ import { LINEAGE_COLUMNS } from '../extract/spool/ndjson-to-parquet.js';
 import { batchSelect, describeParquet } from './batch-source.js';
 import { describeDrift, planSchema } from './schema-drift.js';
 import type { ColumnTypes } from './schema-drift.js';
+import { CODE } from '../core/error-codes.js';
 
 /** What to merge into one raw table. */
 export interface TableMergeInput {
@@ -186,7 +187,7 @@ function resolveColumns(target: ColumnTypes, names: readonly string[], input: Ta
   return names.map((name) => {
     const found = byFolded.get(name.toLowerCase());
     if (found === undefined) {
-      throw new FanlakeError('E_LOAD_KEY', `column ${name} of ${input.schema}.${input.table} is not in its files`, {
+      throw new FanlakeError(CODE.E_LOAD_KEY, `column ${name} of ${input.schema}.${input.table} is not in its files`, {
         context: { table: `${input.schema}.${input.table}`, column: name },
       });
     }

@@ -3,30 +3,38 @@ import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { z } from 'zod';
 import { queryRows, quoteIdent, quoteLiteral } from '../core/duckdb.js';
+import { errorRecordSchema } from '../core/error-record.js';
 import { FanlakeError } from '../core/errors.js';
 import type { Manifest } from '../extract/spool/manifest.js';
 import { quarantinePath, rawTableName } from '../extract/spool/raw-layout.js';
 import { META_SCHEMA } from '../warehouse/meta-schema.js';
 import { VANISHED_COLUMN } from './flag-vanished.js';
+import { CODE } from '../core/error-codes.js';
 
-/** `$DATA/runs/<run id>.json` as `extract` writes it; only what `meta.extraction_runs` keeps. */
+/** One resource's result in a run summary; only what `meta.extraction_runs` keeps. */
+const resourceResultSchema = z
+  .object({
+    source: z.string(),
+    resource: z.string(),
+    status: z.string(),
+    rows: z.number(),
+    quarantined: z.number(),
+    requests: z.number(),
+    retries: z.number(),
+    seconds: z.number(),
+    errors: z.array(errorRecordSchema).default([]),
+    notes: z.array(z.string()).optional(),
+    /** Summaries written before errors were structured kept errors and notes as one list of lines. */
+    messages: z.array(z.string()).optional(),
+  })
+  .transform(({ messages, notes, ...result }) => ({ ...result, notes: notes ?? messages ?? [] }));
+
+/** `$DATA/runs/<run id>.json` as `extract` writes it, by this version or an earlier one. */
 const runSummarySchema = z.object({
   runId: z.string().min(1),
   startedAt: z.string(),
   finishedAt: z.string(),
-  results: z.array(
-    z.object({
-      source: z.string(),
-      resource: z.string(),
-      status: z.string(),
-      rows: z.number(),
-      quarantined: z.number(),
-      requests: z.number(),
-      retries: z.number(),
-      seconds: z.number(),
-      messages: z.array(z.string()),
-    }),
-  ),
+  results: z.array(resourceResultSchema),
 });
 
 export type RunSummary = z.infer<typeof runSummarySchema>;
@@ -47,9 +55,9 @@ export async function pendingRunSummaries(connection: DuckDBConnection, dataDir:
     try {
       parsed = runSummarySchema.safeParse(JSON.parse(await readFile(path, 'utf8')));
     } catch (cause) {
-      throw new FanlakeError('E_RUN_SUMMARY_INVALID', `run summary ${path} is not JSON`, { context: { path }, cause });
+      throw new FanlakeError(CODE.E_RUN_SUMMARY_INVALID, `run summary ${path} is not JSON`, { context: { path }, cause });
     }
-    if (!parsed.success) throw new FanlakeError('E_RUN_SUMMARY_INVALID', `run summary ${path} is not a run summary: ${parsed.error.issues[0]?.message}`, { context: { path } });
+    if (!parsed.success) throw new FanlakeError(CODE.E_RUN_SUMMARY_INVALID, `run summary ${path} is not a run summary: ${parsed.error.issues[0]?.message}`, { context: { path } });
     if (!recorded.has(parsed.data.runId)) pending.push(parsed.data);
   }
   return pending;
@@ -60,10 +68,11 @@ export async function recordRunSummaries(connection: DuckDBConnection, summaries
   for (const summary of summaries) {
     for (const result of summary.results) {
       await connection.run(
-        `insert into ${META_SCHEMA}.extraction_runs values ($1, cast($2 as timestamptz), cast($3 as timestamptz), $4, $5, $6, $7, $8, $9, $10, $11, cast($12 as json), now())`,
+        `insert into ${META_SCHEMA}.extraction_runs (run_id, started_at, finished_at, source, resource, status, rows, quarantined, requests, retries, seconds, messages, errors, recorded_at)
+values ($1, cast($2 as timestamptz), cast($3 as timestamptz), $4, $5, $6, $7, $8, $9, $10, $11, cast($12 as json), cast($13 as json), now())`,
         [
           summary.runId, summary.startedAt, summary.finishedAt, result.source, result.resource, result.status,
-          result.rows, result.quarantined, result.requests, result.retries, result.seconds, JSON.stringify(result.messages),
+          result.rows, result.quarantined, result.requests, result.retries, result.seconds, JSON.stringify(result.notes), JSON.stringify(result.errors),
         ],
       );
     }

@@ -3,6 +3,7 @@ import { FanlakeError } from '../core/errors.js';
 import { sha256File } from '../core/atomic-file.js';
 import type { Manifest } from '../extract/spool/manifest.js';
 import { fromDataRelative } from '../extract/spool/raw-layout.js';
+import { CODE } from '../core/error-codes.js';
 
 /**
  * Checks every file of a run against its manifest (size, then sha256) and returns their
@@ -20,11 +21,11 @@ export async function verifyRunFiles(dataDir: string, manifest: Manifest): Promi
     try {
       bytes = (await stat(path)).size;
     } catch (cause) {
-      throw new FanlakeError('E_LOAD_FILE_MISSING', `raw file ${file.path} is missing`, { context, cause });
+      throw new FanlakeError(CODE.E_LOAD_FILE_MISSING, `raw file ${file.path} is missing`, { context, cause });
     }
     // Same size is cheap to check first; only the hash proves the content.
     if (bytes !== file.bytes || (await sha256File(path)) !== file.sha256) {
-      throw new FanlakeError('E_LOAD_CHECKSUM', `raw file ${file.path} does not match the size and sha256 in its manifest`, { context });
+      throw new FanlakeError(CODE.E_LOAD_CHECKSUM, `raw file ${file.path} does not match the size and sha256 in its manifest`, { context });
     }
     paths.push(path);
   }

@@ -1,24 +1,25 @@
 import { FanlakeError } from '../core/errors.js';
 import type { ErrorContext } from '../core/errors.js';
+import { CODE } from '../core/error-codes.js';
 
 /** Stable codes of the models stage; declared once, branch on these, never on message text. */
 export const MODEL_ERROR_CODES = {
   /** The SQL project itself is broken (header, parse, missing reference, cycle): nothing was built. */
-  project: 'E_MODEL_PROJECT',
+  project: CODE.E_MODEL_PROJECT,
   /** One model's SQL failed in DuckDB; its descendants were skipped. */
-  modelFailed: 'E_MODEL_FAILED',
+  modelFailed: CODE.E_MODEL_FAILED,
   /** A model reads a `raw.*` table the warehouse does not have. */
-  sourceMissing: 'E_MODEL_SOURCE_MISSING',
+  sourceMissing: CODE.E_MODEL_SOURCE_MISSING,
   /** An incremental model's output no longer fits its table, or its keys are null or repeated. */
-  incrementalMismatch: 'E_MODEL_INCREMENTAL',
+  incrementalMismatch: CODE.E_MODEL_INCREMENTAL,
   /** The macros could not be created in the warehouse: nothing was built. */
-  macroFailed: 'E_MODEL_MACRO',
+  macroFailed: CODE.E_MODEL_MACRO,
   /** A seed CSV could not be loaded. */
-  seedFailed: 'E_SEED_FAILED',
+  seedFailed: CODE.E_SEED_FAILED,
   /** `check` needs a warehouse and there is none. */
-  warehouseMissing: 'E_WAREHOUSE_MISSING',
+  warehouseMissing: CODE.E_WAREHOUSE_MISSING,
   /** A data test could not run at all (missing table or column, bad SQL). */
-  testBroken: 'E_TEST_BROKEN',
+  testBroken: CODE.E_TEST_BROKEN,
 } as const;
 
 export type ModelErrorCode = (typeof MODEL_ERROR_CODES)[keyof typeof MODEL_ERROR_CODES];

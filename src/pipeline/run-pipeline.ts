@@ -100,5 +100,5 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
 }
 
 function skipped(step: StepName, reason: string): StepSummary {
-  return { step, status: 'skipped', counts: {}, seconds: 0, reason, messages: [] };
+  return { step, status: 'skipped', counts: {}, seconds: 0, reason, errors: [], notes: [], results: [] };
 }

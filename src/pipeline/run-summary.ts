@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { errorRecordSchema } from '../core/error-record.js';
 
 /** The steps of `fanlake run`, in order. */
 export const STEP_NAMES = ['extract', 'load', 'build', 'check', 'report'] as const;
@@ -11,6 +12,23 @@ export type StepName = (typeof STEP_NAMES)[number];
 export const STEP_STATUSES = ['ok', 'partial', 'failed', 'skipped'] as const;
 export type StepStatus = (typeof STEP_STATUSES)[number];
 
+/**
+ * One part of a step: a resource of extract, a table of load, a model of build, a test of
+ * check; named as the stage's table names it (`ticketing.tickets`, `raw.ticketing_tickets`).
+ */
+export const stepResultSchema = z.object({
+  name: z.string(),
+  /** The stage's own status word: `ok`/`partial`/`failed`/`skipped`, `unchanged` for a model, `pass`/`fail`/`error` for a test. */
+  status: z.string(),
+  /** Named counts, e.g. `{ rows: 120, quarantined: 2 }`. */
+  counts: z.record(z.string(), z.number()),
+  /** A data test's level, `error` or `warn`. */
+  severity: z.string().optional(),
+  /** Why it was skipped. */
+  reason: z.string().optional(),
+});
+export type StepResult = z.infer<typeof stepResultSchema>;
+
 /** The outcome of one step: what a table row or a JSON consumer needs, nothing stage-specific. */
 export const stepSummarySchema = z.object({
   step: z.enum(STEP_NAMES),
@@ -22,8 +40,12 @@ export const stepSummarySchema = z.object({
   reason: z.string().optional(),
   /** The first error, in words a user can act on (secrets masked). */
   error: z.string().optional(),
-  /** Warnings and errors worth reading, one line each. */
-  messages: z.array(z.string()),
+  /** Every error of the step, each with its code, retryable flag and context (the part it concerns). */
+  errors: z.array(errorRecordSchema),
+  /** Warnings and notes worth reading that are not errors, one line each. */
+  notes: z.array(z.string()),
+  /** The step's parts and how each went; empty for a step that did not run. */
+  results: z.array(stepResultSchema),
 });
 export type StepSummary = z.infer<typeof stepSummarySchema>;
 

@@ -18,6 +18,7 @@ import type { QueryOutcome, SourceFreshness } from './render-page.js';
 import { listRenderings, publishRendering, readRenderingRecord, renderingFolderName, writeRenderingRecord } from './renderings.js';
 import type { RenderingRecord } from './renderings.js';
 import { queryScalar, queryToParquet, readDataset } from './run-query.js';
+import { CODE } from '../core/error-codes.js';
 
 /** Options of {@link renderReports}; the CLI fills them from settings and flags. */
 export interface RenderOptions {
@@ -194,7 +195,7 @@ async function execute(
     try {
       await queryToParquet(options.dataDir, report.queries.get(query)!.sql, bindings(report, query, params), parquet);
     } catch (error) {
-      throw new FanlakeError('E_REPORT_QUERY', `${report.file}: query ${query} failed: ${errorMessage(error)}`, { context: { report: report.name, query }, cause: error });
+      throw new FanlakeError(CODE.E_REPORT_QUERY, `${report.file}: query ${query} failed: ${errorMessage(error)}`, { context: { report: report.name, query }, cause: error });
     }
     const dataset = await readDataset(scratch, parquet, join(staging, `${query}.csv`), Math.max(options.maxRows ?? DEFAULT_MAX_ROWS, CHART_MAX_POINTS));
     problems.push(...missingFields(report, query, new Set(dataset.columns.map((column) => column.name))));
@@ -296,6 +297,6 @@ async function previousRendering(reportDir: string, params: Record<string, strin
 }
 
 function failed(report: CheckedReport, error: unknown): ReportResult {
-  const wrapped = error instanceof FanlakeError ? error : new FanlakeError('E_REPORT_RENDER', `${report.file}: ${errorMessage(error)}`, { context: { report: report.name }, cause: error });
+  const wrapped = error instanceof FanlakeError ? error : new FanlakeError(CODE.E_REPORT_RENDER, `${report.file}: ${errorMessage(error)}`, { context: { report: report.name }, cause: error });
   return { name: report.name, status: 'failed', personalData: report.meta.personalData, error: wrapped };
 }

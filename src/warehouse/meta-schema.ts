@@ -8,7 +8,11 @@ export const META_SCHEMA = 'meta';
  * writes `check_results`. Reports may read exactly these tables of `meta`.
  */
 export const META_TABLES = {
-  /** One row per resource per extraction run, from `$DATA/runs/<run id>.json`. */
+  /**
+   * One row per resource per extraction run, from `$DATA/runs/<run id>.json`. `errors`: the
+   * resource's error records (code, message, retryable, context); `messages`: its notes, and
+   * for runs extracted before errors were structured, their errors in words (`errors` is `[]`).
+   */
   extraction_runs: `
     run_id varchar not null,
     started_at timestamptz not null,
@@ -22,7 +26,8 @@ export const META_TABLES = {
     retries bigint not null,
     seconds double not null,
     messages json not null,
-    recorded_at timestamptz not null`,
+    recorded_at timestamptz not null,
+    errors json default '[]'`,
   /** One row per item a run quarantined, from the run's `quarantine.ndjson`, with the reason. */
   quarantined_records: `
     run_id varchar not null,
@@ -69,4 +74,9 @@ export async function ensureMetaSchema(connection: DuckDBConnection): Promise<vo
   for (const [table, columns] of Object.entries(META_TABLES)) {
     await connection.run(`create table if not exists ${META_SCHEMA}.${table} (${columns}\n)`);
   }
+  // Warehouses created before a column was declared get it here, at the end as in a new table.
+  for (const { table, column } of ADDED_COLUMNS) await connection.run(`alter table ${META_SCHEMA}.${table} add column if not exists ${column}`);
 }
+
+/** Columns declared after warehouses existed; each is the last line of its table above. */
+const ADDED_COLUMNS: readonly { table: MetaTable; column: string }[] = [{ table: 'extraction_runs', column: `errors json default '[]'` }];

@@ -3,14 +3,15 @@ import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { queryColumnsAndRows, withConnection } from '../core/duckdb.js';
 import { errorMessage, FanlakeError } from '../core/errors.js';
+import { CODE } from '../core/error-codes.js';
 
 export const WAREHOUSE_FILE = 'warehouse.duckdb';
 
 export const WAREHOUSE_ERROR_CODES = {
   /** Nothing loaded yet: a state of the data directory, not bad usage. */
-  missing: 'E_WAREHOUSE_MISSING',
+  missing: CODE.E_WAREHOUSE_MISSING,
   /** A well-formed statement DuckDB rejected: a failed run (exit 1), not bad usage. */
-  queryFailed: 'E_SQL_QUERY',
+  queryFailed: CODE.E_SQL_QUERY,
 } as const;
 
 export function warehousePath(dataDir: string): string {

@@ -1,6 +1,7 @@
 import { mkdir, open, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { withConnection } from '../../src/core/duckdb.js';
 import { loadWarehouse } from '../../src/load/load-warehouse.js';
 import type { TableLoadResult } from '../../src/load/load-warehouse.js';
 import { tempDataDir, warehouseRows, warehouseState, writeRun } from './raw-fixtures.js';
@@ -329,6 +330,35 @@ describe('run records in meta', () => {
     expect(await warehouseRows(warehouse, `select run_id, status, messages->>0 as message from meta.extraction_runs order by run_id`)).toEqual([
       { run_id: manifest.runId, status: 'ok', message: null },
       { run_id: '20260502T100000Z-abcdef', status: 'failed', message: 'page 2 failed after 6 attempts' },
+    ]);
+  });
+
+  it('records the error records of a summary written with structured errors, beside older ones that only had messages', async () => {
+    await writeSummary('20260502T100000Z-abcdef', 'failed', 0);
+    const error = { code: 'E_HTTP_GAVE_UP', message: 'GET /api/tickets gave up after 6 attempts', retryable: true, context: { source: 'ticketing', resource: 'tickets', window: '2026-05-01/2026-05-02', page: 2 } };
+    const result = { source: 'ticketing', resource: 'tickets', status: 'partial', rows: 3, files: 1, quarantined: 0, requests: 4, retries: 5, seconds: 1, errors: [error], notes: ['1 records quarantined'] };
+    const runId = '20260503T100000Z-abcdef';
+    await writeFile(join(dataDir, 'runs', `${runId}.json`), JSON.stringify({ runId, startedAt: '2026-05-03T10:00:00.000Z', finishedAt: '2026-05-03T10:01:00.000Z', results: [result], skippedSources: [] }));
+    await loadWarehouse({ dataDir });
+
+    const rows = await warehouseRows(warehouse, `select run_id, status, messages::varchar as messages, errors::varchar as errors from meta.extraction_runs order by run_id`);
+    expect(rows.map((row) => ({ ...row, errors: JSON.parse(String(row.errors)) }))).toEqual([
+      { run_id: '20260502T100000Z-abcdef', status: 'failed', messages: '["page 2 failed after 6 attempts"]', errors: [] },
+      { run_id: runId, status: 'partial', messages: '["1 records quarantined"]', errors: [error] },
+    ]);
+  });
+
+  it('adds the errors column to a warehouse whose meta.extraction_runs predates it', async () => {
+    await withConnection(warehouse, async (connection) => {
+      await connection.run(`create schema meta`);
+      await connection.run(`create table meta.extraction_runs (run_id varchar not null, started_at timestamptz not null, finished_at timestamptz not null, source varchar not null, resource varchar not null, status varchar not null, rows bigint not null, quarantined bigint not null, requests bigint not null, retries bigint not null, seconds double not null, messages json not null, recorded_at timestamptz not null)`);
+      await connection.run(`insert into meta.extraction_runs values ('20260401T100000Z-abcdef', now(), now(), 'ticketing', 'tickets', 'ok', 1, 0, 1, 0, 1, '[]', now())`);
+    });
+    await writeSummary('20260502T100000Z-abcdef', 'failed', 0);
+    await loadWarehouse({ dataDir });
+    expect(await warehouseRows(warehouse, `select run_id, errors::varchar as errors from meta.extraction_runs order by run_id`)).toEqual([
+      { run_id: '20260401T100000Z-abcdef', errors: '[]' },
+      { run_id: '20260502T100000Z-abcdef', errors: '[]' },
     ]);
   });
 });

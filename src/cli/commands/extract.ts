@@ -1,5 +1,6 @@
 import type { Argv } from 'yargs';
 import { SOURCES, type SourceName, runExtraction } from '../../extract/run-extraction.js';
+import { describeErrorRecord } from '../../core/error-record.js';
 import { summarizeExtract } from '../../pipeline/steps/extract.js';
 import { stepExitCode } from '../../pipeline/steps/step.js';
 import type { CommandModule } from '../command.js';
@@ -48,8 +49,9 @@ export const extractCommand: CommandModule<ExtractArgs> = {
         ),
       );
     }
-    const say = { ok: out.warn, skipped: out.info, partial: out.error, failed: out.error } as const;
-    for (const r of results) for (const message of r.messages) say[r.status](`${r.source}.${r.resource}: ${message}`);
+    const say = { ok: out.warn, skipped: out.info, partial: out.warn, failed: out.warn } as const;
+    for (const r of results) for (const note of r.notes) say[r.status](`${r.source}.${r.resource}: ${note}`);
+    for (const error of summary.errors) out.error(describeErrorRecord(error));
     out.info(`run ${runId}`);
     return stepExitCode(summary);
   },

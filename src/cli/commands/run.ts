@@ -1,5 +1,6 @@
 import type { Argv } from 'yargs';
 import { SOURCES, type SourceName } from '../../extract/run-extraction.js';
+import { describeErrorRecord } from '../../core/error-record.js';
 import { formatCounts } from '../../pipeline/format-summary.js';
 import { runPipeline } from '../../pipeline/run-pipeline.js';
 import { parseParamArgs } from '../../reports/index.js';
@@ -60,8 +61,10 @@ export function createRunCommand(defaults: RunCommandDefaults = {}): CommandModu
           ),
         );
         for (const report of summary.reports) out.result(`report ${report.name}: ${report.status}${report.dir ? ` ${report.dir}` : ''}`);
-        for (const step of summary.steps) for (const message of step.messages) out.warn(`${step.step}: ${message}`);
-        for (const step of summary.steps) if (step.error) out.error(`${step.step}: ${step.error}`);
+        for (const step of summary.steps) for (const note of step.notes) out.warn(`${step.step}: ${note}`);
+        for (const step of summary.steps) for (const error of step.errors) out.error(`${step.step}: ${describeErrorRecord(error)}`);
+        // A step that failed as a whole (no parts) still says why.
+        for (const step of summary.steps) if (step.error && step.errors.length === 0) out.error(`${step.step}: ${step.error}`);
         out.info(`run ${summary.runId}: ${summary.status}`);
       }
       return summary.status === 'ok' ? 0 : 1;

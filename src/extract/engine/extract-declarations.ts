@@ -4,6 +4,7 @@ import type { ResourceSpec } from '../../sources/resource-spec.js';
 import { type DateWindowRun, extractDateWindowResource } from '../date-window-extractor.js';
 import type { ResourceResult } from '../resource-result.js';
 import { type SnapshotRun, extractSnapshot } from './snapshot-engine.js';
+import { CODE } from '../../core/error-codes.js';
 
 /** A declaration of either source: a date-windowed list (ticketing) or a snapshot endpoint (engagement). */
 export type Declaration<S> = ResourceSpec | EndpointDeclaration<S>;
@@ -32,8 +33,8 @@ export async function extractDeclarations<S>(run: DeclarationRun<S>, declaration
   const windowed = declarations.filter(isDateWindowed).filter((spec) => !run.only || run.only.includes(spec.name));
   const endpoints = declarations.filter((declaration): declaration is EndpointDeclaration<S> => !isDateWindowed(declaration));
   const { windows, snapshot } = run;
-  if (windowed.length > 0 && !windows) throw new FanlakeError('E_DECLARATION', 'date-windowed declarations need window options (state, start date, lookback)');
-  if (endpoints.length > 0 && !snapshot) throw new FanlakeError('E_DECLARATION', 'snapshot declarations need snapshot options (page size, settings)');
+  if (windowed.length > 0 && !windows) throw new FanlakeError(CODE.E_DECLARATION, 'date-windowed declarations need window options (state, start date, lookback)');
+  if (endpoints.length > 0 && !snapshot) throw new FanlakeError(CODE.E_DECLARATION, 'snapshot declarations need snapshot options (page size, settings)');
   const [listed, snapshotted] = await Promise.all([
     Promise.all(windowed.map((spec) => extractDateWindowResource({ ...run, ...windows!, pageBaseOverride: windows!.pageBases?.[spec.name] }, spec))),
     endpoints.length > 0 ? extractSnapshot({ ...run, ...snapshot! }, endpoints) : [],

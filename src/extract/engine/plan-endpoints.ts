@@ -1,5 +1,6 @@
 import { FanlakeError } from '../../core/errors.js';
 import { type EndpointDeclaration, tablesOf } from '../../sources/endpoint-declaration.js';
+import { CODE } from '../../core/error-codes.js';
 
 export interface PlannedEndpoint<S> {
   readonly endpoint: EndpointDeclaration<S>;
@@ -18,7 +19,7 @@ export function planEndpoints<S>(endpoints: readonly EndpointDeclaration<S>[], s
   for (const endpoint of endpoints) {
     const parent = endpoint.fanOut?.parent;
     if (parent !== undefined && !owner.has(parent)) {
-      throw new FanlakeError('E_DECLARATION', `endpoint ${endpoint.name} fans out over ${parent}, which no earlier endpoint writes`);
+      throw new FanlakeError(CODE.E_DECLARATION, `endpoint ${endpoint.name} fans out over ${parent}, which no earlier endpoint writes`);
     }
     for (const table of tablesOf(endpoint)) owner.set(table.name, endpoint);
   }

@@ -1,9 +1,9 @@
-import { errorMessage } from '../../core/errors.js';
+import { type ErrorRecord, toErrorRecord } from '../../core/error-record.js';
 import { type SourceConnection, endpointUrl } from '../../sources/connection.js';
 import { type ChildRequest, type EndpointDeclaration, type Json, type QueryValue, asArray, childName, tablesOf } from '../../sources/endpoint-declaration.js';
 import { type HttpClient, HttpError } from '../http/index.js';
 import type { ExtractProgress } from '../progress.js';
-import { type ResourceResult, skippedResult } from '../resource-result.js';
+import { MAX_ERRORS_PER_RESOURCE, type ResourceResult, skippedResult } from '../resource-result.js';
 import { ResourceSink, type RunContext } from '../resource-sink.js';
 import { type PageReader, SNAPSHOT_PAGING } from './paging-strategies.js';
 import { planEndpoints } from './plan-endpoints.js';
@@ -25,9 +25,10 @@ export interface SnapshotRun<S> extends RunContext {
 
 type Sinks = Record<string, ResourceSink>;
 
-/** What an endpoint's requests came to: child requests that failed after their retries, by name. */
+/** What an endpoint's requests came to: child requests that failed after their retries, the first few as records. */
 interface ReadOutcome {
-  readonly failedChildren: string[];
+  readonly failedChildren: number;
+  readonly errors: ErrorRecord[];
   readonly requests: number;
 }
 
@@ -104,10 +105,11 @@ export async function extractSnapshot<S>(run: SnapshotRun<S>, endpoints: readonl
     return SNAPSHOT_PAGING[endpoint.paging.style](reader, { pageSize: run.pageSize, wave: run.concurrency });
   };
 
-  /** Runs one child request per queued item, each retried by the client; failures are collected by name. */
+  /** Runs one child request per queued item, each retried by the client; failures are counted, the first few kept whole. */
   const fanOut = async (endpoint: EndpointDeclaration<S>, sinks: Sinks): Promise<ReadOutcome> => {
     const queue = queues.get(endpoint)!;
-    const failedChildren: string[] = [];
+    const errors: ErrorRecord[] = [];
+    let failedChildren = 0;
     let requests = 0;
     // A fixed set of workers pulls the children: no promise per child up front, so a
     // fan-out over 150,000 profiles costs as little memory as one over 15.
@@ -119,13 +121,13 @@ export async function extractSnapshot<S>(run: SnapshotRun<S>, endpoints: readonl
           requests += spent;
         } catch (error) {
           if (error instanceof HttpError && error.status === 403) throw error;
-          // The first few say why; the rest are counted by name.
-          failedChildren.push(failedChildren.length < 3 ? `${childName(child)} (${errorMessage(error)})` : childName(child));
+          failedChildren += 1;
+          if (errors.length < MAX_ERRORS_PER_RESOURCE) errors.push(toErrorRecord(error, { source, resource: endpoint.name, childId: childName(child) }));
         }
       }
     };
     await Promise.all(Array.from({ length: run.concurrency * 2 }, worker));
-    return { failedChildren, requests };
+    return { failedChildren, errors, requests };
   };
 
   const extract = async (endpoint: EndpointDeclaration<S>): Promise<void> => {
@@ -143,24 +145,35 @@ export async function extractSnapshot<S>(run: SnapshotRun<S>, endpoints: readonl
       results.push(full);
     };
     try {
-      const outcome = endpoint.fanOut ? await fanOut(endpoint, sinks) : { failedChildren: [], requests: await read(endpoint, sinks) };
+      const outcome = endpoint.fanOut ? await fanOut(endpoint, sinks) : { failedChildren: 0, errors: [], requests: await read(endpoint, sinks) };
       // The fan-outs this endpoint feeds may finish while it commits.
       for (const { queue } of fed) queue.close();
       fedClosed = true;
-      const snapshot = outcome.failedChildren.length === 0;
       const { failedChildren } = outcome;
-      const messages = snapshot ? [] : [`${failedChildren.length} child requests failed after retries: ${failedChildren.slice(0, 10).join(', ')}${failedChildren.length > 10 ? ', ...' : ''}`];
+      const snapshot = failedChildren === 0;
       for (const [name, sink] of Object.entries(sinks)) {
         const written = await sink.commit({ snapshot });
-        const notes = written.quarantined > 0 ? [`${written.quarantined} records quarantined (see ${sink.dir}/quarantine.ndjson)`] : [];
-        finish(name, { status: snapshot ? 'ok' : 'partial', rows: written.rows, files: written.files.length, quarantined: written.quarantined, requests: name === endpoint.name ? outcome.requests : 0, messages: [...messages, ...notes] });
+        const own = name === endpoint.name;
+        const notes = [
+          ...(snapshot ? [] : [own ? `${failedChildren} child requests failed after retries${failedChildren > outcome.errors.length ? `; the first ${outcome.errors.length} are listed` : ''}` : `read with ${endpoint.name}, whose child requests failed`]),
+          ...(written.quarantined > 0 ? [`${written.quarantined} records quarantined (see ${sink.dir}/quarantine.ndjson)`] : []),
+        ];
+        finish(name, { status: snapshot ? 'ok' : 'partial', rows: written.rows, files: written.files.length, quarantined: written.quarantined, requests: own ? outcome.requests : 0, errors: own ? outcome.errors : [], notes });
       }
     } catch (error) {
       if (!fedClosed) for (const { queue } of fed) queue.fail(error);
       await Promise.all(Object.values(sinks).map((sink) => sink.abort()));
-      const disabled = error instanceof HttpError && error.status === 403;
-      const why = disabled ? `not enabled for this organization (the API answered 403${endpoint.module ? `; module ${endpoint.module}` : ''})` : errorMessage(error);
-      for (const table of tables) finish(table.name, { status: disabled ? 'skipped' : 'failed', rows: 0, files: 0, quarantined: 0, requests: 0, messages: [why] });
+      const empty = { rows: 0, files: 0, quarantined: 0, requests: 0 };
+      if (error instanceof HttpError && error.status === 403) {
+        const why = `not enabled for this organization (the API answered 403${endpoint.module ? `; module ${endpoint.module}` : ''})`;
+        for (const table of tables) finish(table.name, { status: 'skipped', ...empty, errors: [], notes: [why] });
+        return;
+      }
+      const record = toErrorRecord(error, { source, resource: endpoint.name });
+      for (const table of tables) {
+        const own = table.name === endpoint.name;
+        finish(table.name, { status: 'failed', ...empty, errors: own ? [record] : [], notes: own ? [] : [`not read: ${endpoint.name} failed`] });
+      }
     }
   };
 

@@ -19,6 +19,7 @@ import {
 } from './http-errors.js';
 import { decodeBody, readBody, readErrorText } from './response-body.js';
 import { honoursRetryAfter, judgeStatus, networkErrorCode } from './retry-policy.js';
+import { CODE } from '../../core/error-codes.js';
 
 /** How a client talks to one or more APIs. */
 export interface HttpClientOptions {
@@ -244,7 +245,7 @@ function parseUrl(input: string | URL, context: ErrorContext | undefined): URL {
   } catch {
     // Node's error keeps the raw input (maybe with a token in it), so it is not kept as the cause.
     const shown = redact(String(input));
-    throw new HttpError('E_HTTP_REQUEST', `invalid URL ${shown}`, {
+    throw new HttpError(CODE.E_HTTP_REQUEST, `invalid URL ${shown}`, {
       context: { ...context, url: shown, attempts: 0 },
     });
   }

@@ -1,17 +1,18 @@
 import { STATUS_CODES } from 'node:http';
 import { redact } from '../../config/secrets.js';
 import { type ErrorContext, FanlakeError } from '../../core/errors.js';
+import { CODE } from '../../core/error-codes.js';
 
 /** Codes that end a request: the caller sees one of these thrown from `getJson`. */
 export const HTTP_FINAL_CODES = [
   /** A status that retrying cannot fix (400, 403, 404, other 4xx, 501, 3xx). */
-  'E_HTTP_STATUS',
+  CODE.E_HTTP_STATUS,
   /** 401: the credential is missing, wrong or expired. */
-  'E_HTTP_AUTH',
+  CODE.E_HTTP_AUTH,
   /** Every attempt failed transiently; `cause` is the last failure. */
-  'E_HTTP_GAVE_UP',
+  CODE.E_HTTP_GAVE_UP,
   /** The request could not be sent at all (bad URL or header, client closed). */
-  'E_HTTP_REQUEST',
+  CODE.E_HTTP_REQUEST,
 ] as const;
 
 /**
@@ -20,13 +21,13 @@ export const HTTP_FINAL_CODES = [
  */
 export const HTTP_TRANSIENT_CODES = [
   /** 429, 500, 502, 503 or 504. */
-  'E_HTTP_RETRYABLE_STATUS',
+  CODE.E_HTTP_RETRYABLE_STATUS,
   /** No complete response within the per-attempt timeout. */
-  'E_HTTP_TIMEOUT',
+  CODE.E_HTTP_TIMEOUT,
   /** Connection refused, reset or broken before the response headers arrived. */
-  'E_HTTP_NETWORK',
+  CODE.E_HTTP_NETWORK,
   /** The body broke off mid-stream, or JSON that does not parse (a cut-off body). */
-  'E_HTTP_TRUNCATED',
+  CODE.E_HTTP_TRUNCATED,
 ] as const;
 
 export type HttpFinalCode = (typeof HTTP_FINAL_CODES)[number];
@@ -54,7 +55,6 @@ export class HttpError extends FanlakeError {
     options: { context: HttpErrorContext; cause?: unknown },
   ) {
     super(code, redact(message), {
-      retryable: (HTTP_TRANSIENT_CODES as readonly string[]).includes(code),
       context: options.context,
       cause: options.cause,
     });
@@ -96,7 +96,7 @@ export function bodyExcerpt(text: string): string {
 export function statusError(facts: RequestFacts, status: number, body: string): HttpError {
   const excerpt = bodyExcerpt(body);
   return new HttpError(
-    'E_HTTP_STATUS',
+    CODE.E_HTTP_STATUS,
     `GET ${redactedTarget(facts.url)} answered ${describeStatus(status)}${describeContext(facts.context)}` +
       (excerpt ? `: ${excerpt}` : ''),
     { context: contextOf(facts, { status, bodyExcerpt: excerpt }) },
@@ -111,7 +111,7 @@ export function authError(
 ): HttpError {
   const excerpt = bodyExcerpt(body);
   return new HttpError(
-    'E_HTTP_AUTH',
+    CODE.E_HTTP_AUTH,
     `GET ${redactedTarget(facts.url)} was refused with ${describeStatus(401)}` +
       `${describeContext(facts.context)}: ${credentialHint}` +
       (excerpt ? ` (server said: ${excerpt})` : ''),
@@ -122,7 +122,7 @@ export function authError(
 /** Ends the retry loop; names the request, where it belongs, and why the last attempt failed. */
 export function gaveUpError(facts: RequestFacts, last: HttpError): HttpError {
   return new HttpError(
-    'E_HTTP_GAVE_UP',
+    CODE.E_HTTP_GAVE_UP,
     `GET ${redactedTarget(facts.url)} gave up after ${facts.attempts} attempt${facts.attempts === 1 ? '' : 's'}` +
       `${describeContext(facts.context)}; last failure: ${last.message}`,
     { context: contextOf(facts, { status: last.status }), cause: last },
@@ -131,7 +131,7 @@ export function gaveUpError(facts: RequestFacts, last: HttpError): HttpError {
 
 export function requestError(facts: RequestFacts, reason: string, cause?: unknown): HttpError {
   return new HttpError(
-    'E_HTTP_REQUEST',
+    CODE.E_HTTP_REQUEST,
     `GET ${redactedTarget(facts.url)} could not be sent${describeContext(facts.context)}: ${reason}`,
     { context: contextOf(facts), cause },
   );
@@ -142,7 +142,7 @@ export function requestError(facts: RequestFacts, reason: string, cause?: unknow
 export function retryableStatusError(facts: RequestFacts, status: number, body: string): HttpError {
   const excerpt = bodyExcerpt(body);
   return new HttpError(
-    'E_HTTP_RETRYABLE_STATUS',
+    CODE.E_HTTP_RETRYABLE_STATUS,
     `${describeStatus(status)}${excerpt ? `: ${excerpt}` : ''}`,
     { context: contextOf(facts, { status, bodyExcerpt: excerpt }) },
   );
@@ -154,20 +154,20 @@ export function timeoutError(
   phase: 'headers' | 'body',
 ): HttpError {
   const waitingFor = phase === 'headers' ? 'the response headers' : 'the rest of the body';
-  return new HttpError('E_HTTP_TIMEOUT', `timed out after ${timeoutMs} ms waiting for ${waitingFor}`, {
+  return new HttpError(CODE.E_HTTP_TIMEOUT, `timed out after ${timeoutMs} ms waiting for ${waitingFor}`, {
     context: contextOf(facts),
   });
 }
 
 export function networkError(facts: RequestFacts, code: string, cause: unknown): HttpError {
-  return new HttpError('E_HTTP_NETWORK', `connection failed (${code})`, {
+  return new HttpError(CODE.E_HTTP_NETWORK, `connection failed (${code})`, {
     context: contextOf(facts),
     cause,
   });
 }
 
 export function truncatedError(facts: RequestFacts, detail: string, cause?: unknown): HttpError {
-  return new HttpError('E_HTTP_TRUNCATED', `body cut off: ${detail}`, {
+  return new HttpError(CODE.E_HTTP_TRUNCATED, `body cut off: ${detail}`, {
     context: contextOf(facts),
     cause,
   });

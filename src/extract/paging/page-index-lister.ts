@@ -1,4 +1,5 @@
 import { FanlakeError } from '../../core/errors.js';
+import { CODE } from '../../core/error-codes.js';
 
 export interface IndexPage {
   readonly items: readonly unknown[];
@@ -37,6 +38,6 @@ export async function listAllPages(options: PageIndexOptions): Promise<{ pages: 
       if (page.items.length < options.pageSize) return { pages: next + k + 1, requests };
     }
     next += wave;
-    if (next >= MAX_PAGES) throw new FanlakeError('E_PAGING_RUNAWAY', `a list did not end after ${MAX_PAGES} pages`);
+    if (next >= MAX_PAGES) throw new FanlakeError(CODE.E_PAGING_RUNAWAY, `a list did not end after ${MAX_PAGES} pages`);
   }
 }

@@ -1,5 +1,6 @@
 import { FanlakeError } from '../../core/errors.js';
 import { type DateWindow, cutWindow, describeWindow, halve } from './date-window.js';
+import { CODE } from '../../core/error-codes.js';
 
 /** One page as the API answered it. */
 export interface WindowPage {
@@ -98,7 +99,7 @@ async function readPass(window: DateWindow, options: WindowPagerOptions): Promis
     // With different counts it is a shift under change, which the pass handles.
     const key = page.items.length > 0 ? options.itemKey(page.items[0]) : undefined;
     if (key !== undefined && firstKeys.get(key) === page.count) {
-      throw new FanlakeError('E_PAGE_BASE', `two pages of window ${describeWindow(window)} start with the same record: the page base (${pageBase}) is wrong for this endpoint`, {
+      throw new FanlakeError(CODE.E_PAGE_BASE, `two pages of window ${describeWindow(window)} start with the same record: the page base (${pageBase}) is wrong for this endpoint`, {
         context: { window: describeWindow(window) },
       });
     }
@@ -113,7 +114,7 @@ async function readPass(window: DateWindow, options: WindowPagerOptions): Promis
   const first = await read(pageBase);
   const pages = Math.max(1, Math.ceil(first.count / pageSize));
   if (pages > MAX_PAGES_PER_WINDOW) {
-    throw new FanlakeError('E_PAGING_RUNAWAY', `the server reports ${first.count} records in window ${describeWindow(window)}: more than ${MAX_PAGES_PER_WINDOW} pages`, {
+    throw new FanlakeError(CODE.E_PAGING_RUNAWAY, `the server reports ${first.count} records in window ${describeWindow(window)}: more than ${MAX_PAGES_PER_WINDOW} pages`, {
       context: { window: describeWindow(window) },
     });
   }

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { FanlakeError } from '../../core/errors.js';
 import { writeFileAtomic } from '../../core/atomic-file.js';
 import { manifestPath, RUN_ID_PATTERN } from './raw-layout.js';
+import { CODE } from '../../core/error-codes.js';
 
 /** One Parquet file of a run, as the loader verifies it before reading. */
 export const rawFileSchema = z.object({
@@ -74,7 +75,7 @@ export async function readManifest(path: string): Promise<Manifest> {
   try {
     value = JSON.parse(text);
   } catch (cause) {
-    throw new FanlakeError('E_MANIFEST_INVALID', `manifest ${path} is not JSON`, { context: { path }, cause });
+    throw new FanlakeError(CODE.E_MANIFEST_INVALID, `manifest ${path} is not JSON`, { context: { path }, cause });
   }
   return parseManifest(value, path);
 }
@@ -82,7 +83,7 @@ export async function readManifest(path: string): Promise<Manifest> {
 function parseManifest(value: unknown, where: string): Manifest {
   const result = manifestSchema.safeParse(value);
   if (!result.success) {
-    throw new FanlakeError('E_MANIFEST_INVALID', `${where} is invalid: ${z.prettifyError(result.error)}`, {
+    throw new FanlakeError(CODE.E_MANIFEST_INVALID, `${where} is invalid: ${z.prettifyError(result.error)}`, {
       context: { path: where },
       cause: result.error,
     });

@@ -1,6 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { quoteIdent, quoteLiteral } from '../../core/duckdb.js';
 import { FanlakeError, errorMessage } from '../../core/errors.js';
+import { CODE } from '../../core/error-codes.js';
 
 /** Lineage columns every raw row carries; no API field may use these names. */
 export const LINEAGE_COLUMNS = { _run_id: 'VARCHAR', _extracted_at: 'TIMESTAMPTZ' } as const;
@@ -54,7 +55,7 @@ copy (
     const result = await connection.run(sql);
     return result.rowsChanged;
   } catch (cause) {
-    throw new FanlakeError('E_SPOOL_CONVERT', `cannot convert spool ${job.spoolPath} to Parquet: ${errorMessage(cause)}`, {
+    throw new FanlakeError(CODE.E_SPOOL_CONVERT, `cannot convert spool ${job.spoolPath} to Parquet: ${errorMessage(cause)}`, {
       context: { path: job.spoolPath },
       cause,
     });

@@ -10,6 +10,7 @@ import { convertSpoolToParquet, LINEAGE_COLUMNS } from './ndjson-to-parquet.js';
 import { QuarantineWriter } from './quarantine-writer.js';
 import { partFileName, QUARANTINE_FILE, runDir, spoolFileName, TMP_SUFFIX, toDataRelative } from './raw-layout.js';
 import type { RawRunRef } from './raw-layout.js';
+import { CODE } from '../../core/error-codes.js';
 
 /** Spool lines are written in blocks of about this many characters. */
 const WRITE_BLOCK_CHARS = 1 << 20;
@@ -110,7 +111,7 @@ export class ParquetSpool {
     this.dir = runDir(options.dataDir, options);
     this.#rowsPerFile = options.rowsPerFile ?? DEFAULT_ROWS_PER_FILE;
     if (!Number.isInteger(this.#rowsPerFile) || this.#rowsPerFile < 1) {
-      throw new FanlakeError('E_SPOOL_OPTIONS', `rowsPerFile must be a positive integer, got ${this.#rowsPerFile}`);
+      throw new FanlakeError(CODE.E_SPOOL_OPTIONS, `rowsPerFile must be a positive integer, got ${this.#rowsPerFile}`);
     }
     this.#columns = new Map();
     for (const [name, type] of Object.entries(options.columns)) this.#addColumn(name, type);
@@ -176,7 +177,7 @@ export class ParquetSpool {
   #enqueue<T>(step: () => Promise<T>): Promise<T> {
     const run = async (): Promise<T> => {
       if (this.#state !== 'open') {
-        throw new FanlakeError('E_SPOOL_CLOSED', `spool of ${this.#options.source}.${this.#options.resource} is ${this.#state}`);
+        throw new FanlakeError(CODE.E_SPOOL_CLOSED, `spool of ${this.#options.source}.${this.#options.resource} is ${this.#state}`);
       }
       try {
         return await step();
@@ -196,7 +197,7 @@ export class ParquetSpool {
     for (let k = 0; k < records.length; k++) {
       const record = records[k]!;
       if (record === null || typeof record !== 'object' || Array.isArray(record)) {
-        throw new FanlakeError('E_SPOOL_RECORD', 'a record must be a JSON object', this.#context());
+        throw new FanlakeError(CODE.E_SPOOL_RECORD, 'a record must be a JSON object', this.#context());
       }
       // for-in allocates no key array: this runs for every record of every page.
       for (const key in record) {
@@ -285,7 +286,7 @@ export class ParquetSpool {
       }),
     ));
     if (written !== job.rows) {
-      throw new FanlakeError('E_SPOOL_CONVERT', `spooled ${job.rows} rows but DuckDB wrote ${written}`, this.#context());
+      throw new FanlakeError(CODE.E_SPOOL_CONVERT, `spooled ${job.rows} rows but DuckDB wrote ${written}`, this.#context());
     }
     await commitFile(tmp, part);
     await unlink(spoolPath);
@@ -314,7 +315,7 @@ export class ParquetSpool {
     if (clash !== undefined) {
       // DuckDB cannot hold both names in one table; failing beats silently dropping a field.
       throw new FanlakeError(
-        'E_SPOOL_COLUMN_CONFLICT',
+        CODE.E_SPOOL_COLUMN_CONFLICT,
         `field ${JSON.stringify(name)} clashes with column ${JSON.stringify(clash)} (DuckDB names ignore case)`,
         this.#context({ key: name }),
       );

@@ -2,6 +2,7 @@ import { TMP_SUFFIX } from '../../core/atomic-file.js';
 import { randomBytes } from 'node:crypto';
 import { join, relative, sep } from 'node:path';
 import { FanlakeError } from '../../core/errors.js';
+import { CODE } from '../../core/error-codes.js';
 
 /**
  * Where raw files live. The extractor writes and the loader reads through these functions
@@ -110,14 +111,14 @@ export function toDataRelative(dataDir: string, absolutePath: string): string {
 export function fromDataRelative(dataDir: string, relativePath: string): string {
   const parts = relativePath.split('/');
   if (relativePath.startsWith('/') || parts.includes('..')) {
-    throw new FanlakeError('E_RAW_PATH', `file path ${relativePath} leaves the data dir`, { context: { path: relativePath } });
+    throw new FanlakeError(CODE.E_RAW_PATH, `file path ${relativePath} leaves the data dir`, { context: { path: relativePath } });
   }
   return join(dataDir, ...parts);
 }
 
 function assertName(kind: 'source' | 'resource', value: string): void {
   if (!NAME_PATTERN.test(value)) {
-    throw new FanlakeError('E_RAW_NAME', `${kind} name ${JSON.stringify(value)} must match ${NAME_PATTERN}`, {
+    throw new FanlakeError(CODE.E_RAW_NAME, `${kind} name ${JSON.stringify(value)} must match ${NAME_PATTERN}`, {
       context: { [kind]: value },
     });
   }
@@ -125,7 +126,7 @@ function assertName(kind: 'source' | 'resource', value: string): void {
 
 function assertRunId(runId: string): void {
   if (!isRunId(runId)) {
-    throw new FanlakeError('E_RAW_RUN_ID', `run id ${JSON.stringify(runId)} must match ${RUN_ID_PATTERN}`, {
+    throw new FanlakeError(CODE.E_RAW_RUN_ID, `run id ${JSON.stringify(runId)} must match ${RUN_ID_PATTERN}`, {
       context: { runId },
     });
   }

@@ -1,7 +1,8 @@
 import { buildModels, type ModelResult } from '../../models/index.js';
 import type { StepSummary } from '../run-summary.js';
 import type { Config } from '../../config/load-config.js';
-import { type StepContext, STAGE_DATABASE, statusOf } from './step.js';
+import { toErrorRecord } from '../../core/error-record.js';
+import { type StepContext, STAGE_DATABASE, statusOf, stepErrors } from './step.js';
 
 export interface BuildStepOptions {
   select?: readonly string[];
@@ -18,8 +19,14 @@ export function summarizeBuild(results: readonly ModelResult[]): Omit<StepSummar
   return {
     status: statusOf(count('ok') + count('unchanged'), failed.length),
     counts: { built: count('ok'), unchanged: count('unchanged'), failed: failed.length, skipped: count('skipped') },
-    ...(failed[0] ? { error: `${failed[0].schema}.${failed[0].model}: ${failed[0].error?.message ?? 'failed'}` } : {}),
-    messages: results.flatMap((r) => (r.error ? [r.error.message] : r.reason ? [`${r.schema}.${r.model} skipped: ${r.reason}`] : [])),
+    ...stepErrors(failed.map((r) => toErrorRecord(r.error ?? 'failed', { model: `${r.schema}.${r.model}` }))),
+    notes: results.flatMap((r) => (r.status === 'skipped' && r.reason ? [`${r.schema}.${r.model} skipped: ${r.reason}`] : [])),
+    results: results.map((r) => ({
+      name: `${r.schema}.${r.model}`,
+      status: r.status,
+      counts: r.rows === undefined ? ({} as Record<string, number>) : { rows: r.rows },
+      ...(r.reason ? { reason: r.reason } : {}),
+    })),
   };
 }
 

@@ -1,6 +1,9 @@
 import { checksFailed, runChecks, type TestResult } from '../../models/index.js';
 import type { StepSummary } from '../run-summary.js';
-import { type StepContext, STAGE_DATABASE } from './step.js';
+import { CODE } from '../../core/error-codes.js';
+import { type ErrorRecord, toErrorRecord } from '../../core/error-record.js';
+import { FanlakeError } from '../../core/errors.js';
+import { type StepContext, STAGE_DATABASE, stepErrors } from './step.js';
 
 /** The check stage's results as a step: failed when an error-level test failed or could not run. */
 export function summarizeCheck(results: readonly TestResult[]): Omit<StepSummary, 'step' | 'seconds'> {
@@ -10,9 +13,18 @@ export function summarizeCheck(results: readonly TestResult[]): Omit<StepSummary
   return {
     status: checksFailed(results) ? 'failed' : 'ok',
     counts: { passed: results.length - failing.length - skipped, failed: errors.length, warned: failing.length - errors.length, skipped },
-    ...(errors[0] ? { error: `${errors[0].name} ${errors[0].status === 'error' ? 'could not run' : `found ${errors[0].failures} failing rows`}` } : {}),
-    messages: failing.map((r) => `${r.severity === 'error' ? 'failing' : 'warning'}: ${r.name}${r.message ? ` (${r.message})` : ''}`),
+    ...stepErrors(errors.map(testError)),
+    notes: failing.filter((r) => r.severity !== 'error').map((r) => `warning: ${r.name}${r.message ? ` (${r.message})` : ''}`),
+    results: results.map((r) => ({ name: r.name, status: r.status, severity: r.severity, counts: { failures: r.failures } })),
   };
+}
+
+/** An error-level test that failed or could not run, as an error record naming the test. */
+function testError(result: TestResult): ErrorRecord {
+  const where = { test: result.name, ...(result.target ? { model: result.target } : {}) };
+  if (result.status === 'error') return toErrorRecord(result.error ?? new FanlakeError(CODE.E_TEST_BROKEN, `${result.name} could not run${result.message ? `: ${result.message}` : ''}`), where);
+  const found = `${result.name} found ${result.failures} failing ${result.failures === 1 ? 'row' : 'rows'}${result.message ? ` (${result.message})` : ''}`;
+  return toErrorRecord(new FanlakeError(CODE.E_TEST_FAILED, found), where);
 }
 
 /** Runs every data test of sources and models. */

@@ -1,6 +1,6 @@
 import { type SourceName, runExtraction, type ExtractRunResult } from '../../extract/run-extraction.js';
 import type { StepSummary } from '../run-summary.js';
-import { type StepContext, statusOf } from './step.js';
+import { type StepContext, statusOf, stepErrors } from './step.js';
 
 export interface ExtractStepOptions {
   sources?: readonly SourceName[];
@@ -14,17 +14,25 @@ export function summarizeExtract(run: Pick<ExtractRunResult, 'results' | 'skippe
   const bad = results.filter((r) => r.status === 'failed' || r.status === 'partial');
   const good = results.filter((r) => r.status === 'ok');
   const sum = (pick: (r: (typeof results)[number]) => number) => results.reduce((total, r) => total + pick(r), 0);
-  const messages = [
+  const notes = [
     ...skippedSources.map(({ source, reason }) => `${source}: skipped (${reason})`),
-    ...results.filter((r) => r.status !== 'ok').flatMap((r) => r.messages.map((m) => `${r.source}.${r.resource}: ${m}`)),
+    ...results.flatMap((r) => r.notes.map((note) => `${r.source}.${r.resource}: ${note}`)),
   ];
   const firstBad = bad[0];
+  const errors = results.flatMap((r) => r.errors);
   return {
     status: results.length === 0 ? 'skipped' : statusOf(good.length, bad.length),
     counts: { resources: good.length, failed: bad.length, rows: sum((r) => r.rows), files: sum((r) => r.files), quarantined: sum((r) => r.quarantined), requests: sum((r) => r.requests) },
     ...(results.length === 0 ? { reason: 'no source configured' } : {}),
-    ...(firstBad ? { error: `${firstBad.source}.${firstBad.resource}: ${firstBad.messages[0] ?? firstBad.status}` } : {}),
-    messages,
+    ...stepErrors(errors),
+    ...(firstBad && errors.length === 0 ? { error: `${firstBad.source}.${firstBad.resource}: ${firstBad.status}` } : {}),
+    notes,
+    results: results.map((r) => ({
+      name: `${r.source}.${r.resource}`,
+      status: r.status,
+      counts: { rows: r.rows, files: r.files, quarantined: r.quarantined, requests: r.requests, retries: r.retries },
+      ...(r.status === 'skipped' && r.notes[0] ? { reason: r.notes[0] } : {}),
+    })),
   };
 }
 

@@ -1,7 +1,8 @@
 import { loadWarehouse, type TableLoadResult } from '../../load/index.js';
 import { warehousePath } from '../../warehouse/warehouse.js';
 import type { StepSummary } from '../run-summary.js';
-import { type StepContext, STAGE_DATABASE, statusOf } from './step.js';
+import { toErrorRecord } from '../../core/error-record.js';
+import { type StepContext, STAGE_DATABASE, statusOf, stepErrors } from './step.js';
 
 /** The load stage's results as a step: partial when some tables failed and others loaded. */
 export function summarizeLoad(results: readonly TableLoadResult[]): Omit<StepSummary, 'step' | 'seconds'> {
@@ -11,8 +12,13 @@ export function summarizeLoad(results: readonly TableLoadResult[]): Omit<StepSum
   return {
     status: statusOf(loaded.length, failed.length),
     counts: { tables: loaded.length, failed: failed.length, runs: sum((r) => r.runs.length), inserted: sum((r) => r.inserted), updated: sum((r) => r.updated), vanished: sum((r) => r.vanished ?? 0) },
-    ...(failed[0] ? { error: `${failed[0].table}: ${failed[0].error?.message ?? 'failed'}` } : {}),
-    messages: [...results.flatMap((r) => r.drift.map((d) => `${r.table}: ${d}`)), ...failed.map((r) => `${r.table}: ${r.error?.message ?? 'failed'}`)],
+    ...stepErrors(failed.map((r) => toErrorRecord(r.error ?? 'failed', { table: r.table }))),
+    notes: results.flatMap((r) => r.drift.map((d) => `${r.table}: ${d}`)),
+    results: results.map((r) => ({
+      name: r.table,
+      status: r.status,
+      counts: { runs: r.runs.length, rowsIn: r.rowsIn, inserted: r.inserted, updated: r.updated, vanished: r.vanished ?? 0 },
+    })),
   };
 }
 

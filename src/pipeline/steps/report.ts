@@ -1,11 +1,11 @@
 import { resolve } from 'node:path';
 import type { Config } from '../../config/load-config.js';
-import { redact } from '../../config/secrets.js';
+import { toErrorRecord } from '../../core/error-record.js';
 import { IN_MEMORY, withConnection } from '../../core/duckdb.js';
 import { UsageError } from '../../core/errors.js';
 import { DEFAULT_REPORTS_DIR, loadReportCatalog, type RenderOptions, type ReportResult, renderReports } from '../../reports/index.js';
 import type { StepSummary } from '../run-summary.js';
-import type { StepContext } from './step.js';
+import { type StepContext, stepErrors } from './step.js';
 
 export interface ReportStepOptions {
   /** Report names; every report when absent. */
@@ -44,8 +44,9 @@ export function summarizeReports(results: readonly ReportResult[]): Omit<StepSum
   return {
     status: failed.length === 0 ? 'ok' : rendered === 0 ? 'failed' : 'partial',
     counts: { rendered, failed: failed.length },
-    ...(failed[0] ? { error: `${failed[0].name}: ${redact(failed[0].error?.message ?? 'failed')}` } : {}),
-    messages: failed.map((r) => `${r.name}: ${redact(r.error?.message ?? 'failed')}`),
+    ...stepErrors(failed.map((r) => toErrorRecord(r.error ?? 'failed', { report: r.name }))),
+    notes: [],
+    results: results.map((r) => ({ name: r.name, status: r.status, counts: {} })),
   };
 }
 

@@ -1,6 +1,6 @@
 import type { Config } from '../../config/load-config.js';
-import { redact } from '../../config/secrets.js';
-import { errorMessage, UsageError } from '../../core/errors.js';
+import { describeErrorRecord, type ErrorRecord, toErrorRecord } from '../../core/error-record.js';
+import { UsageError } from '../../core/errors.js';
 import type { StepName, StepStatus, StepSummary } from '../run-summary.js';
 
 /** What every step of a run is given. */
@@ -37,8 +37,13 @@ export async function timedStep(step: StepName, fn: () => Promise<Omit<StepSumma
     return { step, ...summary, seconds: elapsed(started) };
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    return { step, status: 'failed', counts: {}, seconds: elapsed(started), error: redact(errorMessage(error)), messages: [] };
+    return { step, status: 'failed', counts: {}, seconds: elapsed(started), ...stepErrors([toErrorRecord(error)]), notes: [], results: [] };
   }
+}
+
+/** A step's errors, and the first of them in words for tables and alerts. */
+export function stepErrors(errors: readonly ErrorRecord[]): Pick<StepSummary, 'errors' | 'error'> {
+  return { errors: [...errors], ...(errors[0] ? { error: describeErrorRecord(errors[0]) } : {}) };
 }
 
 function elapsed(started: number): number {

@@ -112,7 +112,10 @@ describe('extractSnapshot', () => {
 
     // One request per special thing; t4's 404 is nothing here; t5 fails after its retries.
     expect(byName.details).toMatchObject({ status: 'partial', rows: 1, requests: 2 });
-    expect(byName.details!.messages[0]).toMatch(/^1 child requests failed after retries: thing t5 \(/);
+    expect(byName.details!.notes).toEqual(['1 child requests failed after retries']);
+    expect(byName.details!.errors).toEqual([
+      expect.objectContaining({ code: 'E_HTTP_GAVE_UP', retryable: true, context: expect.objectContaining({ source: 'engagement', resource: 'details', childId: 'thing t5', status: 500 }) }),
+    ]);
     expect(await parquetRows('details')).toEqual([{ id: 't2', detail: 'about t2' }]);
 
     // Children from the settings alone, with the columns their request implies.
@@ -125,14 +128,16 @@ describe('extractSnapshot', () => {
       { region: 'south', id: 'b', score: '2' },
     ]);
 
-    expect(byName.vault).toMatchObject({ status: 'skipped', rows: 0, messages: ['not enabled for this organization (the API answered 403; module vault)'] });
+    expect(byName.vault).toMatchObject({ status: 'skipped', rows: 0, errors: [], notes: ['not enabled for this organization (the API answered 403; module vault)'] });
   });
 
   it('fails a child whose 404 the declaration calls an error', async () => {
     const results = await extractSnapshot(run({ regions: ['north', 'nowhere'] }, ['scores']), ENDPOINTS);
     expect(results).toHaveLength(1);
     expect(results[0]).toMatchObject({ resource: 'scores', status: 'partial', rows: 2 });
-    expect(results[0]!.messages[0]).toMatch(/region nowhere \(.*404/);
+    expect(results[0]!.errors).toEqual([
+      expect.objectContaining({ code: 'E_HTTP_STATUS', retryable: false, context: expect.objectContaining({ resource: 'scores', childId: 'region nowhere', status: 404 }) }),
+    ]);
   });
 
   it('reads a fan-out\'s parent when only the fan-out is asked for, and nothing else', async () => {
