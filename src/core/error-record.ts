@@ -37,12 +37,16 @@ export function toErrorRecord(error: unknown, where: ErrorContext = {}): ErrorRe
   };
 }
 
-/** `<source>.<resource>: <message>` (or the table, model or test it concerns), one line for humans. */
+/**
+ * `<source>.<resource>: <message>` (or the table, model or test it concerns), naming the
+ * child request of a fan-out when the message does not: one line for humans.
+ */
 export function describeErrorRecord(record: ErrorRecord): string {
-  const { source, resource, table, model, test } = record.context;
+  const { source, resource, table, model, test, childId } = record.context;
+  const child = typeof childId === 'string' && !record.message.includes(childId) ? ` (${childId})` : '';
   const subject = resource !== undefined ? [source, resource].filter((part) => part !== undefined).join('.') : (table ?? model ?? test);
-  if (subject === undefined || record.message.startsWith(`${String(subject)}:`)) return record.message;
-  return `${String(subject)}: ${record.message}`;
+  const prefix = subject === undefined || record.message.startsWith(`${String(subject)}:`) ? '' : `${String(subject)}: `;
+  return `${prefix}${record.message}${child}`;
 }
 
 /** Strings are redacted; objects and arrays keep their JSON parts; functions, causes and the like are dropped. */

@@ -81,6 +81,17 @@ describe('fanlake run', () => {
       ['report', 'skipped', 'extract failed'],
     ]);
     expect(summary.steps[0]!.error).toMatch(/^ticketing\.\w+: /);
+    // Every resource failed, and each says so with an error object: the code, that a later run may succeed, and where.
+    const extract = summary.steps[0]!;
+    expect(extract.results.length).toBeGreaterThan(0);
+    for (const failed of extract.results) {
+      expect(failed.status, failed.name).toBe('failed');
+      expect(extract.errors.some((error) => `${error.context.source}.${error.context.resource}` === failed.name), failed.name).toBe(true);
+    }
+    for (const error of extract.errors) {
+      expect(error).toMatchObject({ code: 'E_HTTP_GAVE_UP', retryable: true, context: { source: 'ticketing', attempts: 1, page: expect.any(Number) } });
+    }
+    expect(extract.errors.find((error) => error.context.resource === 'tickets')?.context.window).toMatch(/^\d{4}-\d\d-\d\d/);
   });
 
   it('bad usage exits 2 before anything runs: an unknown resource or report', async () => {

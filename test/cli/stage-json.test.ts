@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runSummarySchema } from '../../src/pipeline/run-summary.js';
 import type { Simulator } from '../../src/simulator/simulator.js';
-import { runCli, tempDataDir } from '../helpers/cli.js';
+import { tempDataDir } from '../helpers/cli.js';
 import { startTestSimulator } from '../helpers/simulator.js';
+import { runJson } from '../helpers/stage-json.js';
 import { queryWarehouse } from '../helpers/warehouse.js';
 import { cliEnv } from '../warehouse/identity-fixture.js';
 
@@ -12,35 +12,29 @@ beforeAll(async () => {
 });
 afterAll(() => sim.close());
 
-async function stageJson(args: string[], env: Record<string, string>) {
-  const result = await runCli([...args, '--format', 'json'], env);
-  const document = runSummarySchema.parse(JSON.parse(result.stdout));
-  return { code: result.code, document, step: document.steps[0]! };
-}
-
 describe('stage commands with --format json', () => {
   it('extract, load, build and check each print one run summary with their one step, exit codes to match', async () => {
     const dataDir = tempDataDir();
     const env = cliEnv(sim, dataDir);
 
-    const extract = await stageJson(['extract', '--source', 'ticketing'], env);
+    const extract = await runJson(['extract', '--source', 'ticketing'], env);
     expect(extract.code).toBe(0);
     expect(extract.document.steps.map((s) => s.step)).toEqual(['extract']);
     expect(extract.document.status).toBe('ok');
 
-    const load = await stageJson(['load'], env);
+    const load = await runJson(['load'], env);
     expect(load.code).toBe(0);
     const [loaded] = await queryWarehouse(dataDir, `select sum(rows)::int as n from raw._fanlake_loads where run_id = '${extract.document.runId}'`);
     expect(extract.step.counts.rows).toBe(loaded!.n);
     expect(load.step.counts.inserted).toBe(loaded!.n);
 
-    const build = await stageJson(['build'], env);
+    const build = await runJson(['build'], env);
     expect(build.step.step).toBe('build');
     expect(build.code).toBe(build.document.status === 'ok' ? 0 : 1);
     const [models] = await queryWarehouse(dataDir, "select count(*)::int as n from duckdb_tables() where schema_name = 'marts'");
     expect(build.step.counts.built).toBeGreaterThanOrEqual(models!.n);
 
-    const check = await stageJson(['check'], env);
+    const check = await runJson(['check'], env);
     expect(check.step.step).toBe('check');
     expect(check.code).toBe(check.document.status === 'ok' ? 0 : 1);
     const [recorded] = await queryWarehouse(dataDir, 'select count(*)::int as n from meta.check_results');

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../src/simulator/simulator.js';
 import { ENGAGEMENT_RESOURCES, type EngagementResource } from '../../src/simulator/population/engagement/index.js';
+import { runJson } from '../helpers/stage-json.js';
 import { runCli, tempDataDir } from '../helpers/cli.js';
 import { startTestSimulator } from '../helpers/simulator.js';
 import { queryWarehouse } from '../helpers/warehouse.js';
@@ -61,10 +62,10 @@ describe('fanlake extract --source engagement, then load', () => {
   it('lands every resource completely despite faults, and names the user-scoped ones as skipped', async () => {
     const sim = await simulator({ faults: 0.1, stallMs: 4500 });
     const dataDir = tempDataDir();
-    const extract = await runCli(['extract', '--source', 'engagement'], envFor(sim, dataDir));
+    const extract = await runJson(['extract', '--source', 'engagement'], envFor(sim, dataDir));
     expect(extract.code, extract.stderr).toBe(0);
-    expect(extract.stdout).toMatch(/engagement\.activities\s+skipped/);
-    expect(extract.stderr).toMatch(/user-scoped/);
+    expect(extract.result('engagement.activities')).toMatchObject({ status: 'skipped', reason: expect.stringMatching(/user-scoped/) });
+    expect(extract.step.errors).toEqual([]);
     expect((await runCli(['load'], envFor(sim, dataDir))).code).toBe(0);
     for (const resource of ENGAGEMENT_RESOURCES) {
       if (resource === 'top_positions' || resource === 'context_nodes') continue;
@@ -89,8 +90,8 @@ describe('fanlake extract --source engagement, then load', () => {
     const [victim] = [...truthKeys(sim, 'customer_profiles')];
     expect(sim.removeCustomerProfiles([victim!])).toEqual([victim]);
     expect((await runCli(['extract', '--resource', 'customer_profiles'], envFor(sim, dataDir))).code).toBe(0);
-    const load = await runCli(['load'], envFor(sim, dataDir));
-    expect(load.stdout).toMatch(/raw\.engagement_customer_profiles\s+ok\s+1\s+\d+\s+0\s+0\s+1/);
+    const load = await runJson(['load'], envFor(sim, dataDir));
+    expect(load.result('raw.engagement_customer_profiles')).toMatchObject({ status: 'ok', counts: { runs: 1, inserted: 0, updated: 0, vanished: 1 } });
     const flagged = await queryWarehouse(dataDir, 'select id from raw.engagement_customer_profiles where _vanished_at is not null');
     expect(flagged).toEqual([{ id: victim }]);
     expect((await warehouseKeys(dataDir, 'customer_profiles')).has(victim!)).toBe(true);
@@ -101,12 +102,13 @@ describe('fanlake extract --source engagement, then load', () => {
   it('reports a module the organization lacks and goes on with the others', async () => {
     const sim = await simulator({ disabledModules: ['create'] });
     const dataDir = tempDataDir();
-    const extract = await runCli(['extract', '--source', 'engagement'], envFor(sim, dataDir));
+    const extract = await runJson(['extract', '--source', 'engagement'], envFor(sim, dataDir));
     expect(extract.code, extract.stderr).toBe(0);
-    expect(extract.stdout).toMatch(/engagement\.campaign_apps\s+skipped/);
-    expect(extract.stdout).toMatch(/engagement\.participants\s+skipped/);
-    expect(extract.stderr).toMatch(/campaign_apps: not enabled for this organization/);
-    expect(extract.stdout).toMatch(/engagement\.customer_profiles\s+ok/);
+    expect(extract.result('engagement.campaign_apps')).toMatchObject({ status: 'skipped', reason: expect.stringMatching(/^not enabled for this organization/) });
+    expect(extract.result('engagement.participants')?.status).toBe('skipped');
+    expect(extract.result('engagement.customer_profiles')?.status).toBe('ok');
+    // A module the organization lacks is not an error.
+    expect(extract.step.errors).toEqual([]);
   });
 
   it('reports a failing fan-out child by id, lands the rest and exits 1', async () => {
@@ -115,10 +117,19 @@ describe('fanlake extract --source engagement, then load', () => {
     const [profile] = [...sim.engagementRecords('customer_profiles')];
     const personId = (profile!.links as { people: string[] }).people[0]!;
     sim.faults.force(new RegExp(`/customerprofiles/${personId}/consents`), 'status-500');
-    const extract = await runCli(['extract', '--resource', 'consents'], { ...envFor(sim, dataDir), FANLAKE_HTTP_MAX_ATTEMPTS: '2' });
+    const extract = await runJson(['extract', '--resource', 'consents'], { ...envFor(sim, dataDir), FANLAKE_HTTP_MAX_ATTEMPTS: '2' });
     expect(extract.code).toBe(1);
-    expect(extract.stdout).toMatch(/engagement\.consents\s+partial/);
-    expect(extract.stderr).toContain(`identity ${personId}`);
+    expect(extract.result('engagement.consents')?.status).toBe('partial');
+    // The child that failed after its two attempts, as an error object: code, retryable, and which child.
+    expect(extract.step.errors).toEqual([
+      {
+        code: 'E_HTTP_GAVE_UP',
+        message: expect.stringContaining('gave up after 2 attempts'),
+        retryable: true,
+        context: expect.objectContaining({ source: 'engagement', resource: 'consents', childId: expect.stringContaining(`identity ${personId}`), page: 0, status: 500, attempts: 2 }),
+      },
+    ]);
+    expect(extract.step.error).toContain(`identity ${personId}`);
     expect((await runCli(['load'], envFor(sim, dataDir))).code).toBe(0);
     const expected = [...sim.engagementRecords('consents')].filter((c) => String(c.customerProfileId) !== String(profile!.id));
     const actual = await warehouseKeys(dataDir, 'consents');

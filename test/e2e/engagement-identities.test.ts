@@ -2,6 +2,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../src/simulator/simulator.js';
+import { runJson } from '../helpers/stage-json.js';
 import { runCli, tempDataDir } from '../helpers/cli.js';
 import { startTestSimulator } from '../helpers/simulator.js';
 import { queryWarehouse } from '../helpers/warehouse.js';
@@ -44,9 +45,9 @@ describe('the identities fan-out (GET identities/{id})', () => {
   it('reads every ApiApp identity into raw.engagement_identities with its custom fields, counts its requests, and stages it', async () => {
     const sim = await simulator({ faults: 0.05 });
     const dataDir = tempDataDir();
-    const extract = await runCli(['extract', '--resource', 'identities'], envFor(sim, dataDir));
+    const extract = await runJson(['extract', '--resource', 'identities'], envFor(sim, dataDir));
     expect(extract.code, extract.stderr).toBe(0);
-    expect(extract.stdout).toMatch(/engagement\.identities\s+ok/);
+    expect(extract.result('engagement.identities')?.status).toBe('ok');
 
     const people = [...sim.engagementRecords('people')];
     const apiAppPeople = people.filter((person) => person.network === 'apiApp');
@@ -96,10 +97,9 @@ describe('the identities fan-out (GET identities/{id})', () => {
     const sim = await simulator();
     for (const [args, extra] of [[[], { FANLAKE_ENGAGEMENT_IDENTITIES: 'off' }], [['--identities', 'off'], {}]] as const) {
       const dataDir = tempDataDir();
-      const extract = await runCli(['extract', '--resource', 'identities', ...args], envFor(sim, dataDir, extra));
+      const extract = await runJson(['extract', '--resource', 'identities', ...args], envFor(sim, dataDir, extra));
       expect(extract.code, extract.stderr).toBe(0);
-      expect(extract.stdout).toMatch(/engagement\.identities\s+skipped/);
-      expect(extract.stderr).toMatch(/identities: left off/);
+      expect(extract.result('engagement.identities')).toMatchObject({ status: 'skipped', reason: expect.stringMatching(/^left off/) });
       expect(existsSync(join(dataDir, 'raw', 'engagement', 'identities'))).toBe(false);
     }
   });
@@ -107,11 +107,11 @@ describe('the identities fan-out (GET identities/{id})', () => {
   it('is skipped, not failed, when the organization has no ApiApp module; the rest lands', async () => {
     const sim = await simulator({ disabledModules: ['apiApp'] });
     const dataDir = tempDataDir();
-    const extract = await runCli(['extract', '--resource', 'identities', 'consents'], envFor(sim, dataDir));
+    const extract = await runJson(['extract', '--resource', 'identities', 'consents'], envFor(sim, dataDir));
     expect(extract.code, extract.stderr).toBe(0);
-    expect(extract.stdout).toMatch(/engagement\.identities\s+skipped/);
-    expect(extract.stderr).toMatch(/identities: not enabled for this organization \(the API answered 403; module apiApp\)/);
-    expect(extract.stdout).toMatch(/engagement\.consents\s+ok/);
+    expect(extract.result('engagement.identities')).toMatchObject({ status: 'skipped', reason: 'not enabled for this organization (the API answered 403; module apiApp)' });
+    expect(extract.result('engagement.consents')?.status).toBe('ok');
+    expect(extract.step.errors).toEqual([]);
   });
 
   it('rejects an unknown selection as bad usage', async () => {

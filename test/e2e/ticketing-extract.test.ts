@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../src/simulator/simulator.js';
 import { TICKETING_RESOURCES, type TicketingResource } from '../../src/simulator/population/ticketing/index.js';
+import { runJson } from '../helpers/stage-json.js';
 import { runCli, spawnCli, tempDataDir, watch } from '../helpers/cli.js';
 import { startTestSimulator } from '../helpers/simulator.js';
 import { queryWarehouse } from '../helpers/warehouse.js';
@@ -71,9 +72,11 @@ describe('fanlake extract --source ticketing, then load', () => {
   it('lands every record once, values exactly as sent, despite faults', async () => {
     const sim = await simulator({ faults: 0.1, stallMs: 4500 });
     const dataDir = tempDataDir();
-    const extract = await runCli(['extract', '--source', 'ticketing'], envFor(sim, dataDir));
+    const extract = await runJson(['extract', '--source', 'ticketing'], envFor(sim, dataDir));
     expect(extract.code, extract.stderr).toBe(0);
-    expect(extract.stdout).toMatch(/ticketing\.tickets\s+ok/);
+    expect(extract.result('ticketing.tickets')?.status).toBe('ok');
+    // Faults that retries overcame are no errors.
+    expect(extract.step.errors).toEqual([]);
     const load = await runCli(['load'], envFor(sim, dataDir));
     expect(load.code, load.stderr).toBe(0);
     await expectWarehouseEqualsTruth(sim, dataDir);
@@ -168,7 +171,34 @@ describe('fanlake extract --source ticketing, then load', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/FANLAKE_TICKETING_TOKEN/);
     expect(result.stdout + result.stderr).not.toContain(token);
+    const json = await runJson(['extract', '--resource', 'users'], { ...envFor(sim, dataDir), FANLAKE_TICKETING_TOKEN: token });
+    expect(json.code).toBe(1);
+    // One per window asked, each refused.
+    expect(json.step.errors.length).toBeGreaterThan(0);
+    for (const error of json.step.errors) {
+      expect(error).toMatchObject({ code: 'E_HTTP_AUTH', retryable: false, message: expect.stringMatching(/FANLAKE_TICKETING_TOKEN/), context: { source: 'ticketing', resource: 'users', status: 401 } });
+    }
+    expect(json.stdout).not.toContain(token);
     expect(readdirSync(dataDir).includes('state') ? readdirSync(join(dataDir, 'state')) : []).toEqual([]);
+  });
+
+  it('a window whose requests keep failing is an error object naming the window and page; the other windows land', async () => {
+    const sim = await simulator();
+    const dataDir = tempDataDir();
+    // The first window starts at the start date, 2000-01-01T00:00:00Z.
+    sim.faults.force(/^\/api\/tickets\?date_init=946684800&/, 'status-500');
+    const extract = await runJson(['extract', '--resource', 'tickets'], { ...envFor(sim, dataDir), FANLAKE_HTTP_MAX_ATTEMPTS: '2' });
+    expect(extract.code, extract.stderr).toBe(1);
+    expect(extract.result('ticketing.tickets')).toMatchObject({ status: 'partial', counts: { rows: [...sim.ticketingRecords('tickets')].length } });
+    expect(extract.step.errors).toEqual([
+      {
+        code: 'E_HTTP_GAVE_UP',
+        message: expect.stringContaining('gave up after 2 attempts'),
+        retryable: true,
+        context: expect.objectContaining({ source: 'ticketing', resource: 'tickets', window: expect.stringMatching(/^2000-01-01T00:00:00Z\.\./), page: expect.any(Number), status: 500, attempts: 2 }),
+      },
+    ]);
+    expect(extract.document.status).toBe('failed');
   });
 
   it('quarantines malformed records with a reason and counts them', async () => {
@@ -184,9 +214,10 @@ describe('fanlake extract --source ticketing, then load', () => {
       { last_update: lastUpdate, season: '2026' },
       { id: 'ODD-1', last_update: lastUpdate, user_held_email: '  Messy@Example.COM ', new_field: { nested: [1, 2] } },
     ], aMinuteAgo);
-    const result = await runCli(['extract', '--resource', 'tickets'], envFor(sim, dataDir));
+    const result = await runJson(['extract', '--resource', 'tickets'], envFor(sim, dataDir));
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/ticketing\.tickets\s+ok\s+\d+\s+\d+\s+2\s/);
+    expect(result.result('ticketing.tickets')).toMatchObject({ status: 'ok', counts: { quarantined: 2 } });
+    expect(result.step.notes).toContainEqual(expect.stringMatching(/^ticketing\.tickets: 2 records quarantined/));
     const runs = readdirSync(join(dataDir, 'raw', 'ticketing', 'tickets')).sort();
     const lines = readFileSync(join(dataDir, 'raw', 'ticketing', 'tickets', runs[1]!, 'quarantine.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     expect(lines.map((l) => l.reason).join(' ')).toMatch(/id_event/);

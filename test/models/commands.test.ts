@@ -3,6 +3,7 @@ import { createBuildCommand } from '../../src/cli/commands/build.js';
 import { createCheckCommand } from '../../src/cli/commands/check.js';
 import type { LoadedConfig } from '../../src/config/load-config.js';
 import { exitCodeFor } from '../../src/core/errors.js';
+import { type RunSummary, runSummarySchema } from '../../src/pipeline/run-summary.js';
 import { CHECKED_PROJECT, seedRaw, workspace } from './fixtures.js';
 import type { Workspace } from './fixtures.js';
 
@@ -26,6 +27,13 @@ afterEach(async () => {
   await ws.cleanup();
 });
 
+/** The run summary a command printed with `--format json`, read back through its schema. */
+function printedSummary(): RunSummary {
+  const summary = runSummarySchema.parse(JSON.parse(stdout.join('')));
+  stdout = [];
+  return summary;
+}
+
 function config(): LoadedConfig {
   return { config: { dataDir: ws.dataDir, 'models.phoneDefaultCountryCode': '+47' }, origins: {} } as unknown as LoadedConfig;
 }
@@ -34,13 +42,16 @@ describe('build and check commands', () => {
   const build = () => createBuildCommand({ modelsDir: ws.modelsDir });
   const check = () => createCheckCommand({ modelsDir: ws.modelsDir, now: () => NOW });
 
-  it('exit 0 when everything builds and passes, with a result table on stdout', async () => {
+  it('exit 0 when everything builds and passes, with each model and test in the JSON summary', async () => {
     await seedRaw(ws, '2024-05-03T10:00:00Z');
 
-    expect(await build().run({ 'full-refresh': false }, config())).toBe(0);
-    expect(stdout.join('')).toMatch(/marts\.fct_tickets\s+table\s+ok\s+2/);
-    expect(await check().run({}, config())).toBe(0);
-    expect(stdout.join('')).toMatch(/marts\.dim_fan: unique\(fan_id\)\s+error\s+pass\s+0/);
+    expect(await build().run({ 'full-refresh': false, format: 'json' }, config())).toBe(0);
+    const built = printedSummary().steps[0]!;
+    expect(built.results).toContainEqual({ name: 'marts.fct_tickets', status: 'ok', counts: { rows: 2 } });
+    expect(built.errors).toEqual([]);
+    expect(await check().run({ format: 'json' }, config())).toBe(0);
+    const checked = printedSummary().steps[0]!;
+    expect(checked.results).toContainEqual({ name: 'marts.dim_fan: unique(fan_id)', status: 'pass', severity: 'error', counts: { failures: 0 } });
   });
 
   it('exit 1 when a model fails or an error-level test fails; warnings alone pass', async () => {
@@ -55,9 +66,22 @@ describe('build and check commands', () => {
 
     await ws.exec(`insert into raw.ticketing_tickets values (12, 2, 'lost', 1.0)`);
     expect(await build().run({ 'full-refresh': false }, config())).toBe(0);
-    expect(await check().run({}, config())).toBe(1);
+    stdout = [];
+    expect(await check().run({ format: 'json' }, config())).toBe(1);
+    const checked = printedSummary().steps[0]!;
+    // Failing error-level tests are errors of the step, naming the test; the warning is a note.
+    expect(checked.errors.length).toBeGreaterThan(0);
+    expect(checked.errors.every((error) => error.code === 'E_TEST_FAILED' && !error.retryable && typeof error.context.test === 'string')).toBe(true);
+    expect(checked.notes).toContainEqual(expect.stringMatching(/^warning: marts\.fct_tickets: unique\(ticket_id\)/));
 
     await ws.write({ 'marts/dim_fan.sql': 'select no_such_column as fan_id from staging.stg_ticketing__users' });
+    expect(await build().run({ 'full-refresh': false, format: 'json' }, config())).toBe(1);
+    const failed = printedSummary().steps[0]!;
+    expect(failed.errors).toEqual([
+      { code: 'E_MODEL_FAILED', message: expect.stringContaining('Binder Error'), retryable: false, context: { model: 'marts.dim_fan' } },
+    ]);
+    expect(failed.counts).toEqual({ built: 0, unchanged: 2, failed: 1, skipped: 0 });
+    // The same build in words.
     expect(await build().run({ 'full-refresh': false }, config())).toBe(1);
     expect(stderr.join('')).toContain('error: marts.dim_fan: Binder Error');
     // Only dim_fan changed; its parents' SQL and data did not, so they were left as they were.

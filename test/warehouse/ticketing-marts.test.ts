@@ -6,6 +6,7 @@ import type { Simulator } from '../../src/simulator/simulator.js';
 import type { Item } from '../../src/simulator/store/cursor-resource.js';
 import { type CliResult, runCli, tempDataDir } from '../helpers/cli.js';
 import { startTestSimulator } from '../helpers/simulator.js';
+import { readJsonRun, runJson } from '../helpers/stage-json.js';
 import { queryWarehouse } from '../helpers/warehouse.js';
 import { matchAttendance, revenueByMonth, seasonTickets, ticketKind, ticketTypeSales } from './sales-truth.js';
 import { runPackageCli, TICKETING_SELECT, ticketingOnlyPackage } from './ticketing-project.js';
@@ -431,13 +432,14 @@ describe('ticketing marts against the simulator ground truth', () => {
   });
 
   it('fanlake check passes on good data (ticketing sources, models and custom tests)', async () => {
-    const check = await runPackageCli(packageRoot, ['check'], env);
+    const check = readJsonRun(await runPackageCli(packageRoot, ['check', '--format', 'json'], env));
     expectOk(check, 'check');
-    expect(check.stdout).toMatch(/tests\/ticketing_match_revenue_matches_tickets\s+error\s+pass/);
-    expect(check.stdout).toMatch(/raw\.ticketing_tickets: freshness\(_extracted_at\)\s+error\s+pass/);
+    expect(check.result('tests/ticketing_match_revenue_matches_tickets')).toMatchObject({ severity: 'error', status: 'pass' });
+    expect(check.result('raw.ticketing_tickets: freshness(_extracted_at)')).toMatchObject({ severity: 'error', status: 'pass' });
     // Only warnings may fail; the one here is the contact-forms user added with an empty e-mail.
-    expect(check.stdout).not.toMatch(/\serror\s+(fail|error)\s+\d+\s*$/m);
-    expect(check.stdout).toMatch(/staging\.stg_ticketing__users: not_null\(email\)\s+warn\s+fail\s+1/);
+    expect(check.step.results.filter((r) => r.severity === 'error' && r.status !== 'pass' && r.status !== 'skipped')).toEqual([]);
+    expect(check.step.errors).toEqual([]);
+    expect(check.result('staging.stg_ticketing__users: not_null(email)')).toMatchObject({ severity: 'warn', status: 'fail', counts: { failures: 1 } });
   });
 
   it('fct_tickets is incremental: a later build merges only the newly loaded tickets, and every mart still matches', async () => {
@@ -448,9 +450,10 @@ describe('ticketing marts against the simulator ground truth', () => {
     await new Promise((resolve) => setTimeout(resolve, 1100));
     expectOk(await runCli(['extract', '--source', 'ticketing'], env), 'extract again');
     expectOk(await runCli(['load'], env), 'load again');
-    const build = await runCli(['build', ...TICKETING_SELECT], env);
+    const build = await runJson(['build', ...TICKETING_SELECT], env);
     expectOk(build, 'build again');
-    const increment = Number(/marts\.fct_tickets\s+incremental\s+ok\s+(\d+)/.exec(build.stdout)?.[1]);
+    expect(build.result('marts.fct_tickets')?.status).toBe('ok');
+    const increment = build.result('marts.fct_tickets')!.counts.rows!;
     expect(increment).toBeGreaterThanOrEqual(35);
     expect(increment).toBeLessThan(total / 4);
     await expectTicketsMatchTruth();
