@@ -1,3 +1,5 @@
+import { appendFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../src/simulator/simulator.js';
 import { tempDataDir } from '../helpers/cli.js';
@@ -39,5 +41,27 @@ describe('stage commands with --format json', () => {
     expect(check.code).toBe(check.document.status === 'ok' ? 0 : 1);
     const [recorded] = await queryWarehouse(dataDir, 'select count(*)::int as n from meta.check_results');
     expect(Object.values(check.step.counts).reduce((sum, n) => sum + n, 0)).toBe(recorded!.n);
+  });
+
+  it('a stage error keeps its shape: a raw file changed after extraction is E_LOAD_CHECKSUM naming the table and file', async () => {
+    const dataDir = tempDataDir();
+    const env = cliEnv(sim, dataDir);
+    const extract = await runJson(['extract', '--resource', 'users'], env);
+    expect(extract.code, extract.stderr).toBe(0);
+    expect(extract.step.results).toEqual([expect.objectContaining({ name: 'ticketing.users', status: 'ok' })]);
+    const [file] = readdirSync(join(dataDir, 'raw', 'ticketing', 'users'), { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.parquet'));
+    appendFileSync(join(dataDir, 'raw', 'ticketing', 'users', file!), 'x');
+
+    const load = await runJson(['load'], env);
+    expect(load.code).toBe(1);
+    expect(load.result('raw.ticketing_users')?.status).toBe('failed');
+    expect(load.step.errors).toEqual([
+      {
+        code: 'E_LOAD_CHECKSUM',
+        message: expect.stringContaining('does not match the size and sha256'),
+        retryable: false,
+        context: expect.objectContaining({ table: 'raw.ticketing_users', source: 'ticketing', resource: 'users', path: expect.stringContaining(file!) }),
+      },
+    ]);
   });
 });

@@ -124,9 +124,9 @@ describe('fanlake extract --source ticketing, then load', () => {
     const touched = sim.touchTicketing('users', { count: 10 });
     // A run reads up to the last whole second before it started.
     await new Promise((r) => setTimeout(r, 1100));
-    const second = await runCli(['extract'], envFor(sim, dataDir));
+    const second = await runJson(['extract'], envFor(sim, dataDir));
     expect(second.code, second.stderr).toBe(0);
-    const rows = Object.fromEntries([...second.stdout.matchAll(/ticketing\.(\w+)\s+ok\s+(\d+)/g)].map((m) => [m[1], Number(m[2])]));
+    const rows = Object.fromEntries(second.step.results.filter((r) => r.status === 'ok').map((r) => [r.name.replace(/^ticketing\./, ''), r.counts.rows]));
     expect(rows.tickets).toBeGreaterThanOrEqual(25);
     expect(rows.tickets, 'incremental: only the lookback and the changes').toBeLessThan(sim.ticketing.tickets.timeline.count / 2);
     expect(rows.users).toBeGreaterThanOrEqual(10);
