@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../src/simulator/simulator.js';
 import { tempDataDir } from '../helpers/cli.js';
 import { startTestSimulator } from '../helpers/simulator.js';
-import { runJson } from '../helpers/stage-json.js';
+import { expectOneError, runJson } from '../helpers/stage-json.js';
 import { queryWarehouse } from '../helpers/warehouse.js';
 import { cliEnv } from '../warehouse/identity-fixture.js';
 
@@ -52,16 +52,11 @@ describe('stage commands with --format json', () => {
     const [file] = readdirSync(join(dataDir, 'raw', 'ticketing', 'users'), { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.parquet'));
     appendFileSync(join(dataDir, 'raw', 'ticketing', 'users', file!), 'x');
 
-    const load = await runJson(['load'], env);
-    expect(load.code).toBe(1);
-    expect(load.result('raw.ticketing_users')?.status).toBe('failed');
-    expect(load.step.errors).toEqual([
-      {
-        code: 'E_LOAD_CHECKSUM',
-        message: expect.stringContaining('does not match the size and sha256'),
-        retryable: false,
-        context: expect.objectContaining({ table: 'raw.ticketing_users', source: 'ticketing', resource: 'users', path: expect.stringContaining(file!) }),
-      },
-    ]);
+    expectOneError(await runJson(['load'], env), { name: 'raw.ticketing_users', status: 'failed' }, {
+      code: 'E_LOAD_CHECKSUM',
+      retryable: false,
+      message: 'does not match the size and sha256',
+      context: { table: 'raw.ticketing_users', source: 'ticketing', resource: 'users', path: expect.stringContaining(file!) },
+    });
   });
 });

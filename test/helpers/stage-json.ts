@@ -1,3 +1,5 @@
+import { expect } from 'vitest';
+import type { ErrorCode } from '../../src/core/error-codes.js';
 import { type RunSummary, runSummarySchema, type StepResult, type StepSummary } from '../../src/pipeline/run-summary.js';
 import { type CliResult, runCli } from './cli.js';
 
@@ -24,4 +26,18 @@ export function readJsonRun(run: CliResult): JsonRun {
   }
   const step = document.steps[0]!;
   return { ...run, document, step, result: (name) => step.results.find((result) => result.name === name) };
+}
+
+/**
+ * A run that exited 1 with its part `name` in `status` and exactly one error in the step: the
+ * code and retryable flag given, a message containing `message`, and at least `context`.
+ */
+export function expectOneError(
+  run: JsonRun,
+  part: { name: string; status: string },
+  error: { code: ErrorCode; retryable: boolean; message: string; context: Record<string, unknown> },
+): void {
+  expect(run.code, run.stderr).toBe(1);
+  expect(run.result(part.name)?.status).toBe(part.status);
+  expect(run.step.errors).toEqual([{ code: error.code, message: expect.stringContaining(error.message), retryable: error.retryable, context: expect.objectContaining(error.context) }]);
 }
