@@ -1,7 +1,7 @@
 import { access, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { manifestPath, parseRunDirName, rawRoot } from '../extract/spool/raw-layout.js';
-import type { RawRunRef } from '../extract/spool/raw-layout.js';
+import { manifestPath, parseRunDirName, rawRoot } from '../raw-contract/index.js';
+import type { RawRunRef } from '../raw-contract/index.js';
 
 /** A run folder holding a `_manifest.json`, i.e. a complete resource-run. */
 export interface CompletedRun extends RawRunRef {

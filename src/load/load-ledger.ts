@@ -1,7 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { queryRows, quoteIdent } from '../core/duckdb.js';
-import type { Manifest } from '../extract/spool/manifest.js';
-import { RAW_DIR } from '../extract/spool/raw-layout.js';
+import { RAW_DIR } from '../raw-contract/index.js';
+import type { Manifest } from '../raw-contract/index.js';
 
 /**
  * `raw._fanlake_loads`: one row per resource-run merged into the warehouse. It lives in the

@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { queryRows, quoteIdent } from '../core/duckdb.js';
-import { RAW_DIR, rawRoot, runDir } from '../extract/spool/raw-layout.js';
-import { warehousePath, withWarehouseReader } from '../warehouse/warehouse.js';
+import { RAW_DIR, rawRoot, runDir, warehousePath } from '../raw-contract/index.js';
+import { withWarehouseReader } from '../warehouse/warehouse.js';
 import { discoverRuns } from './discover-runs.js';
 import { LEDGER_TABLE, runKey } from './load-ledger.js';
 

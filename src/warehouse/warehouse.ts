@@ -1,10 +1,8 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { queryColumnsAndRows, withConnection } from '../core/duckdb.js';
 import { errorMessage, FanlakeError } from '../core/errors.js';
-
-export const WAREHOUSE_FILE = 'warehouse.duckdb';
+import { warehousePath } from '../raw-contract/index.js';
 
 export const WAREHOUSE_ERROR_CODES = {
   /** Nothing loaded yet: a state of the data directory, not bad usage. */
@@ -12,10 +10,6 @@ export const WAREHOUSE_ERROR_CODES = {
   /** A well-formed statement DuckDB rejected: a failed run (exit 1), not bad usage. */
   queryFailed: 'E_SQL_QUERY',
 } as const;
-
-export function warehousePath(dataDir: string): string {
-  return join(dataDir, WAREHOUSE_FILE);
-}
 
 /**
  * Opens the warehouse read-only, runs `fn` and closes it again. Read-only so a query can never

@@ -1,7 +1,7 @@
-import { TMP_SUFFIX } from '../../core/atomic-file.js';
+import { TMP_SUFFIX } from '../core/atomic-file.js';
 import { randomBytes } from 'node:crypto';
 import { join, relative, sep } from 'node:path';
-import { FanlakeError } from '../../core/errors.js';
+import { FanlakeError } from '../core/errors.js';
 
 /**
  * Where raw files live. The extractor writes and the loader reads through these functions

@@ -2,9 +2,8 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readManifest, writeManifest } from '../../../src/extract/spool/manifest.js';
-import type { Manifest } from '../../../src/extract/spool/manifest.js';
-import { fromDataRelative, isRunId, manifestPath, newRunId, parseRunDirName, runDir } from '../../../src/extract/spool/raw-layout.js';
+import { fromDataRelative, isRunId, manifestPath, newRunId, parseRunDirName, readManifest, runDir, writeManifest } from '../../src/raw-contract/index.js';
+import type { Manifest } from '../../src/raw-contract/index.js';
 
 let dataDir: string;
 
