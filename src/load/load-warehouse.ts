@@ -3,7 +3,7 @@ import { withConnection } from '../core/duckdb.js';
 import type { DatabaseOptions } from '../core/duckdb.js';
 import { errorMessage, FanlakeError } from '../core/errors.js';
 import { rawTableName, readRunManifest, warehousePath as warehousePathOf } from '../raw-contract/index.js';
-import type { Manifest, RunSummary } from '../raw-contract/index.js';
+import type { ExtractionSummary, Manifest } from '../raw-contract/index.js';
 import { discoverRuns } from './discover-runs.js';
 import type { CompletedRun } from './discover-runs.js';
 import { ensureLedger, loadedRuns, recordLoads, runKey } from './load-ledger.js';
@@ -104,7 +104,7 @@ async function mergeAll(
   connection: DuckDBConnection,
   tables: PreparedTable[],
   dataDir: string,
-  summaries: readonly RunSummary[],
+  summaries: readonly ExtractionSummary[],
   onEvent: LoadWarehouseOptions['onEvent'],
 ): Promise<void> {
   onEvent?.({ type: 'load-started', tables: tables.length, runs: tables.reduce((sum, table) => sum + table.manifests.length, 0) });
@@ -147,7 +147,7 @@ async function mergeAll(
 }
 
 /** A load with no new raw runs still records the summaries of extractions that produced none (failed runs). */
-async function recordSummariesOnly(connection: DuckDBConnection, summaries: readonly RunSummary[]): Promise<void> {
+async function recordSummariesOnly(connection: DuckDBConnection, summaries: readonly ExtractionSummary[]): Promise<void> {
   await connection.run('begin transaction');
   try {
     await ensureMetaSchema(connection);

@@ -1,14 +1,14 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { queryRows, quoteIdent, quoteLiteral } from '../core/duckdb.js';
 import { EXTRACTED_AT_COLUMN, listExtractionSummaries, quarantinePath, rawTableName, readExtractionSummary, RUN_ID_COLUMN, VANISHED_COLUMN } from '../raw-contract/index.js';
-import type { Manifest, RunSummary } from '../raw-contract/index.js';
+import type { ExtractionSummary, Manifest } from '../raw-contract/index.js';
 import { META_SCHEMA } from '../warehouse/meta-schema.js';
 
 /** Run summaries under `$DATA/runs` that `meta.extraction_runs` does not hold yet. */
-export async function pendingRunSummaries(connection: DuckDBConnection, dataDir: string): Promise<RunSummary[]> {
+export async function pendingRunSummaries(connection: DuckDBConnection, dataDir: string): Promise<ExtractionSummary[]> {
   const files = await listExtractionSummaries(dataDir);
   const recorded = await recordedRunIds(connection);
-  const pending: RunSummary[] = [];
+  const pending: ExtractionSummary[] = [];
   for (const file of files) {
     if (recorded.has(file.runId)) continue;
     const summary = await readExtractionSummary(file.path);
@@ -18,7 +18,7 @@ export async function pendingRunSummaries(connection: DuckDBConnection, dataDir:
 }
 
 /** Inserts run summaries into `meta.extraction_runs`; run it in the writer's transaction, after `ensureMetaSchema`. */
-export async function recordRunSummaries(connection: DuckDBConnection, summaries: readonly RunSummary[]): Promise<void> {
+export async function recordRunSummaries(connection: DuckDBConnection, summaries: readonly ExtractionSummary[]): Promise<void> {
   for (const summary of summaries) {
     for (const result of summary.results) {
       await connection.run(

@@ -4,40 +4,56 @@ import { z } from 'zod';
 import { writeFileAtomic } from '../core/atomic-file.js';
 import { extractionSummariesDir, extractionSummaryPath } from './data-dir.js';
 import { parseJson, readJsonFile } from './json-file.js';
+import { RUN_ID_PATTERN } from './raw-layout.js';
 
 const SUMMARY_INVALID = 'E_RUN_SUMMARY_INVALID';
 
-/** `$DATA/runs/<run id>.json` as `extract` writes it; only what `meta.extraction_runs` keeps. */
-export const runSummarySchema = z.object({
-  runId: z.string().min(1),
-  startedAt: z.string(),
-  finishedAt: z.string(),
+/** What extracting one resource came to: `partial` and `failed` make the run exit 1. */
+export const EXTRACTION_STATUSES = ['ok', 'partial', 'failed', 'skipped'] as const;
+
+const isoTimestamp = z.iso.datetime({ offset: true });
+const count = z.number().int().nonnegative();
+
+/**
+ * `$DATA/runs/<run id>.json` as `extract` writes it, one per extraction run: every resource's
+ * result, and the sources left out. `load` copies it into `meta.extraction_runs`; `status` shows the newest.
+ */
+export const extractionSummarySchema = z.object({
+  runId: z.string().regex(RUN_ID_PATTERN),
+  startedAt: isoTimestamp,
+  finishedAt: isoTimestamp,
   results: z.array(
     z.object({
-      source: z.string(),
-      resource: z.string(),
-      status: z.string(),
-      rows: z.number(),
-      quarantined: z.number(),
-      requests: z.number(),
-      retries: z.number(),
-      seconds: z.number(),
+      source: z.string().min(1),
+      resource: z.string().min(1),
+      status: z.enum(EXTRACTION_STATUSES),
+      rows: count,
+      files: count,
+      quarantined: count,
+      requests: count,
+      retries: count,
+      seconds: z.number().nonnegative(),
       messages: z.array(z.string()),
     }),
   ),
+  /** Sources not configured: not a failure. */
+  skippedSources: z.array(z.object({ source: z.string().min(1), reason: z.string() })),
 });
 
-export type RunSummary = z.infer<typeof runSummarySchema>;
+export type ExtractionSummary = z.infer<typeof extractionSummarySchema>;
+
+/** What the writer accepts: extract's results are readonly all the way down, and must still match the schema's shape. */
+type DeepReadonly<T> = T extends readonly (infer U)[] ? readonly DeepReadonly<U>[] : T extends object ? { readonly [K in keyof T]: DeepReadonly<T[K]> } : T;
 
 /**
- * Validates and writes an extraction's summary atomically. The summary is written as given
- * (validation only checks it), so fields the schema does not list still reach the file.
+ * Validates and writes an extraction's summary atomically. The object is written as given,
+ * not as parsed, so its keys keep their order and the file stays what earlier versions wrote.
  *
  * @throws FanlakeError `E_RUN_SUMMARY_INVALID` when the summary does not match its schema: a bug of the writer.
  */
-export async function writeExtractionSummary(dataDir: string, summary: { readonly runId: string }): Promise<string> {
+export async function writeExtractionSummary(dataDir: string, summary: DeepReadonly<ExtractionSummary>): Promise<string> {
   const path = extractionSummaryPath(dataDir, summary.runId);
-  parseJson(summary, runSummarySchema, SUMMARY_INVALID, 'run summary to write', path);
+  parseJson(summary, extractionSummarySchema, SUMMARY_INVALID, 'run summary to write', path);
   await mkdir(dirname(path), { recursive: true });
   await writeFileAtomic(path, `${JSON.stringify(summary, null, 2)}\n`);
   return path;
@@ -48,8 +64,8 @@ export async function writeExtractionSummary(dataDir: string, summary: { readonl
  *
  * @throws FanlakeError `E_RUN_SUMMARY_INVALID` naming the file when it is not JSON or not a run summary.
  */
-export function readExtractionSummary(path: string): Promise<RunSummary> {
-  return readJsonFile(path, runSummarySchema, SUMMARY_INVALID, 'run summary');
+export function readExtractionSummary(path: string): Promise<ExtractionSummary> {
+  return readJsonFile(path, extractionSummarySchema, SUMMARY_INVALID, 'run summary');
 }
 
 /** One summary file under `$DATA/runs`; `runId` is the file's name, the summary inside should agree. */
