@@ -22,6 +22,8 @@ export interface RawRunRef {
 }
 
 export const RAW_DIR = 'raw';
+/** The warehouse schema of the raw tables, one per resource (CONTRACT.md). */
+export const RAW_SCHEMA = 'raw';
 export const RUN_DIR_PREFIX = 'run=';
 export const MANIFEST_FILE = '_manifest.json';
 export const QUARANTINE_FILE = 'quarantine.ndjson';
@@ -95,7 +97,7 @@ export function quarantinePath(dataDir: string, run: RawRunRef): string {
 export function rawTableName(source: string, resource: string): { schema: string; table: string } {
   assertName('source', source);
   assertName('resource', resource);
-  return { schema: RAW_DIR, table: `${source}_${resource}` };
+  return { schema: RAW_SCHEMA, table: `${source}_${resource}` };
 }
 
 /**
