@@ -8,7 +8,7 @@ import { rawLayerBytes } from '../../load/prune-raw-runs.js';
 import { readSchedules } from '../../schedule/schedule-config.js';
 import { lastEntries, readLog } from '../../schedule/schedule-log.js';
 import { nextSlots, wallTime } from '../../schedule/slots.js';
-import { listExtractionSummaries, readExtractionSummary, warehousePath } from '../../raw-contract/index.js';
+import { EXTRACTION_STATUSES, listExtractionSummaries, readExtractionSummary, warehousePath } from '../../raw-contract/index.js';
 import { withWarehouseReader } from '../../warehouse/warehouse.js';
 import type { CommandModule } from '../command.js';
 import { out, table } from '../output.js';
@@ -33,8 +33,8 @@ export const statusCommand: CommandModule<object> = {
     const newest = (await listExtractionSummaries(dataDir)).at(-1);
     if (newest !== undefined) {
       const last = await readExtractionSummary(newest.path);
-      const count = (status: string) => last.results.filter((r) => r.status === status).length;
-      out.result(`\nlast extraction ${last.runId} finished ${last.finishedAt}: ${count('ok')} ok, ${count('partial')} partial, ${count('failed')} failed, ${count('skipped')} skipped`);
+      const counts = EXTRACTION_STATUSES.map((status) => `${last.results.filter((r) => r.status === status).length} ${status}`);
+      out.result(`\nlast extraction ${last.runId} finished ${last.finishedAt}: ${counts.join(', ')}`);
     }
 
     const retention = config['raw.retentionDays'];
