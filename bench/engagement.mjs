@@ -2,11 +2,12 @@
 // requests (profile pages, one consents request per profile, participant pages), peak RSS.
 // Against `simulate --replay`, warmed by one extraction so every reply is served from
 // bytes; the live simulator's figure is kept beside it.
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { Agent, request } from 'undici';
 import pLimit from 'p-limit';
+import { discoverRuns } from '../dist/load/discover-runs.js';
+import { readRunManifest } from '../dist/raw-contract/index.js';
 import { CREDENTIALS, fmt, runMeasured, startSimulator, tempDir } from './lib.mjs';
 
 const CONCURRENCY = 8;
@@ -19,11 +20,8 @@ async function extractOnce(sim) {
   const env = { FANLAKE_ENGAGEMENT_URL: sim.url, FANLAKE_DATA_DIR: dataDir, FANLAKE_CONCURRENCY: String(CONCURRENCY) };
   const run = await runMeasured(['extract', '--source', 'engagement', '--resource', ...RESOURCES], env);
   if (run.code !== 0) throw new Error(`extract failed: ${run.stderr}`);
-  const root = join(dataDir, 'raw', 'engagement');
   let rows = 0;
-  for (const resource of readdirSync(root)) {
-    for (const runDir of readdirSync(join(root, resource))) rows += JSON.parse(readFileSync(join(root, resource, runDir, '_manifest.json'), 'utf8')).rows;
-  }
+  for (const done of await discoverRuns(dataDir)) rows += (await readRunManifest(dataDir, done)).rows;
   return { run, rows, dataDir };
 }
 

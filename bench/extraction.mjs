@@ -2,8 +2,9 @@
 // pages at the same concurrency. The main figures run against `simulate --replay` (pages
 // answered from bytes rendered once, so the figure measures fanlake); one figure keeps the
 // live simulator, whose CPU per generated record is part of what it measures.
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
+import { discoverRuns } from '../dist/load/discover-runs.js';
+import { readRunManifest } from '../dist/raw-contract/index.js';
 import { baselineFetch } from './baseline-fetch.mjs';
 import { CREDENTIALS, fmt, runMeasured, startSimulator, tempDir } from './lib.mjs';
 
@@ -17,7 +18,7 @@ async function extract(sim) {
   const dataDir = tempDir('fanlake-bench-');
   const run = await runMeasured(['extract', '--source', 'ticketing'], { FANLAKE_TICKETING_URL: sim.url, FANLAKE_DATA_DIR: dataDir, FANLAKE_CONCURRENCY: String(CONCURRENCY) });
   if (run.code !== 0) throw new Error(`extract failed: ${run.stderr}`);
-  const manifests = readManifests(dataDir);
+  const manifests = await readManifests(dataDir);
   const rows = manifests.reduce((sum, m) => sum + m.rows, 0);
   const jobs = manifests.flatMap((m) => m.windows.map((w) => ({ path: PATH[m.resource], from: w.from, to: w.to, pages: w.requests, pageBase: PAGE_BASE[m.resource] })));
   const pages = jobs.reduce((sum, j) => sum + j.pages, 0);
@@ -25,11 +26,9 @@ async function extract(sim) {
   return { run, rows, jobs, pages };
 }
 
-function readManifests(dataDir) {
-  const root = join(dataDir, 'raw', 'ticketing');
-  return readdirSync(root).flatMap((resource) =>
-    readdirSync(join(root, resource)).map((run) => JSON.parse(readFileSync(join(root, resource, run, '_manifest.json'), 'utf8'))),
-  );
+async function readManifests(dataDir) {
+  const runs = (await discoverRuns(dataDir)).filter((run) => run.source === 'ticketing');
+  return Promise.all(runs.map((run) => readRunManifest(dataDir, run)));
 }
 
 /** Starts a server, runs `body` against it, always stops it. */

@@ -1,5 +1,5 @@
 import type { Argv } from 'yargs';
-import { newRunId } from '../extract/spool/raw-layout.js';
+import { newRunId } from '../raw-contract/index.js';
 import { runFailed, type RunSummary, type StepName, type StepSummary } from '../pipeline/run-summary.js';
 
 /** Output formats of the stage commands: their own table, or the summary `run --format json` prints. */

@@ -1,7 +1,8 @@
 import type { DuckDBInstance } from '@duckdb/node-api';
 import { duckdbColumns, itemValidator } from '../sources/fields.js';
 import type { TableSpec } from '../sources/resource-spec.js';
-import { ParquetSpool, type SpoolResult, writeManifest } from './spool/index.js';
+import { writeManifest } from '../raw-contract/index.js';
+import { ParquetSpool, type SpoolResult } from './spool/index.js';
 
 const ROWS_PER_PART = 100_000;
 

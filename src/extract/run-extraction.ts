@@ -1,5 +1,3 @@
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import pLimit from 'p-limit';
 import type { Config } from '../config/load-config.js';
 import { registerSecret } from '../config/secrets.js';
@@ -11,8 +9,7 @@ import { type SnapshotOptions, type WindowOptions, extractDeclarations } from '.
 import { createHttpClient } from './http/index.js';
 import { ExtractProgress } from './progress.js';
 import { type ResourceResult, skippedResult } from './resource-result.js';
-import { writeFileAtomic } from '../core/atomic-file.js';
-import { newRunId } from './spool/index.js';
+import { newRunId, writeExtractionSummary } from '../raw-contract/index.js';
 import { SourceState } from './state.js';
 
 export const SOURCES = ['ticketing', 'engagement'] as const;
@@ -89,7 +86,9 @@ export async function runExtraction(request: ExtractRequest): Promise<ExtractRun
     duckdb.closeSync();
     progress.close();
   }
-  await writeRunSummary(config.dataDir, runId, runStartedAt, results, skippedSources);
+  // What `status` reports about past runs, and what load records in meta.extraction_runs.
+  const summary = { runId, startedAt: runStartedAt.toISOString(), finishedAt: new Date().toISOString(), results, skippedSources };
+  await writeExtractionSummary(config.dataDir, summary);
   return { runId, results, skippedSources };
 }
 
@@ -128,12 +127,4 @@ function checkResourceNames(sources: readonly SourceName[], resources?: readonly
   if (unknown.length > 0) {
     throw new UsageError(`unknown resource ${unknown.join(', ')}; known: ${known.join(', ')}`);
   }
-}
-
-/** `$DATA/runs/<runId>.json`: what `status` reports about past runs. */
-async function writeRunSummary(dataDir: string, runId: string, startedAt: Date, results: ResourceResult[], skipped: ExtractRunResult['skippedSources']): Promise<void> {
-  const dir = join(dataDir, 'runs');
-  await mkdir(dir, { recursive: true });
-  const summary = { runId, startedAt: startedAt.toISOString(), finishedAt: new Date().toISOString(), results, skippedSources: skipped };
-  await writeFileAtomic(join(dir, `${runId}.json`), `${JSON.stringify(summary, null, 2)}\n`);
 }

@@ -1,8 +1,9 @@
 import { mkdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname } from 'node:path';
 import { z } from 'zod';
 import { FanlakeError } from '../core/errors.js';
 import { writeFileAtomic } from '../core/atomic-file.js';
+import { sourceStatePath } from '../raw-contract/index.js';
 import { CODE } from '../core/error-codes.js';
 
 const ResourceStateSchema = z.object({
@@ -34,7 +35,7 @@ export class SourceState {
   ) {}
 
   static async open(dataDir: string, source: string): Promise<SourceState> {
-    const path = join(dataDir, 'state', `${source}.json`);
+    const path = sourceStatePath(dataDir, source);
     let text: string;
     try {
       text = await readFile(path, 'utf8');
@@ -62,7 +63,7 @@ export class SourceState {
     this.data.resources[resource] = state;
     const snapshot = `${JSON.stringify(this.data, null, 2)}\n`;
     const write = this.writing.then(async () => {
-      await mkdir(join(this.path, '..'), { recursive: true });
+      await mkdir(dirname(this.path), { recursive: true });
       await writeFileAtomic(this.path, snapshot);
     });
     this.writing = write.catch(() => undefined);

@@ -1,12 +1,10 @@
 import { access, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { manifestPath, parseRunDirName, rawRoot } from '../extract/spool/raw-layout.js';
-import type { RawRunRef } from '../extract/spool/raw-layout.js';
+import { manifestPath, parseRunDirName, rawRoot } from '../raw-contract/index.js';
+import type { RawRunRef } from '../raw-contract/index.js';
 
-/** A run folder holding a `_manifest.json`, i.e. a complete resource-run. */
-export interface CompletedRun extends RawRunRef {
-  manifestPath: string;
-}
+/** A run folder holding a `_manifest.json`, i.e. a complete resource-run; read it with `readRunManifest`. */
+export type CompletedRun = RawRunRef;
 
 /**
  * Lists complete resource-runs under `$DATA/raw`, sorted by source, resource and run id
@@ -28,7 +26,7 @@ export async function discoverRuns(dataDir: string): Promise<CompletedRun[]> {
         } catch {
           continue; // a folder name that is not a valid source or resource name is not ours
         }
-        if (await exists(path)) runs.push({ ...run, manifestPath: path });
+        if (await exists(path)) runs.push(run);
       }
     }
   }

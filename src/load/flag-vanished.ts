@@ -1,9 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { quoteIdent, quoteLiteral } from '../core/duckdb.js';
-import type { Manifest } from '../extract/spool/manifest.js';
-
-/** Set when a complete snapshot no longer had the record; NULL while it is there. */
-export const VANISHED_COLUMN = '_vanished_at';
+import { EXTRACTED_AT_COLUMN, VANISHED_COLUMN } from '../raw-contract/index.js';
+import type { Manifest } from '../raw-contract/index.js';
 
 /**
  * A snapshot resource has no change cursor: each run reads the full set, so its table keeps
@@ -28,7 +26,7 @@ export async function flagVanished(connection: DuckDBConnection, schema: string,
   await connection.run(`alter table ${target} add column if not exists ${VANISHED_COLUMN} timestamptz`);
   if (!newest.snapshot) return 0;
   const at = `cast(${quoteLiteral(newest.extractedAt)} as timestamptz)`;
-  await connection.run(`update ${target} set ${VANISHED_COLUMN} = null where ${VANISHED_COLUMN} is not null and _extracted_at >= ${at}`);
-  const flagged = await connection.runAndReadAll(`update ${target} set ${VANISHED_COLUMN} = ${at} where ${VANISHED_COLUMN} is null and _extracted_at < ${at}`);
+  await connection.run(`update ${target} set ${VANISHED_COLUMN} = null where ${VANISHED_COLUMN} is not null and ${EXTRACTED_AT_COLUMN} >= ${at}`);
+  const flagged = await connection.runAndReadAll(`update ${target} set ${VANISHED_COLUMN} = ${at} where ${VANISHED_COLUMN} is null and ${EXTRACTED_AT_COLUMN} < ${at}`);
   return Number(flagged.rowsChanged);
 }

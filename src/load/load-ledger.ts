@@ -1,7 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { queryRows, quoteIdent } from '../core/duckdb.js';
-import type { Manifest } from '../extract/spool/manifest.js';
-import { RAW_DIR } from '../extract/spool/raw-layout.js';
+import { RAW_SCHEMA } from '../raw-contract/index.js';
+import type { Manifest } from '../raw-contract/index.js';
 
 /**
  * `raw._fanlake_loads`: one row per resource-run merged into the warehouse. It lives in the
@@ -10,7 +10,7 @@ import { RAW_DIR } from '../extract/spool/raw-layout.js';
  */
 export const LEDGER_TABLE = '_fanlake_loads';
 
-const LEDGER = `${quoteIdent(RAW_DIR)}.${quoteIdent(LEDGER_TABLE)}`;
+const LEDGER = `${quoteIdent(RAW_SCHEMA)}.${quoteIdent(LEDGER_TABLE)}`;
 
 /** Identifies a resource-run across the ledger and the raw folders. */
 export function runKey(run: { source: string; resource: string; runId: string }): string {
@@ -19,7 +19,7 @@ export function runKey(run: { source: string; resource: string; runId: string })
 
 /** Creates schema `raw` and the ledger when missing; run it inside the load's transaction. */
 export async function ensureLedger(connection: DuckDBConnection): Promise<void> {
-  await connection.run(`create schema if not exists ${quoteIdent(RAW_DIR)}`);
+  await connection.run(`create schema if not exists ${quoteIdent(RAW_SCHEMA)}`);
   await connection.run(`
 create table if not exists ${LEDGER} (
     source varchar not null,
@@ -38,7 +38,7 @@ export async function loadedRuns(connection: DuckDBConnection): Promise<Set<stri
   const [exists] = await queryRows(
     connection,
     `select count(*) as n from duckdb_tables() where database_name = current_database() and schema_name = $1 and table_name = $2`,
-    [RAW_DIR, LEDGER_TABLE],
+    [RAW_SCHEMA, LEDGER_TABLE],
   );
   if (Number(exists.n) === 0) return new Set();
   const rows = await queryRows(connection, `select source, resource, run_id from ${LEDGER}`);

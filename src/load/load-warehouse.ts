@@ -1,11 +1,9 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { join } from 'node:path';
 import { withConnection } from '../core/duckdb.js';
 import type { DatabaseOptions } from '../core/duckdb.js';
 import { errorMessage, FanlakeError } from '../core/errors.js';
-import { readManifest } from '../extract/spool/manifest.js';
-import type { Manifest } from '../extract/spool/manifest.js';
-import { rawTableName } from '../extract/spool/raw-layout.js';
+import { rawTableName, readRunManifest, warehousePath as warehousePathOf } from '../raw-contract/index.js';
+import type { ExtractionSummary, Manifest } from '../raw-contract/index.js';
 import { discoverRuns } from './discover-runs.js';
 import type { CompletedRun } from './discover-runs.js';
 import { ensureLedger, loadedRuns, recordLoads, runKey } from './load-ledger.js';
@@ -14,13 +12,8 @@ import type { TableMergeInput } from './merge-table.js';
 import { verifyRunFiles } from './verify-files.js';
 import { flagVanished } from './flag-vanished.js';
 import { pendingRunSummaries, recordQuarantine, recordRawTables, recordRunSummaries } from './record-run-meta.js';
-import type { RunSummary } from './record-run-meta.js';
 import { ensureMetaSchema } from '../warehouse/meta-schema.js';
-import { WAREHOUSE_FILE } from '../warehouse/warehouse.js';
 import { CODE, type ErrorCode } from '../core/error-codes.js';
-
-/** The warehouse file inside the data dir (fixed by the contract). */
-export { WAREHOUSE_FILE };
 
 export const LOAD_STATUSES = ['ok', 'failed', 'skipped'] as const;
 /** `ok`: merged and committed; `failed`: nothing of it committed (see `error`); `skipped`: no new runs. */
@@ -80,7 +73,7 @@ interface PreparedTable {
  * still load. Never throws for a table's problem, only when the warehouse cannot be opened.
  */
 export async function loadWarehouse(options: LoadWarehouseOptions): Promise<TableLoadResult[]> {
-  const warehousePath = options.warehousePath ?? join(options.dataDir, WAREHOUSE_FILE);
+  const warehousePath = options.warehousePath ?? warehousePathOf(options.dataDir);
   const completed = await discoverRuns(options.dataDir);
   return withConnection(
     warehousePath,
@@ -112,7 +105,7 @@ async function mergeAll(
   connection: DuckDBConnection,
   tables: PreparedTable[],
   dataDir: string,
-  summaries: readonly RunSummary[],
+  summaries: readonly ExtractionSummary[],
   onEvent: LoadWarehouseOptions['onEvent'],
 ): Promise<void> {
   onEvent?.({ type: 'load-started', tables: tables.length, runs: tables.reduce((sum, table) => sum + table.manifests.length, 0) });
@@ -155,7 +148,7 @@ async function mergeAll(
 }
 
 /** A load with no new raw runs still records the summaries of extractions that produced none (failed runs). */
-async function recordSummariesOnly(connection: DuckDBConnection, summaries: readonly RunSummary[]): Promise<void> {
+async function recordSummariesOnly(connection: DuckDBConnection, summaries: readonly ExtractionSummary[]): Promise<void> {
   await connection.run('begin transaction');
   try {
     await ensureMetaSchema(connection);
@@ -176,12 +169,7 @@ async function prepareTable(
   const manifests: Manifest[] = [];
   const files: string[] = [];
   for (const run of runs) {
-    const manifest = await readManifest(run.manifestPath);
-    if (runKey(manifest) !== runKey(run)) {
-      throw new FanlakeError(CODE.E_MANIFEST_INVALID, `manifest ${run.manifestPath} names run ${runKey(manifest)}`, {
-        context: { path: run.manifestPath },
-      });
-    }
+    const manifest = await readRunManifest(dataDir, run);
     files.push(...(await verifyRunFiles(dataDir, manifest)));
     manifests.push(manifest);
   }

@@ -1,7 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { queryRows, quoteIdent } from '../core/duckdb.js';
 import { FanlakeError } from '../core/errors.js';
-import { LINEAGE_COLUMNS } from '../extract/spool/ndjson-to-parquet.js';
+import { EXTRACTED_AT_COLUMN, isLineageColumn, RUN_ID_COLUMN } from '../raw-contract/index.js';
 import { batchSelect, describeParquet } from './batch-source.js';
 import { describeDrift, planSchema } from './schema-drift.js';
 import type { ColumnTypes } from './schema-drift.js';
@@ -112,8 +112,8 @@ function winnersSql(table: string, keys: readonly string[], cursor: string | und
     ...(cursor === undefined
       ? []
       : [`try_cast(${quoteIdent(cursor)} as timestamptz) desc nulls last`, `cast(${quoteIdent(cursor)} as varchar) desc nulls last`]),
-    '_extracted_at desc nulls last',
-    '_run_id desc nulls last',
+    `${EXTRACTED_AT_COLUMN} desc nulls last`,
+    `${RUN_ID_COLUMN} desc nulls last`,
     IS_NEW,
   ].join(',\n                ');
   return `
@@ -154,7 +154,7 @@ async function countOutcome(
   keys: readonly string[],
   target: ColumnTypes,
 ): Promise<Omit<TableMergeOutcome, 'drift'>> {
-  const dataColumns = [...target.keys()].filter((name) => !(name.toLowerCase() in LINEAGE_COLUMNS));
+  const dataColumns = [...target.keys()].filter((name) => !isLineageColumn(name));
   const sameValues = dataColumns
     .map((name) => `winner.${quoteIdent(name)} is not distinct from target.${quoteIdent(name)}`)
     .join(' and ');

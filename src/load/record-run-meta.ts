@@ -1,70 +1,24 @@
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { z } from 'zod';
 import { queryRows, quoteIdent, quoteLiteral } from '../core/duckdb.js';
-import { errorRecordSchema } from '../core/error-record.js';
-import { FanlakeError } from '../core/errors.js';
-import type { Manifest } from '../extract/spool/manifest.js';
-import { quarantinePath, rawTableName } from '../extract/spool/raw-layout.js';
+import { EXTRACTED_AT_COLUMN, listExtractionSummaries, quarantinePath, rawTableName, readExtractionSummary, RUN_ID_COLUMN, VANISHED_COLUMN } from '../raw-contract/index.js';
+import type { ExtractionSummary, Manifest } from '../raw-contract/index.js';
 import { META_SCHEMA } from '../warehouse/meta-schema.js';
-import { VANISHED_COLUMN } from './flag-vanished.js';
-import { CODE } from '../core/error-codes.js';
-
-/** One resource's result in a run summary; only what `meta.extraction_runs` keeps. */
-const resourceResultSchema = z
-  .object({
-    source: z.string(),
-    resource: z.string(),
-    status: z.string(),
-    rows: z.number(),
-    quarantined: z.number(),
-    requests: z.number(),
-    retries: z.number(),
-    seconds: z.number(),
-    errors: z.array(errorRecordSchema).default([]),
-    notes: z.array(z.string()).optional(),
-    /** Summaries written before errors were structured kept errors and notes as one list of lines. */
-    messages: z.array(z.string()).optional(),
-  })
-  .transform(({ messages, notes, ...result }) => ({ ...result, notes: notes ?? messages ?? [] }));
-
-/** `$DATA/runs/<run id>.json` as `extract` writes it, by this version or an earlier one. */
-const runSummarySchema = z.object({
-  runId: z.string().min(1),
-  startedAt: z.string(),
-  finishedAt: z.string(),
-  results: z.array(resourceResultSchema),
-});
-
-export type RunSummary = z.infer<typeof runSummarySchema>;
 
 /** Run summaries under `$DATA/runs` that `meta.extraction_runs` does not hold yet. */
-export async function pendingRunSummaries(connection: DuckDBConnection, dataDir: string): Promise<RunSummary[]> {
-  const dir = join(dataDir, 'runs');
-  const files = await readdir(dir).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return [] as string[];
-    throw error;
-  });
+export async function pendingRunSummaries(connection: DuckDBConnection, dataDir: string): Promise<ExtractionSummary[]> {
+  const files = await listExtractionSummaries(dataDir);
   const recorded = await recordedRunIds(connection);
-  const pending: RunSummary[] = [];
-  for (const file of files.filter((name) => name.endsWith('.json')).sort()) {
-    if (recorded.has(file.slice(0, -'.json'.length))) continue;
-    const path = join(dir, file);
-    let parsed;
-    try {
-      parsed = runSummarySchema.safeParse(JSON.parse(await readFile(path, 'utf8')));
-    } catch (cause) {
-      throw new FanlakeError(CODE.E_RUN_SUMMARY_INVALID, `run summary ${path} is not JSON`, { context: { path }, cause });
-    }
-    if (!parsed.success) throw new FanlakeError(CODE.E_RUN_SUMMARY_INVALID, `run summary ${path} is not a run summary: ${parsed.error.issues[0]?.message}`, { context: { path } });
-    if (!recorded.has(parsed.data.runId)) pending.push(parsed.data);
+  const pending: ExtractionSummary[] = [];
+  for (const file of files) {
+    if (recorded.has(file.runId)) continue;
+    const summary = await readExtractionSummary(file.path);
+    if (!recorded.has(summary.runId)) pending.push(summary);
   }
   return pending;
 }
 
 /** Inserts run summaries into `meta.extraction_runs`; run it in the writer's transaction, after `ensureMetaSchema`. */
-export async function recordRunSummaries(connection: DuckDBConnection, summaries: readonly RunSummary[]): Promise<void> {
+export async function recordRunSummaries(connection: DuckDBConnection, summaries: readonly ExtractionSummary[]): Promise<void> {
   for (const summary of summaries) {
     for (const result of summary.results) {
       await connection.run(
@@ -111,7 +65,7 @@ export async function recordRawTables(connection: DuckDBConnection, manifests: r
     await connection.run(`delete from ${META_SCHEMA}.raw_tables where table_name = $1`, [`${schema}.${table}`]);
     await connection.run(
       `insert into ${META_SCHEMA}.raw_tables
-select $1, $2, $3, count(*), ${vanished}, max(_extracted_at), arg_max(_run_id, _extracted_at), now()
+select $1, $2, $3, count(*), ${vanished}, max(${EXTRACTED_AT_COLUMN}), arg_max(${RUN_ID_COLUMN}, ${EXTRACTED_AT_COLUMN}), now()
 from ${target}`,
       [`${schema}.${table}`, source, resource],
     );

@@ -1,8 +1,8 @@
 import { stat } from 'node:fs/promises';
 import { FanlakeError } from '../core/errors.js';
 import { sha256File } from '../core/atomic-file.js';
-import type { Manifest } from '../extract/spool/manifest.js';
-import { fromDataRelative } from '../extract/spool/raw-layout.js';
+import { fromDataRelative } from '../raw-contract/index.js';
+import type { Manifest } from '../raw-contract/index.js';
 import { CODE } from '../core/error-codes.js';
 
 /**

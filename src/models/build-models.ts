@@ -1,10 +1,9 @@
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import { IN_MEMORY, openDatabase, queryRows, quoteIdent } from '../core/duckdb.js';
 import type { DatabaseOptions } from '../core/duckdb.js';
 import { FanlakeError } from '../core/errors.js';
-import { WAREHOUSE_FILE } from '../load/index.js';
+import { warehousePath } from '../raw-contract/index.js';
 import { discoverProject, DEFAULT_MODELS_DIR, SOURCE_SCHEMA } from './discover-project.js';
 import { collectLineage, writeLineage } from './lineage.js';
 import { loadSeed, materializeModel } from './materialize.js';
@@ -75,7 +74,7 @@ export interface BuildModelsOptions extends DatabaseOptions {
 export async function buildModels(options: BuildModelsOptions): Promise<ModelResult[]> {
   const project = await discoverProject(options.modelsDir ?? DEFAULT_MODELS_DIR);
   await mkdir(options.dataDir, { recursive: true });
-  const instance = await openDatabase(options.warehousePath ?? join(options.dataDir, WAREHOUSE_FILE), options);
+  const instance = await openDatabase(options.warehousePath ?? warehousePath(options.dataDir), options);
   const connections: DuckDBConnection[] = [];
   try {
     connections.push(await instance.connect());

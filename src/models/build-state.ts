@@ -4,6 +4,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { queryRows, quoteIdent, quoteLiteral } from '../core/duckdb.js';
 import { macroFingerprints } from './macros.js';
 import type { ModelGraph } from './model-graph.js';
+import { EXTRACTED_AT_COLUMN } from '../raw-contract/index.js';
 
 /** Where the fingerprint of each model's last successful build is kept, in the warehouse itself. */
 const BUILDS = 'raw._fanlake_builds';
@@ -22,7 +23,7 @@ export async function fingerprintGraph(connection: DuckDBConnection, graph: Mode
     for (const source of node.sources) {
       if (sources.has(source) || !presentSources.has(source)) continue;
       const table = source.split('.').map(quoteIdent).join('.');
-      const [row] = await queryRows(connection, `select count(*)::varchar || '|' || coalesce(max(_extracted_at)::varchar, '') as state from ${table}`).catch(async () =>
+      const [row] = await queryRows(connection, `select count(*)::varchar || '|' || coalesce(max(${EXTRACTED_AT_COLUMN})::varchar, '') as state from ${table}`).catch(async () =>
         queryRows(connection, `select count(*)::varchar as state from ${table}`),
       );
       sources.set(source, String(row?.state ?? ''));

@@ -7,6 +7,7 @@ import type { Severity } from './checks/test-declaration.js';
 import { DEFAULT_MATERIALIZATION, headerEntries, MODEL_SCHEMAS, parseModelHeader } from './model-header.js';
 import type { DeclaredTest, Materialization, ModelSchema } from './model-header.js';
 import { ModelProjectError } from './model-errors.js';
+import { RAW_SCHEMA } from '../raw-contract/index.js';
 
 /**
  * `<package root>/sql`, wherever the code runs from (`src/models` under vitest, `dist/models`
@@ -17,7 +18,7 @@ export const DEFAULT_MODELS_DIR = fileURLToPath(new URL('../../sql', import.meta
 /** Schema of the tables loaded from `sql/seeds/*.csv`. */
 export const SEEDS_SCHEMA = 'seeds';
 /** Schema of the extracted tables; models read them as sources. */
-export const SOURCE_SCHEMA = 'raw';
+export const SOURCE_SCHEMA = RAW_SCHEMA;
 /** Schema of the DuckDB macros of `sql/macros/*.sql`, which build creates in the warehouse. */
 export const MACRO_SCHEMA = 'macros';
 

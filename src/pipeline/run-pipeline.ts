@@ -1,5 +1,5 @@
 import type { SourceName } from '../extract/run-extraction.js';
-import { newRunId } from '../extract/spool/raw-layout.js';
+import { newRunId } from '../raw-contract/index.js';
 import { type RunSummary, runFailed, type StepName, type StepSummary } from './run-summary.js';
 import { buildStep } from './steps/build.js';
 import { checkStep } from './steps/check.js';

@@ -4,7 +4,7 @@ import { errorMessage, FanlakeError } from '../core/errors.js';
 import { acquireWriterLock, LOCK_ERROR_CODES, type WriterLock } from '../core/writer-lock.js';
 import { deliver, type channelsFor } from '../delivery/deliver.js';
 import { composeMessage } from '../delivery/message.js';
-import { newRunId } from '../extract/spool/raw-layout.js';
+import { newRunId } from '../raw-contract/index.js';
 import { pruneRawRuns, type PruneResult } from '../load/prune-raw-runs.js';
 import { type PipelineResult, runPipeline } from '../pipeline/run-pipeline.js';
 import { firstError, type StepSummary } from '../pipeline/run-summary.js';

@@ -1,11 +1,9 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { queryColumnsAndRows, withConnection } from '../core/duckdb.js';
 import { errorMessage, FanlakeError } from '../core/errors.js';
+import { warehousePath } from '../raw-contract/index.js';
 import { CODE } from '../core/error-codes.js';
-
-export const WAREHOUSE_FILE = 'warehouse.duckdb';
 
 export const WAREHOUSE_ERROR_CODES = {
   /** Nothing loaded yet: a state of the data directory, not bad usage. */
@@ -13,10 +11,6 @@ export const WAREHOUSE_ERROR_CODES = {
   /** A well-formed statement DuckDB rejected: a failed run (exit 1), not bad usage. */
   queryFailed: CODE.E_SQL_QUERY,
 } as const;
-
-export function warehousePath(dataDir: string): string {
-  return join(dataDir, WAREHOUSE_FILE);
-}
 
 /**
  * Opens the warehouse read-only, runs `fn` and closes it again. Read-only so a query can never

@@ -2,10 +2,9 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { queryRows, withConnection } from '../../src/core/duckdb.js';
-import type { Manifest } from '../../src/extract/spool/manifest.js';
-import { writeManifest } from '../../src/extract/spool/manifest.js';
 import { ParquetSpool } from '../../src/extract/spool/parquet-spool.js';
-import { newRunId } from '../../src/extract/spool/raw-layout.js';
+import { newRunId, writeManifest } from '../../src/raw-contract/index.js';
+import type { Manifest } from '../../src/raw-contract/index.js';
 
 export interface RunFixture {
   source?: string;

@@ -1,6 +1,6 @@
 import type { Argv } from 'yargs';
 import { loadWarehouse } from '../../load/index.js';
-import { warehousePath as pathOf } from '../../warehouse/warehouse.js';
+import { warehousePath as pathOf } from '../../raw-contract/index.js';
 import { summarizeLoad } from '../../pipeline/steps/load.js';
 import { STAGE_DATABASE, stepExitCode } from '../../pipeline/steps/step.js';
 import type { CommandModule } from '../command.js';

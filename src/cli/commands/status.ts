@@ -1,5 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import type { Argv } from 'yargs';
 import { queryRows } from '../../core/duckdb.js';
 import { SOURCES } from '../../extract/run-extraction.js';
@@ -9,7 +8,8 @@ import { rawLayerBytes } from '../../load/prune-raw-runs.js';
 import { readSchedules } from '../../schedule/schedule-config.js';
 import { lastEntries, readLog } from '../../schedule/schedule-log.js';
 import { nextSlots, wallTime } from '../../schedule/slots.js';
-import { warehousePath, withWarehouseReader } from '../../warehouse/warehouse.js';
+import { EXTRACTION_STATUSES, listExtractionSummaries, readExtractionSummary, warehousePath } from '../../raw-contract/index.js';
+import { withWarehouseReader } from '../../warehouse/warehouse.js';
 import type { CommandModule } from '../command.js';
 import { out, table } from '../output.js';
 
@@ -30,12 +30,11 @@ export const statusCommand: CommandModule<object> = {
     }
     out.result(extracted.length ? table(['resource', 'extracted at', 'complete through', 'newest record', 'last run'], extracted) : 'nothing extracted yet');
 
-    const runsDir = join(dataDir, 'runs');
-    const runs = existsSync(runsDir) ? readdirSync(runsDir).filter((f) => f.endsWith('.json')).sort() : [];
-    if (runs.length > 0) {
-      const last = JSON.parse(readFileSync(join(runsDir, runs.at(-1)!), 'utf8')) as { runId: string; finishedAt: string; results: { status: string }[] };
-      const count = (status: string) => last.results.filter((r) => r.status === status).length;
-      out.result(`\nlast extraction ${last.runId} finished ${last.finishedAt}: ${count('ok')} ok, ${count('partial')} partial, ${count('failed')} failed, ${count('skipped')} skipped`);
+    const newest = (await listExtractionSummaries(dataDir)).at(-1);
+    if (newest !== undefined) {
+      const last = await readExtractionSummary(newest.path);
+      const counts = EXTRACTION_STATUSES.map((status) => `${last.results.filter((r) => r.status === status).length} ${status}`);
+      out.result(`\nlast extraction ${last.runId} finished ${last.finishedAt}: ${counts.join(', ')}`);
     }
 
     const retention = config['raw.retentionDays'];

@@ -1,7 +1,3 @@
-/** Public surface of the spool: records in, Parquet parts and a manifest out. */
+/** Public surface of the spool: records in, Parquet parts out (the manifest is the raw contract's, see src/raw-contract). */
 export { ParquetSpool, DEFAULT_ROWS_PER_FILE, UNDECLARED_COLUMN_TYPE } from './parquet-spool.js';
 export type { ParquetSpoolOptions, SpoolResult } from './parquet-spool.js';
-export { manifestSchema, rawFileSchema, readManifest, writeManifest } from './manifest.js';
-export type { Manifest, RawFile } from './manifest.js';
-export { LINEAGE_COLUMNS } from './ndjson-to-parquet.js';
-export * from './raw-layout.js';

@@ -1,10 +1,8 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { quoteIdent, quoteLiteral } from '../../core/duckdb.js';
 import { FanlakeError, errorMessage } from '../../core/errors.js';
+import { EXTRACTED_AT_COLUMN, RUN_ID_COLUMN } from '../../raw-contract/index.js';
 import { CODE } from '../../core/error-codes.js';
-
-/** Lineage columns every raw row carries; no API field may use these names. */
-export const LINEAGE_COLUMNS = { _run_id: 'VARCHAR', _extracted_at: 'TIMESTAMPTZ' } as const;
 
 // read_json's own default; raised per file when a longer line was spooled.
 const DEFAULT_MAXIMUM_OBJECT_SIZE = 16 * 1024 * 1024;
@@ -33,8 +31,8 @@ export async function convertSpoolToParquet(connection: DuckDBConnection, job: S
   const struct = job.columns.map(([name, type]) => `${quoteLiteral(name)}: ${quoteLiteral(type)}`).join(', ');
   const selectList = [
     ...job.columns.map(([name]) => quoteIdent(name)),
-    `${quoteLiteral(job.runId)} as _run_id`,
-    `cast(${quoteLiteral(job.extractedAt)} as timestamptz) as _extracted_at`,
+    `${quoteLiteral(job.runId)} as ${RUN_ID_COLUMN}`,
+    `cast(${quoteLiteral(job.extractedAt)} as timestamptz) as ${EXTRACTED_AT_COLUMN}`,
   ].join(',\n        ');
   const maximumObjectSize = Math.max(DEFAULT_MAXIMUM_OBJECT_SIZE, job.longestLineBytes + 1024);
   const sql = `

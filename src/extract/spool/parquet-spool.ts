@@ -5,11 +5,10 @@ import { join } from 'node:path';
 import { IN_MEMORY, openDatabase, withConnection } from '../../core/duckdb.js';
 import { FanlakeError } from '../../core/errors.js';
 import { commitFile, sha256File } from '../../core/atomic-file.js';
-import type { RawFile } from './manifest.js';
-import { convertSpoolToParquet, LINEAGE_COLUMNS } from './ndjson-to-parquet.js';
+import { isLineageColumn, partFileName, quarantinePath, runDir, spoolFileName, TMP_SUFFIX, toDataRelative } from '../../raw-contract/index.js';
+import type { RawFile, RawRunRef } from '../../raw-contract/index.js';
+import { convertSpoolToParquet } from './ndjson-to-parquet.js';
 import { QuarantineWriter } from './quarantine-writer.js';
-import { partFileName, QUARANTINE_FILE, runDir, spoolFileName, TMP_SUFFIX, toDataRelative } from './raw-layout.js';
-import type { RawRunRef } from './raw-layout.js';
 import { CODE } from '../../core/error-codes.js';
 
 /** Spool lines are written in blocks of about this many characters. */
@@ -115,7 +114,7 @@ export class ParquetSpool {
     }
     this.#columns = new Map();
     for (const [name, type] of Object.entries(options.columns)) this.#addColumn(name, type);
-    this.#quarantine = new QuarantineWriter(join(this.dir, QUARANTINE_FILE));
+    this.#quarantine = new QuarantineWriter(quarantinePath(options.dataDir, options));
   }
 
   /**
@@ -311,7 +310,7 @@ export class ParquetSpool {
 
   #addColumn(name: string, type: string): void {
     const folded = name.toLowerCase();
-    const clash = this.#folded.get(folded) ?? (folded in LINEAGE_COLUMNS ? folded : undefined);
+    const clash = this.#folded.get(folded) ?? (isLineageColumn(folded) ? folded : undefined);
     if (clash !== undefined) {
       // DuckDB cannot hold both names in one table; failing beats silently dropping a field.
       throw new FanlakeError(

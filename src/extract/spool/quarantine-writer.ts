@@ -2,7 +2,7 @@ import { mkdir, open, rm } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { commitFile } from '../../core/atomic-file.js';
-import { TMP_SUFFIX } from './raw-layout.js';
+import { TMP_SUFFIX } from '../../raw-contract/index.js';
 
 /**
  * Items that failed validation, one `{"reason": ..., "item": ...}` line each. Lines are

@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { newRunId } from '../../extract/spool/raw-layout.js';
+import { newRunId } from '../../raw-contract/index.js';
 import { ensureMetaSchema, META_SCHEMA } from '../../warehouse/meta-schema.js';
 import type { TestResult } from './run-checks.js';
 

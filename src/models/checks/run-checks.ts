@@ -1,11 +1,10 @@
 import type { DuckDBConnection, Json } from '@duckdb/node-api';
 import { access } from 'node:fs/promises';
-import { join } from 'node:path';
 import { queryRows, quoteIdent, withConnection } from '../../core/duckdb.js';
 import type { DatabaseOptions } from '../../core/duckdb.js';
 import { FanlakeError } from '../../core/errors.js';
-import { WAREHOUSE_FILE } from '../../load/index.js';
-import { DEFAULT_MODELS_DIR, discoverProject, type ModelProject } from '../discover-project.js';
+import { warehousePath as warehousePathOf } from '../../raw-contract/index.js';
+import { DEFAULT_MODELS_DIR, discoverProject, type ModelProject, SOURCE_SCHEMA } from '../discover-project.js';
 import { buildGraph } from '../model-graph.js';
 import { MODEL_ERROR_CODES } from '../model-errors.js';
 import { planTests } from './plan-tests.js';
@@ -70,7 +69,7 @@ const FAILURES_COLUMN = '__fanlake_failures';
 export async function runChecks(options: RunChecksOptions): Promise<TestResult[]> {
   const project = await discoverProject(options.modelsDir ?? DEFAULT_MODELS_DIR);
   const tests = planTests(project);
-  const warehousePath = options.warehousePath ?? join(options.dataDir, WAREHOUSE_FILE);
+  const warehousePath = options.warehousePath ?? warehousePathOf(options.dataDir);
   await access(warehousePath).catch((cause: unknown) => {
     throw new FanlakeError(MODEL_ERROR_CODES.warehouseMissing, `no warehouse at ${warehousePath}; run fanlake load and build first`, { cause });
   });
@@ -147,7 +146,7 @@ async function measureFreshness(
 async function restingOnMissingOptionalSources(connection: DuckDBConnection, project: ModelProject): Promise<Set<string>> {
   const optional = project.sources.filter((source) => source.optional).map((source) => source.relation.toLowerCase());
   if (optional.length === 0) return new Set();
-  const rows = await queryRows(connection, `select lower(schema_name || '.' || table_name) as relation from duckdb_tables() where schema_name = 'raw'`);
+  const rows = await queryRows(connection, `select lower(schema_name || '.' || table_name) as relation from duckdb_tables() where schema_name = $1`, [SOURCE_SCHEMA]);
   const present = new Set(rows.map((row) => String(row.relation)));
   const missing = optional.filter((relation) => !present.has(relation));
   if (missing.length === 0) return new Set();

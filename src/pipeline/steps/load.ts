@@ -1,5 +1,5 @@
 import { loadWarehouse, type TableLoadResult } from '../../load/index.js';
-import { warehousePath } from '../../warehouse/warehouse.js';
+import { warehousePath } from '../../raw-contract/index.js';
 import type { StepSummary } from '../run-summary.js';
 import { toErrorRecord } from '../../core/error-record.js';
 import { type StepContext, STAGE_DATABASE, statusOf, stepErrors } from './step.js';

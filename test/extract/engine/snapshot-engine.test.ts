@@ -8,7 +8,7 @@ import { IN_MEMORY, openDatabase, queryRows, quoteLiteral, withConnection } from
 import { type SnapshotRun, extractSnapshot } from '../../../src/extract/engine/snapshot-engine.js';
 import { type HttpClient, createHttpClient } from '../../../src/extract/http/index.js';
 import { ExtractProgress } from '../../../src/extract/progress.js';
-import { newRunId } from '../../../src/extract/spool/index.js';
+import { newRunId } from '../../../src/raw-contract/index.js';
 import type { EndpointDeclaration } from '../../../src/sources/endpoint-declaration.js';
 import { json, type LoopbackServer, startServer } from '../http/loopback-server.js';
 

@@ -7,7 +7,7 @@ import { FanlakeError } from '../../../src/core/errors.js';
 import { sha256File } from '../../../src/core/atomic-file.js';
 import { ParquetSpool } from '../../../src/extract/spool/parquet-spool.js';
 import type { ParquetSpoolOptions } from '../../../src/extract/spool/parquet-spool.js';
-import { newRunId, runDir } from '../../../src/extract/spool/raw-layout.js';
+import { newRunId, runDir } from '../../../src/raw-contract/index.js';
 
 const EXTRACTED_AT = '2024-05-01T10:00:00.000Z';
 const COLUMNS = {

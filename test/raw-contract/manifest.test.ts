@@ -1,10 +1,9 @@
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readManifest, writeManifest } from '../../../src/extract/spool/manifest.js';
-import type { Manifest } from '../../../src/extract/spool/manifest.js';
-import { fromDataRelative, isRunId, manifestPath, newRunId, parseRunDirName, runDir } from '../../../src/extract/spool/raw-layout.js';
+import { fromDataRelative, isRunId, manifestPath, newRunId, parseRunDirName, readManifest, readRunManifest, runDir, writeManifest } from '../../src/raw-contract/index.js';
+import type { Manifest } from '../../src/raw-contract/index.js';
 
 let dataDir: string;
 
@@ -75,5 +74,17 @@ describe('manifest', () => {
     await expect(readManifest(path)).rejects.toMatchObject({ code: 'E_MANIFEST_INVALID', context: { path } });
     await writeFile(path, 'not json');
     await expect(readManifest(path)).rejects.toMatchObject({ code: 'E_MANIFEST_INVALID' });
+  });
+
+  it('reads the manifest of a run from its folder, and refuses one that names another run', async () => {
+    const written = manifest();
+    await writeManifest(dataDir, written);
+    expect(await readRunManifest(dataDir, written)).toEqual(written);
+    const moved = { ...written, runId: '20240502T100000Z-abc123' };
+    await mkdir(runDir(dataDir, moved), { recursive: true });
+    await rename(manifestPath(dataDir, written), manifestPath(dataDir, moved));
+    const read = readRunManifest(dataDir, moved);
+    await expect(read).rejects.toMatchObject({ code: 'E_MANIFEST_INVALID', context: { path: manifestPath(dataDir, moved) } });
+    await expect(read).rejects.toThrow(`names run ticketing/tickets/${written.runId}`);
   });
 });

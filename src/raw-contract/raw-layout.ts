@@ -1,8 +1,8 @@
-import { TMP_SUFFIX } from '../../core/atomic-file.js';
+import { TMP_SUFFIX } from '../core/atomic-file.js';
 import { randomBytes } from 'node:crypto';
 import { join, relative, sep } from 'node:path';
-import { FanlakeError } from '../../core/errors.js';
-import { CODE } from '../../core/error-codes.js';
+import { FanlakeError } from '../core/errors.js';
+import { CODE } from '../core/error-codes.js';
 
 /**
  * Where raw files live. The extractor writes and the loader reads through these functions
@@ -23,6 +23,8 @@ export interface RawRunRef {
 }
 
 export const RAW_DIR = 'raw';
+/** The warehouse schema of the raw tables, one per resource (CONTRACT.md). */
+export const RAW_SCHEMA = 'raw';
 export const RUN_DIR_PREFIX = 'run=';
 export const MANIFEST_FILE = '_manifest.json';
 export const QUARANTINE_FILE = 'quarantine.ndjson';
@@ -96,7 +98,7 @@ export function quarantinePath(dataDir: string, run: RawRunRef): string {
 export function rawTableName(source: string, resource: string): { schema: string; table: string } {
   assertName('source', source);
   assertName('resource', resource);
-  return { schema: RAW_DIR, table: `${source}_${resource}` };
+  return { schema: RAW_SCHEMA, table: `${source}_${resource}` };
 }
 
 /**

@@ -1,10 +1,12 @@
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
-import { FanlakeError } from '../../core/errors.js';
-import { writeFileAtomic } from '../../core/atomic-file.js';
+import { FanlakeError } from '../core/errors.js';
+import { writeFileAtomic } from '../core/atomic-file.js';
+import { parseJson, readJsonFile } from './json-file.js';
 import { manifestPath, RUN_ID_PATTERN } from './raw-layout.js';
-import { CODE } from '../../core/error-codes.js';
+import type { RawRunRef } from './raw-layout.js';
+import { CODE } from '../core/error-codes.js';
 
 /** One Parquet file of a run, as the loader verifies it before reading. */
 export const rawFileSchema = z.object({
@@ -57,7 +59,7 @@ export type Manifest = z.infer<typeof manifestSchema>;
 
 /** Validates and writes a run's manifest atomically (tmp + fsync + rename); call it after every other file of the run. */
 export async function writeManifest(dataDir: string, manifest: Manifest): Promise<string> {
-  const checked = parseManifest(manifest, 'manifest to write');
+  const checked = parseJson(manifest, manifestSchema, CODE.E_MANIFEST_INVALID, 'manifest to write', 'manifest to write');
   const path = manifestPath(dataDir, checked);
   await mkdir(dirname(path), { recursive: true });
   await writeFileAtomic(path, `${JSON.stringify(checked, null, 2)}\n`);
@@ -69,24 +71,21 @@ export async function writeManifest(dataDir: string, manifest: Manifest): Promis
  *
  * @throws FanlakeError `E_MANIFEST_INVALID` naming the file when it is not JSON or not a version-1 manifest.
  */
-export async function readManifest(path: string): Promise<Manifest> {
-  const text = await readFile(path, 'utf8');
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (cause) {
-    throw new FanlakeError(CODE.E_MANIFEST_INVALID, `manifest ${path} is not JSON`, { context: { path }, cause });
-  }
-  return parseManifest(value, path);
+export function readManifest(path: string): Promise<Manifest> {
+  return readJsonFile(path, manifestSchema, CODE.E_MANIFEST_INVALID, 'manifest');
 }
 
-function parseManifest(value: unknown, where: string): Manifest {
-  const result = manifestSchema.safeParse(value);
-  if (!result.success) {
-    throw new FanlakeError(CODE.E_MANIFEST_INVALID, `${where} is invalid: ${z.prettifyError(result.error)}`, {
-      context: { path: where },
-      cause: result.error,
-    });
+/**
+ * Reads the manifest of one resource-run from its place in the raw layout.
+ *
+ * @throws FanlakeError `E_MANIFEST_INVALID` also when the manifest names another run than its folder.
+ */
+export async function readRunManifest(dataDir: string, run: RawRunRef): Promise<Manifest> {
+  const path = manifestPath(dataDir, run);
+  const manifest = await readManifest(path);
+  if (manifest.source !== run.source || manifest.resource !== run.resource || manifest.runId !== run.runId) {
+    const named = `${manifest.source}/${manifest.resource}/${manifest.runId}`;
+    throw new FanlakeError(CODE.E_MANIFEST_INVALID, `manifest ${path} names run ${named}`, { context: { path } });
   }
-  return result.data;
+  return manifest;
 }
