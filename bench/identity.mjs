@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { readFanIdentityLinks, scoreIdentityLinks } from '../dist/models/identity-score.js';
+import { independentIdentities } from './independent-identities/index.mjs';
+import { writeExtraction } from './independent-identities/load.mjs';
 import { CREDENTIALS, fmt, runMeasured, startSimulator, tempDir } from './lib.mjs';
 
 export async function benchIdentity({ identityScale = 0.1, seed = 11 } = {}) {
@@ -35,14 +37,38 @@ export async function scoreRun(scale, seed, noise) {
       if (run.code !== 0) throw new Error(`fanlake ${args.join(' ')} failed: ${run.stderr.slice(-2000)}`);
     }
     const truth = (await (await fetch(`${sim.url}/__admin/truth`)).text()).trim().split('\n').map((line) => JSON.parse(line));
-    const instance = await DuckDBInstance.create(join(dataDir, 'warehouse.duckdb'), { access_mode: 'READ_ONLY' });
-    const connection = await instance.connect();
-    const links = await readFanIdentityLinks(connection);
-    connection.closeSync();
-    instance.closeSync();
+    const links = await readLinks(dataDir);
     return { links, truth, dataDir, score: scoreIdentityLinks(links, truth) };
   } finally {
     await sim.stop();
+  }
+}
+
+/**
+ * Generates the independent identity set (bench/independent-identities), writes it as an
+ * extraction run, loads and builds identity resolution; its links, truth and score.
+ */
+export async function scoreIndependent(persons, seed) {
+  const set = independentIdentities({ persons, seed });
+  const dataDir = tempDir('fanlake-bench-independent-');
+  await writeExtraction(dataDir, set.raw);
+  for (const args of [['load'], ['build', '--select', '+fan_identity_links']]) {
+    const run = await runMeasured(args, { FANLAKE_DATA_DIR: dataDir });
+    if (run.code !== 0) throw new Error(`fanlake ${args.join(' ')} failed: ${run.stderr.slice(-2000)}`);
+  }
+  const links = await readLinks(dataDir);
+  return { links, truth: set.truth, dataDir, score: scoreIdentityLinks(links, set.truth) };
+}
+
+async function readLinks(dataDir) {
+  const instance = await DuckDBInstance.create(join(dataDir, 'warehouse.duckdb'), { access_mode: 'READ_ONLY' });
+  try {
+    const connection = await instance.connect();
+    const links = await readFanIdentityLinks(connection);
+    connection.closeSync();
+    return links;
+  } finally {
+    instance.closeSync();
   }
 }
 
