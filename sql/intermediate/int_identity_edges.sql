@@ -2,7 +2,7 @@
 -- description: One row per pair of records that identity resolution linked, with the strongest rule that accepted them, its score and the values compared. The rules are data (seeds.identity_match_rules): each names the block it compares within (records sharing a value: an e-mail, a phone, a name and birth date...), the block's cap, and how much each attribute must agree (same, similar, not_different, any) with its similarity thresholds; this one step applies them all. Rules by strength: external_id, customer_profile, email_name, phone_name, name_birth_date, similar_last_name, similar_first_name.
 -- test: not_null(from_number, to_number, from_key, to_key, match_rule, rule_rank)
 -- test: unique(from_number, to_number)
--- test: accepted_values(match_rule: external_id, customer_profile, email_name, phone_name, name_birth_date, similar_last_name, similar_first_name)
+-- test: relationships(match_rule -> seeds.identity_match_rules.match_rule)
 -- test: relationships(from_key -> intermediate.int_identity_records.record_key)
 -- test: relationships(to_key -> intermediate.int_identity_records.record_key)
 
@@ -29,6 +29,7 @@ block_keys as (
         system,
         first_name_spelling,
         birth_date_key,
+        phone_key as phone_number,
         email,
         phone_key,
         -- an ApiApp identity and the ticketing user it names meet on the user's id
@@ -46,74 +47,94 @@ block_keys as (
 
 ),
 
+-- the blocks rules compare within, with the smallest cap and the largest name count any allows
+block_rules as (
+
+    select
+        block_on,
+        min(block_cap) as block_cap,
+        -- NULL (no limit) wins over any number
+        case when count(*) = count(max_name_records) then max(max_name_records) end as max_name_records,
+
+    from rules
+    group by block_on
+
+),
+
 block_members as (
 
     select
-        record_number,
-        system,
-        first_name_spelling,
-        birth_date_key,
-        block_on,
-        block_value,
+        unpivoted.record_number,
+        unpivoted.system,
+        unpivoted.first_name_spelling,
+        unpivoted.birth_date_key,
+        unpivoted.phone_number,
+        unpivoted.block_on,
+        unpivoted.block_value,
+        block_rules.block_cap,
 
     from block_keys
     unpivot (
         block_value for block_on in (
             external_id, customer_profile, email, phone_key as 'phone', name_birth_date, first_name_birth_date, last_name_birth_date
         )
-    )
-    -- only the blocks some rule compares within, and in them only records whose name is rare
-    -- enough for that rule (the pair's name count is the larger of the two): a name too
-    -- common for the rule need not be compared at all
-    where exists (
-        select 1
-        from rules
-        where rules.block_on = block_on
-            and (rules.max_name_records is null or name_records <= rules.max_name_records)
-    )
+    ) as unpivoted
+    inner join block_rules
+        on block_rules.block_on = unpivoted.block_on
+    -- a name too common for the block's rules need not be compared at all (the pair's name
+    -- count is the larger of the two records')
+    where block_rules.max_name_records is null
+        or unpivoted.name_records <= block_rules.max_name_records
 
 ),
 
 -- A value on more records than the rule's cap is a placeholder (noreply@, 00000000), not a
--- person: its block is dropped. How many first names a block holds, and how many birth
--- dates among records of one first name, tell whether a record lacking one can still be
--- told whose it is (see leveled).
-blocks as (
-
-    select
-        block_members.block_on,
-        block_members.block_value,
-        count(distinct block_members.first_name_spelling) as first_name_count,
-
-    from block_members
-    inner join rules
-        on rules.block_on = block_members.block_on
-    group by block_members.block_on, block_members.block_value
-    having count(*) <= coalesce(min(rules.block_cap), count(*))
-        -- an external id pairs an identity with a ticketing user; alone it pairs nothing
-        and (block_members.block_on <> 'external_id' or count(distinct block_members.system) > 1)
-
-),
-
+-- person: its block is dropped. Whether a block holds several first names, and several
+-- birth dates among records of one first name, tells whether a record lacking one can
+-- still be told whose it is (see leveled). min <> max rather than count(distinct): cheaper,
+-- and "more than one" is all that is asked.
 first_name_groups as (
 
     select
         block_on,
         block_value,
         first_name_spelling,
-        count(distinct birth_date_key) as birth_date_count,
+        count(*) as records,
+        any_value(block_cap) as block_cap,
+        min(birth_date_key) <> max(birth_date_key) as has_several_birth_dates,
+        min(phone_number) <> max(phone_number) as has_several_phones,
+        min(system) as first_system,
+        max(system) as last_system,
 
     from block_members
     group by all
 
 ),
 
+blocks as (
+
+    select
+        block_on,
+        block_value,
+        min(first_name_spelling) <> max(first_name_spelling) as has_several_first_names,
+
+    from first_name_groups
+    group by block_on, block_value
+    having sum(records) <= coalesce(any_value(block_cap), sum(records))
+        -- an external id pairs an identity with a ticketing user; alone it pairs nothing
+        and (block_on <> 'external_id' or min(first_system) <> max(last_system))
+
+),
+
 counted_members as (
 
     select
-        block_members.*,
-        blocks.first_name_count,
-        first_name_groups.birth_date_count,
+        block_members.record_number,
+        block_members.block_on,
+        block_members.block_value,
+        blocks.has_several_first_names,
+        coalesce(first_name_groups.has_several_birth_dates, false) as has_several_birth_dates,
+        coalesce(first_name_groups.has_several_phones, false) as has_several_phones,
 
     from block_members
     inner join blocks
@@ -133,8 +154,9 @@ candidates as (
         lower_members.record_number as from_number,
         higher_members.record_number as to_number,
         list(lower_members.block_on) as shared_blocks,
-        max(lower_members.first_name_count) as first_name_count,
-        max(greatest(lower_members.birth_date_count, higher_members.birth_date_count)) as birth_date_count,
+        coalesce(bool_or(lower_members.has_several_first_names), false) as has_several_first_names,
+        bool_or(lower_members.has_several_birth_dates or higher_members.has_several_birth_dates) as has_several_birth_dates,
+        bool_or(lower_members.has_several_phones or higher_members.has_several_phones) as has_several_phones,
 
     from counted_members as lower_members
     inner join counted_members as higher_members
@@ -184,9 +206,10 @@ compared as (
 ),
 
 -- Levels (macros.match_level) under each rule whose block the pair shares; similarity is the
--- rule's threshold. A name or birth date missing on one side is "missing" (nothing against
--- it), except where a shared block holds several first names or birth dates: a record
--- without one cannot be told whose it is there (a household mailbox), so it is "different".
+-- rule's threshold. A first name, birth date or phone missing on one side is "missing"
+-- (nothing against it), except where a shared block holds several first names, or several
+-- birth dates or phones under one first name: a record without one cannot be told whose it
+-- is there (a household mailbox, father and son of one name), so it is "different".
 leveled as (
 
     select
@@ -195,7 +218,7 @@ leveled as (
         rules.rule_rank,
         macros.match_level(
             compared.first_name_same,
-            (compared.from_first_name is null or compared.to_first_name is null) and compared.first_name_count <= 1,
+            (compared.from_first_name is null or compared.to_first_name is null) and not compared.has_several_first_names,
             compared.first_name_similarity >= rules.min_similarity and compared.first_name_edits <= rules.max_edits
         ) as first_name_level,
         macros.match_level(
@@ -205,11 +228,15 @@ leveled as (
         ) as last_name_level,
         macros.match_level(
             compared.from_birth_date = compared.to_birth_date,
-            (compared.from_birth_date is null or compared.to_birth_date is null) and compared.birth_date_count <= 1,
+            (compared.from_birth_date is null or compared.to_birth_date is null) and not compared.has_several_birth_dates,
             false
         ) as birth_date_level,
         macros.match_level(compared.from_email = compared.to_email, compared.from_email is null or compared.to_email is null, false) as email_level,
-        macros.match_level(compared.from_phone = compared.to_phone, compared.from_phone is null or compared.to_phone is null, false) as phone_level,
+        macros.match_level(
+            compared.from_phone = compared.to_phone,
+            (compared.from_phone is null or compared.to_phone is null) and not compared.has_several_phones,
+            false
+        ) as phone_level,
         rules.first_name as first_name_condition,
         rules.last_name as last_name_condition,
         rules.birth_date as birth_date_condition,
@@ -218,8 +245,9 @@ leveled as (
         rules.max_name_records,
 
     from compared
+    cross join unnest(compared.shared_blocks) as shared(block_on)
     inner join rules
-        on rules.block_on in compared.shared_blocks
+        on rules.block_on = shared.block_on
 
 ),
 

@@ -28,7 +28,7 @@ const RAW = {
     user(202, { name_first: 'Åse Marie', name_last: 'Nygard', email: 'aase@online.no', phone: '', birthday: '1971-03-04' }),
     // a doubled consonant written single, and an e-mail changed since sign-up
     user(203, { name_first: 'Ida', name_last: 'Pettersen', email: 'ida.p@hotmail.com', phone: '', birthday: '1980-02-02' }),
-    // a one-letter typo in the last name: similar_name_birth_date
+    // a one-letter typo in the last name: similar_last_name
     user(204, { name_first: 'Magnus', name_last: 'Johansen', email: 'magnus.j@gmail.com', phone: '', birthday: '1982-04-04' }),
     // first and last name swapped in the other system, one e-mail
     user(205, { name_first: 'Thea', name_last: 'Lunde', email: 'thea.lunde@gmail.com', phone: '' }),
@@ -52,7 +52,7 @@ const SAME_FAN: [string, string, string][] = [
   ['ticketing_user:201', 'engagement_customer_profile:2001', 'email_name'],
   ['ticketing_user:202', 'engagement_customer_profile:2002', 'name_birth_date'],
   ['ticketing_user:203', 'engagement_customer_profile:2003', 'name_birth_date'],
-  ['ticketing_user:204', 'engagement_customer_profile:2004', 'similar_name_birth_date'],
+  ['ticketing_user:204', 'engagement_customer_profile:2004', 'similar_last_name'],
   ['ticketing_user:205', 'engagement_customer_profile:2005', 'email_name'],
 ];
 const APART: [string, string][] = [
