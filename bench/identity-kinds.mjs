@@ -1,10 +1,13 @@
 // Which noise kinds identity resolution misses: for each kind, the record pairs of one person
 // where a record carries that kind, and the share of them put in one fan.
-// Usage: node bench/identity-kinds.mjs [scale] [seed]
-import { scoreRun } from './identity.mjs';
+// Usage: node bench/identity-kinds.mjs [scale] [seed]        the noisy simulator
+//        node bench/identity-kinds.mjs independent [persons] [seed]   the independent set
+import { scoreIndependent, scoreRun } from './identity.mjs';
 
-const [scale = '0.1', seed = '11'] = process.argv.slice(2);
-const { links, truth } = await scoreRun(Number(scale), Number(seed), true);
+const independent = process.argv[2] === 'independent';
+const [scale = independent ? '2000' : '0.1', seed = independent ? '3' : '11'] = process.argv.slice(independent ? 3 : 2);
+const { links, truth, score } = independent ? await scoreIndependent(Number(scale), Number(seed)) : await scoreRun(Number(scale), Number(seed), true);
+console.log(`precision ${score.precision.toFixed(4)}, recall ${score.recall.toFixed(4)} (${score.truePairs} true pairs, ${score.predictedPairs} predicted)`);
 const fanOf = new Map(links.map((link) => [`${link.system}:${link.recordId}`, link.fanId]));
 const byPerson = new Map();
 for (const record of truth) {

@@ -1,5 +1,6 @@
 // `make bench`: every benchmark, printed as one table of figures and ratios from this run.
-// Usage: node bench/run.mjs [--scale N] [--only extraction,engagement,warehouse,identity]   (default scale 10)
+// Usage: node bench/run.mjs [--scale N] [--only extraction,engagement,warehouse,identity] [--identity-scale10]   (default scale 10;
+// --identity-scale10 adds the noisy simulator at scale 10 to the identity figures)
 import { benchEngagement } from './engagement.mjs';
 import { benchExtraction } from './extraction.mjs';
 import { benchIdentity } from './identity.mjs';

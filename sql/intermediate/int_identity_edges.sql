@@ -1,7 +1,8 @@
 -- materialized: table
--- description: One row per link between two records that identity resolution accepted, with the rule that made it. The rules, their strength (rule_rank), block caps and similarity thresholds are data: seeds.identity_match_rules. Rules by strength: external_id, customer_profile, email_name, phone_name, name_birth_date, similar_name_birth_date.
+-- description: One row per pair of records that identity resolution linked, with the strongest rule that accepted them, its score and the values compared. The rules are data (seeds.identity_match_rules): each names the block it compares within (records sharing a value: an e-mail, a phone, a name and birth date...), the block's cap, and how much each attribute must agree (same, similar, not_different, any) with its similarity thresholds; this one step applies them all. Rules by strength: external_id, customer_profile, email_name, phone_name, name_birth_date, similar_last_name, similar_first_name.
 -- test: not_null(from_number, to_number, from_key, to_key, match_rule, rule_rank)
--- test: accepted_values(match_rule: external_id, customer_profile, email_name, phone_name, name_birth_date, similar_name_birth_date)
+-- test: unique(from_number, to_number)
+-- test: relationships(match_rule -> seeds.identity_match_rules.match_rule)
 -- test: relationships(from_key -> intermediate.int_identity_records.record_key)
 -- test: relationships(to_key -> intermediate.int_identity_records.record_key)
 
@@ -19,288 +20,282 @@ rules as (
 
 ),
 
--- (1) An ApiApp identity whose externalId is a ticketing user id (see seeds.engagement_api_apps).
-external_id_edges as (
+-- Every value a record can be blocked on. Only records in one block are ever compared, so
+-- the work grows with the blocks' sizes (capped), not with the square of the records.
+block_keys as (
 
     select
-        people.record_number as from_number,
-        ticketing_users.record_number as to_number,
-        'external_id' as match_rule,
+        record_number,
+        system,
+        first_name_spelling,
+        birth_date_key,
+        phone_key as phone_number,
+        email,
+        phone_key,
+        -- an ApiApp identity and the ticketing user it names meet on the user's id
+        case
+            when system = 'ticketing_user' then record_id
+            else cast(external_user_id as varchar)
+        end as external_id,
+        cast(customer_profile_id as varchar) as customer_profile,
+        name_pair_spelling || ' ' || birth_date_key as name_birth_date,
+        first_name_spelling || ' ' || birth_date_key as first_name_birth_date,
+        last_name_spelling || ' ' || birth_date_key as last_name_birth_date,
+        name_records,
 
-    from records as people
-    inner join records as ticketing_users
-        on ticketing_users.system = 'ticketing_user'
-        and ticketing_users.record_id = cast(people.external_user_id as varchar)
-    where people.system = 'engagement_person'
+    from records
 
 ),
 
--- (2) The people of a customer profile are that profile's person.
-customer_profile_edges as (
+-- the blocks rules compare within, with the smallest cap and the largest name count any allows
+block_rules as (
 
     select
-        people.record_number as from_number,
-        customer_profiles.record_number as to_number,
-        'customer_profile' as match_rule,
+        block_on,
+        min(block_cap) as block_cap,
+        -- NULL (no limit) wins over any number
+        case when count(*) = count(max_name_records) then max(max_name_records) end as max_name_records,
 
-    from records as people
-    inner join records as customer_profiles
-        on customer_profiles.system = 'engagement_customer_profile'
-        and customer_profiles.customer_profile_id = people.customer_profile_id
-    where people.system = 'engagement_person'
+    from rules
+    group by block_on
 
 ),
 
--- (3)-(5) Records sharing a value (a block) are one person only when nothing tells them
--- apart. A block is split by first name (transliterated, so "Bjoern" and "Bjørn" agree:
--- households are guarded by it), then birth date, then phone, where its records
--- disagree: household mailboxes carry several first names, namesakes at one mail domain
--- several birth dates or phones. A record lacking the attribute a block is split on
--- matches nobody there, since it cannot tell whose it is; where all agree it joins them.
 block_members as (
 
     select
-        'email_name' as match_rule,
-        email as block_value,
-        record_number,
-        first_name_spelling as first_name_key,
-        birth_date_key,
-        phone_key,
+        unpivoted.record_number,
+        unpivoted.system,
+        unpivoted.first_name_spelling,
+        unpivoted.birth_date_key,
+        unpivoted.phone_number,
+        unpivoted.block_on,
+        unpivoted.block_value,
+        block_rules.block_cap,
 
-    from records
-    where email is not null
+    from block_keys
+    unpivot (
+        block_value for block_on in (
+            external_id, customer_profile, email, phone_key as 'phone', name_birth_date, first_name_birth_date, last_name_birth_date
+        )
+    ) as unpivoted
+    inner join block_rules
+        on block_rules.block_on = unpivoted.block_on
+    -- a name too common for the block's rules need not be compared at all (the pair's name
+    -- count is the larger of the two records')
+    where block_rules.max_name_records is null
+        or unpivoted.name_records <= block_rules.max_name_records
 
-    union all
+),
+
+-- A value on more records than the rule's cap is a placeholder (noreply@, 00000000), not a
+-- person: its block is dropped. Whether a block holds several first names, and several
+-- birth dates among records of one first name, tells whether a record lacking one can
+-- still be told whose it is (see leveled). min <> max rather than count(distinct): cheaper,
+-- and "more than one" is all that is asked.
+first_name_groups as (
 
     select
-        'phone_name' as match_rule,
-        phone_key as block_value,
-        record_number,
-        first_name_spelling as first_name_key,
-        birth_date_key,
-        phone_key,
+        block_on,
+        block_value,
+        first_name_spelling,
+        count(*) as records,
+        any_value(block_cap) as block_cap,
+        min(birth_date_key) <> max(birth_date_key) as has_several_birth_dates,
+        min(phone_number) <> max(phone_number) as has_several_phones,
+        min(system) as first_system,
+        max(system) as last_system,
 
-    from records
-    where phone_key is not null
-
-    union all
-
-    select
-        'name_birth_date' as match_rule,
-        name_pair_spelling || ' ' || birth_date_key as block_value,
-        record_number,
-        first_name_spelling as first_name_key,
-        birth_date_key,
-        phone_key,
-
-    from records
-    where name_pair_spelling is not null
-        and birth_date_key is not null
+    from block_members
+    group by all
 
 ),
 
 blocks as (
 
     select
-        block_members.match_rule,
-        block_members.block_value,
-        count(distinct block_members.first_name_key) as first_name_count,
-        max(block_members.first_name_key) as first_name_key,
+        block_on,
+        block_value,
+        min(first_name_spelling) <> max(first_name_spelling) as has_several_first_names,
 
-    from block_members
-    inner join rules
-        on rules.match_rule = block_members.match_rule
-    group by block_members.match_rule, block_members.block_value
-    -- a value on many records is a placeholder (noreply@, 00000000), not a person
-    having count(*) <= any_value(rules.block_cap)
+    from first_name_groups
+    group by block_on, block_value
+    having sum(records) <= coalesce(any_value(block_cap), sum(records))
+        -- an external id pairs an identity with a ticketing user; alone it pairs nothing
+        and (block_on <> 'external_id' or min(first_system) <> max(last_system))
 
 ),
 
-split_by_first_name as (
+counted_members as (
 
     select
-        block_members.*,
-        coalesce(
-            block_members.first_name_key,
-            case when blocks.first_name_count <= 1 then coalesce(blocks.first_name_key, '') end
-        ) as first_name_group,
+        block_members.record_number,
+        block_members.block_on,
+        block_members.block_value,
+        blocks.has_several_first_names,
+        coalesce(first_name_groups.has_several_birth_dates, false) as has_several_birth_dates,
+        coalesce(first_name_groups.has_several_phones, false) as has_several_phones,
 
     from block_members
     inner join blocks
-        on blocks.match_rule = block_members.match_rule
+        on blocks.block_on = block_members.block_on
         and blocks.block_value = block_members.block_value
-
-),
-
-first_name_groups as (
-
-    select
-        match_rule,
-        block_value,
-        first_name_group,
-        count(distinct birth_date_key) as birth_date_count,
-        max(birth_date_key) as birth_date_key,
-
-    from split_by_first_name
-    where first_name_group is not null
-    group by match_rule, block_value, first_name_group
-
-),
-
-split_by_birth_date as (
-
-    select
-        split_by_first_name.*,
-        coalesce(
-            cast(split_by_first_name.birth_date_key as varchar),
-            case when first_name_groups.birth_date_count <= 1 then coalesce(cast(first_name_groups.birth_date_key as varchar), '') end
-        ) as birth_date_group,
-
-    from split_by_first_name
     inner join first_name_groups
-        on first_name_groups.match_rule = split_by_first_name.match_rule
-        and first_name_groups.block_value = split_by_first_name.block_value
-        and first_name_groups.first_name_group = split_by_first_name.first_name_group
+        on first_name_groups.block_on = block_members.block_on
+        and first_name_groups.block_value = block_members.block_value
+        and first_name_groups.first_name_spelling is not distinct from block_members.first_name_spelling
 
 ),
 
-birth_date_groups as (
+-- Each pair once, with every block it shares; a pair sharing several values is compared once.
+candidates as (
 
     select
-        match_rule,
-        block_value,
-        first_name_group,
-        birth_date_group,
-        count(distinct phone_key) as phone_count,
-        max(phone_key) as phone_key,
+        lower_members.record_number as from_number,
+        higher_members.record_number as to_number,
+        list(lower_members.block_on) as shared_blocks,
+        coalesce(bool_or(lower_members.has_several_first_names), false) as has_several_first_names,
+        bool_or(lower_members.has_several_birth_dates or higher_members.has_several_birth_dates) as has_several_birth_dates,
+        bool_or(lower_members.has_several_phones or higher_members.has_several_phones) as has_several_phones,
 
-    from split_by_birth_date
-    where birth_date_group is not null
-    group by match_rule, block_value, first_name_group, birth_date_group
+    from counted_members as lower_members
+    inner join counted_members as higher_members
+        on higher_members.block_on = lower_members.block_on
+        and higher_members.block_value = lower_members.block_value
+        and higher_members.record_number > lower_members.record_number
+    group by lower_members.record_number, higher_members.record_number
 
 ),
 
-split_by_phone as (
+-- Each attribute of each candidate pair compared once: equal, missing on a side, or how alike.
+compared as (
 
     select
-        split_by_birth_date.*,
-        coalesce(
-            split_by_birth_date.phone_key,
-            case when birth_date_groups.phone_count <= 1 then coalesce(birth_date_groups.phone_key, '') end
-        ) as phone_group,
+        candidates.*,
+        from_records.record_key as from_key,
+        to_records.record_key as to_key,
+        from_records.first_name_spelling as from_first_name,
+        to_records.first_name_spelling as to_first_name,
+        from_records.last_name_spelling as from_last_name,
+        to_records.last_name_spelling as to_last_name,
+        from_records.birth_date_key as from_birth_date,
+        to_records.birth_date_key as to_birth_date,
+        from_records.email as from_email,
+        to_records.email as to_email,
+        from_records.phone_key as from_phone,
+        to_records.phone_key as to_phone,
+        greatest(from_records.name_records, to_records.name_records) as name_records,
+        -- first and last name written in each other's fields (a word of each shared crosswise)
+        list_has_any(from_records.first_name_tokens, to_records.last_name_tokens)
+            and list_has_any(from_records.last_name_tokens, to_records.first_name_tokens) as is_crossed,
+        -- a shared given name counts as the same first name, so a middle name in one system does not matter
+        coalesce(list_has_any(from_records.first_name_tokens, to_records.first_name_tokens) or is_crossed, false) as first_name_same,
+        -- a shared word of the last name too: a member's one name field puts a middle name there ("Kari Marie Hansen")
+        coalesce(list_has_any(from_records.last_name_tokens, to_records.last_name_tokens) or is_crossed, false) as last_name_same,
+        case when not first_name_same then jaro_winkler_similarity(from_records.first_name_spelling, to_records.first_name_spelling) end as first_name_similarity,
+        case when not first_name_same then damerau_levenshtein(from_records.first_name_spelling, to_records.first_name_spelling) end as first_name_edits,
+        case when not last_name_same then jaro_winkler_similarity(from_records.last_name_spelling, to_records.last_name_spelling) end as last_name_similarity,
+        case when not last_name_same then damerau_levenshtein(from_records.last_name_spelling, to_records.last_name_spelling) end as last_name_edits,
 
-    from split_by_birth_date
-    inner join birth_date_groups
-        on birth_date_groups.match_rule = split_by_birth_date.match_rule
-        and birth_date_groups.block_value = split_by_birth_date.block_value
-        and birth_date_groups.first_name_group = split_by_birth_date.first_name_group
-        and birth_date_groups.birth_date_group = split_by_birth_date.birth_date_group
+    from candidates
+    inner join records as from_records
+        on from_records.record_number = candidates.from_number
+    inner join records as to_records
+        on to_records.record_number = candidates.to_number
 
 ),
 
--- Each group is linked as a star to its smallest record: n - 1 edges instead of n²/2.
-anchored as (
+-- Levels (macros.match_level) under each rule whose block the pair shares; similarity is the
+-- rule's threshold. A first name, birth date or phone missing on one side is "missing"
+-- (nothing against it), except where a shared block holds several first names, or several
+-- birth dates or phones under one first name: a record without one cannot be told whose it
+-- is there (a household mailbox, father and son of one name), so it is "different".
+leveled as (
 
     select
-        match_rule,
-        record_number,
-        min(record_number) over (
-            partition by match_rule, block_value, first_name_group, birth_date_group, phone_group
-        ) as anchor_number,
-
-    from split_by_phone
-    where phone_group is not null
-
-),
-
-value_edges as (
-
-    select
-        record_number as from_number,
-        anchor_number as to_number,
-        match_rule,
-
-    from anchored
-    where record_number <> anchor_number
-
-),
-
--- (6) A one-letter slip in a last name (Hansen / Hnasen): same birth date and first name
--- (transliterated), last names alike by the rule's similarity and one edit apart. The block
--- (birth date and first name) keeps the pairs compared near-linear in the number of records;
--- a block above its cap is left alone. Phones that both exist and differ keep them apart.
-similar_candidates as (
-
-    select
-        record_number,
-        birth_date_key,
-        first_name_spelling,
-        last_name_spelling,
-        phone_key,
-        count(*) over (partition by birth_date_key, first_name_spelling) as block_size,
-
-    from records
-    where birth_date_key is not null
-        and first_name_spelling is not null
-        and last_name_spelling is not null
-
-),
-
-similar_edges as (
-
-    select
-        lower_records.record_number as from_number,
-        higher_records.record_number as to_number,
+        compared.*,
         rules.match_rule,
+        rules.rule_rank,
+        macros.match_level(
+            compared.first_name_same,
+            (compared.from_first_name is null or compared.to_first_name is null) and not compared.has_several_first_names,
+            compared.first_name_similarity >= rules.min_similarity and compared.first_name_edits <= rules.max_edits
+        ) as first_name_level,
+        macros.match_level(
+            compared.last_name_same,
+            compared.from_last_name is null or compared.to_last_name is null,
+            compared.last_name_similarity >= rules.min_similarity and compared.last_name_edits <= rules.max_edits
+        ) as last_name_level,
+        macros.match_level(
+            compared.from_birth_date = compared.to_birth_date,
+            (compared.from_birth_date is null or compared.to_birth_date is null) and not compared.has_several_birth_dates,
+            false
+        ) as birth_date_level,
+        macros.match_level(compared.from_email = compared.to_email, compared.from_email is null or compared.to_email is null, false) as email_level,
+        macros.match_level(
+            compared.from_phone = compared.to_phone,
+            (compared.from_phone is null or compared.to_phone is null) and not compared.has_several_phones,
+            false
+        ) as phone_level,
+        rules.first_name as first_name_condition,
+        rules.last_name as last_name_condition,
+        rules.birth_date as birth_date_condition,
+        rules.email as email_condition,
+        rules.phone as phone_condition,
+        rules.max_name_records,
 
-    from similar_candidates as lower_records
-    inner join similar_candidates as higher_records
-        on higher_records.birth_date_key = lower_records.birth_date_key
-        and higher_records.first_name_spelling = lower_records.first_name_spelling
-        and higher_records.record_number > lower_records.record_number
+    from compared
+    cross join unnest(compared.shared_blocks) as shared(block_on)
     inner join rules
-        on rules.match_rule = 'similar_name_birth_date'
-    where lower_records.block_size <= rules.block_cap
-        and higher_records.last_name_spelling <> lower_records.last_name_spelling
-        and jaro_winkler_similarity(higher_records.last_name_spelling, lower_records.last_name_spelling) >= rules.min_similarity
-        and damerau_levenshtein(higher_records.last_name_spelling, lower_records.last_name_spelling) <= 1
-        and (
-            higher_records.phone_key is null
-            or lower_records.phone_key is null
-            or higher_records.phone_key = lower_records.phone_key
-        )
+        on rules.block_on = shared.block_on
 
 ),
 
-unioned as (
+accepted as (
 
-    select * from external_id_edges
-    union all
-    select * from customer_profile_edges
-    union all
-    select * from value_edges
-    union all
-    select * from similar_edges
+    select
+        *,
+        -- how alike the names are (1 when equal, missing names count as alike): what a reviewer weighs
+        least(
+            case when first_name_same then 1 else coalesce(first_name_similarity, 1) end,
+            case when last_name_same then 1 else coalesce(last_name_similarity, 1) end
+        ) as score,
+
+    from leveled
+    where first_name_level >= macros.match_condition(first_name_condition)
+        and last_name_level >= macros.match_condition(last_name_condition)
+        and birth_date_level >= macros.match_condition(birth_date_condition)
+        and email_level >= macros.match_condition(email_condition)
+        and phone_level >= macros.match_condition(phone_condition)
+        -- a common name and one birth date are no evidence of one person
+        and (max_name_records is null or name_records <= max_name_records)
 
 ),
 
+-- one link per pair: the strongest rule that accepted it
 final as (
 
     select
-        unioned.from_number,
-        unioned.to_number,
-        from_records.record_key as from_key,
-        to_records.record_key as to_key,
-        unioned.match_rule,
-        rules.rule_rank,
+        from_number,
+        to_number,
+        from_key,
+        to_key,
+        match_rule,
+        rule_rank,
+        score,
+        from_first_name,
+        to_first_name,
+        from_last_name,
+        to_last_name,
+        from_birth_date,
+        to_birth_date,
+        from_email,
+        to_email,
+        from_phone,
+        to_phone,
 
-    from unioned
-    inner join rules
-        on rules.match_rule = unioned.match_rule
-    inner join records as from_records
-        on from_records.record_number = unioned.from_number
-    inner join records as to_records
-        on to_records.record_number = unioned.to_number
+    from accepted
+    qualify row_number() over (partition by from_number, to_number order by rule_rank) = 1
 
 )
 

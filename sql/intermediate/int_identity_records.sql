@@ -223,6 +223,16 @@ spelt as (
         *,
         macros.name_transliterated(first_name_key) as written_first_spelling,
         macros.name_transliterated(last_name_key) as written_last_spelling,
+        -- every name written in each field, so "Kari Marie" and "Kari" share "kari"; a field of
+        -- one word is its own key (the tokens' transliteration is the costly part)
+        case
+            when regexp_matches(trim(first_name), '[ ,.-]') then macros.name_tokens(first_name)
+            when written_first_spelling is not null then [written_first_spelling]
+        end as written_first_tokens,
+        case
+            when regexp_matches(trim(last_name), '[ ,.-]') then macros.name_tokens(last_name)
+            when written_last_spelling is not null then [written_last_spelling]
+        end as written_last_tokens,
 
     from borrowed
 
@@ -252,11 +262,17 @@ word_uses as (
 final as (
 
     select
-        spelt.* exclude (written_first_spelling, written_last_spelling),
+        spelt.* exclude (written_first_spelling, written_last_spelling, written_first_tokens, written_last_tokens),
         case when is_swapped then spelt.written_last_spelling else spelt.written_first_spelling end as first_name_spelling,
         case when is_swapped then spelt.written_first_spelling else spelt.written_last_spelling end as last_name_spelling,
+        case when is_swapped then spelt.written_last_tokens else spelt.written_first_tokens end as first_name_tokens,
+        case when is_swapped then spelt.written_first_tokens else spelt.written_last_tokens end as last_name_tokens,
         least(spelt.written_first_spelling, spelt.written_last_spelling)
             || ' ' || greatest(spelt.written_first_spelling, spelt.written_last_spelling) as name_pair_spelling,
+        -- how common the name is: a common name and one birth date are no evidence of one person
+        case when spelt.written_first_spelling is not null and spelt.written_last_spelling is not null then
+            count(*) over (partition by least(spelt.written_first_spelling, spelt.written_last_spelling), greatest(spelt.written_first_spelling, spelt.written_last_spelling))
+        end as name_records,
 
     from spelt
     left join word_uses as first_words

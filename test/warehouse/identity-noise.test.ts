@@ -28,7 +28,7 @@ const RAW = {
     user(202, { name_first: 'Åse Marie', name_last: 'Nygard', email: 'aase@online.no', phone: '', birthday: '1971-03-04' }),
     // a doubled consonant written single, and an e-mail changed since sign-up
     user(203, { name_first: 'Ida', name_last: 'Pettersen', email: 'ida.p@hotmail.com', phone: '', birthday: '1980-02-02' }),
-    // a one-letter typo in the last name: similar_name_birth_date
+    // a one-letter typo in the last name: similar_last_name
     user(204, { name_first: 'Magnus', name_last: 'Johansen', email: 'magnus.j@gmail.com', phone: '', birthday: '1982-04-04' }),
     // first and last name swapped in the other system, one e-mail
     user(205, { name_first: 'Thea', name_last: 'Lunde', email: 'thea.lunde@gmail.com', phone: '' }),
@@ -36,6 +36,23 @@ const RAW = {
     user(206, { name_first: 'Geir', name_last: 'Moe', email: 'geir.moe@gmail.com', phone: '95555555' }),
     // namesakes one letter apart with the same birth date but different phones: two fans
     user(207, { name_first: 'Emil', name_last: 'Strand', email: 'emil.s@gmail.com', phone: '96666661', birthday: '1999-09-09' }),
+    // all lower case in the other system, and a phone changed since: one e-mail and birth date
+    user(208, { name_first: 'Sofie', name_last: 'Lien', email: 'sofie.lien@gmail.com', phone: '91111208', birthday: '1990-08-08' }),
+    // a typo in the first name: one e-mail, first names one slip apart
+    user(209, { name_first: 'Kristian', name_last: 'Dahl', email: 'kdahl@online.no', phone: '' }),
+    // a typo in the first name, found through birth date and last name
+    user(211, { name_first: 'Sebastian', name_last: 'Holmvik', email: 'seb.h@gmail.com', phone: '', birthday: '1977-07-17' }),
+    // a household sharing e-mail and phone, two first names, and a record of the mailbox without a name: three fans
+    user(212, { name_first: 'Ola', name_last: 'Vik', email: 'vik.family@online.no', phone: '94444212' }),
+    user(213, { name_first: null, name_last: null, email: 'vik.family@online.no', phone: '' }),
+    // namesakes born the same year: two fans
+    user(214, { name_first: 'Per', name_last: 'Hansen', email: 'per.hansen.1@gmail.com', phone: '', birthday: '1970-01-01' }),
+    // father and son of one name sharing a mailbox, with their own phones: two fans
+    user(215, { name_first: 'Geir', name_last: 'Solberg', email: 'gsolberg@online.no', phone: '95555215', birthday: '1960-04-27' }),
+  ],
+  ticketing_members: [
+    // a middle name in the member's one name field only; the phone written nationally
+    { id: 601, last_update: '2026-01-01T00:00:00.000Z', name: 'Henrik Mats Svendsen', phone: '93 33 32 10', category: 'Silver', category_id: 2 },
   ],
   engagement_customer_profiles: [
     profile(2001, { firstName: 'BJOERN', lastName: 'SOERENSEN', email: 'Bjorn.S@gmail.com ' }),
@@ -45,6 +62,13 @@ const RAW = {
     profile(2005, { firstName: 'Lunde', lastName: 'Thea', email: 'thea.lunde@gmail.com' }),
     profile(2006, { firstName: 'Hilde', lastName: 'Moe', email: 'hilde.moe@gmail.com', phoneNumber: '+47 955 55 555' }),
     profile(2007, { firstName: 'Emil', lastName: 'Strnad', email: 'strnad@gmail.com', phoneNumber: '97777772', dateOfBirth: born('1999-09-09') }),
+    profile(2008, { firstName: 'sofie', lastName: 'lien', email: 'sofie.lien@gmail.com', phoneNumber: '92222208', dateOfBirth: born('1990-08-08') }),
+    profile(2009, { firstName: 'Krisitan', lastName: 'Dahl', email: 'kdahl@online.no' }),
+    profile(2010, { firstName: 'Henrik', lastName: 'Svendsen', email: 'henrik.svendsen@icloud.com', phoneNumber: '+47 933 33 210' }),
+    profile(2011, { firstName: 'Sebastina', lastName: 'Holmvik', email: 'sebastian.holmvik@outlook.com', dateOfBirth: born('1977-07-17') }),
+    profile(2012, { firstName: 'Kari', lastName: 'Vik', email: 'vik.family@online.no', phoneNumber: '94444212' }),
+    profile(2014, { firstName: 'Per', lastName: 'Hansen', email: 'per.hansen.2@gmail.com', dateOfBirth: born('1970-06-06') }),
+    profile(2015, { firstName: 'Geir', lastName: 'Solberg', email: 'gsolberg@online.no', phoneNumber: '96666215' }),
   ],
 };
 
@@ -52,12 +76,21 @@ const SAME_FAN: [string, string, string][] = [
   ['ticketing_user:201', 'engagement_customer_profile:2001', 'email_name'],
   ['ticketing_user:202', 'engagement_customer_profile:2002', 'name_birth_date'],
   ['ticketing_user:203', 'engagement_customer_profile:2003', 'name_birth_date'],
-  ['ticketing_user:204', 'engagement_customer_profile:2004', 'similar_name_birth_date'],
+  ['ticketing_user:204', 'engagement_customer_profile:2004', 'similar_last_name'],
   ['ticketing_user:205', 'engagement_customer_profile:2005', 'email_name'],
+  ['ticketing_user:208', 'engagement_customer_profile:2008', 'email_name_birth_date'],
+  ['ticketing_user:209', 'engagement_customer_profile:2009', 'email_name'],
+  ['ticketing_member:601', 'engagement_customer_profile:2010', 'phone_name'],
+  ['ticketing_user:211', 'engagement_customer_profile:2011', 'similar_first_name'],
 ];
 const APART: [string, string][] = [
   ['ticketing_user:206', 'engagement_customer_profile:2006'],
   ['ticketing_user:207', 'engagement_customer_profile:2007'],
+  ['ticketing_user:212', 'engagement_customer_profile:2012'],
+  ['ticketing_user:213', 'ticketing_user:212'],
+  ['ticketing_user:213', 'engagement_customer_profile:2012'],
+  ['ticketing_user:214', 'engagement_customer_profile:2014'],
+  ['ticketing_user:215', 'engagement_customer_profile:2015'],
 ];
 
 let fanOf: Map<string, string>;
