@@ -4,7 +4,7 @@
 // they take real data. Nothing here knows where raw files live or how the warehouse stores them.
 import { DuckDBInstance } from '@duckdb/node-api';
 import { ResourceSink } from '../../dist/extract/resource-sink.js';
-import { newRunId } from '../../dist/extract/spool/index.js';
+import { newRunId } from '../../dist/raw-contract/index.js';
 import { ENGAGEMENT_TABLES } from '../../dist/sources/engagement/index.js';
 import { TICKETING_RESOURCES } from '../../dist/sources/ticketing/resources.js';
 
