@@ -3,7 +3,7 @@
 -- incremental_delete: record_key not in (select record_key from intermediate.int_identity_records)
 -- description: One row per record: its fan, the connected component of its links (int_identity_edges and the analysts' same-fan overrides) it belongs to, the part of it its fan is once different-fan overrides cut it, and the strongest rule that linked it. A record that matches nobody is its own fan. Incremental: only the components holding a record whose links changed (link_signature) are recomputed; see docs/decisions.md.
 -- test: unique(record_key)
--- test: not_null(record_key, fan_id, cluster_key, component_key, strong_key, match_rule, link_signature)
+-- test: not_null(record_key, fan_id, cluster_key, component_key, match_rule, link_signature)
 
 with recursive
 
@@ -25,12 +25,6 @@ overrides as (
 
 ),
 
-rules as (
-
-    select * from seeds.identity_match_rules
-
-),
-
 edges as (
 
     select
@@ -40,12 +34,8 @@ edges as (
         rule_edges.to_key,
         rule_edges.match_rule,
         rule_edges.rule_rank,
-        -- similarity rules are the weak ones: marts.fan_identity_review lists what only they hold together
-        rules.min_similarity is not null as is_weak,
 
     from rule_edges
-    left join rules
-        on rules.match_rule = rule_edges.match_rule
 
     union all
 
@@ -56,7 +46,6 @@ edges as (
         to_key,
         match_rule,
         rule_rank,
-        false as is_weak,
 
     from overrides
     where decision = 'same'
@@ -70,16 +59,17 @@ separations as (
 
 ),
 
--- each link and separation from both ends, by record key (record numbers shift as records come and go)
+-- each link and separation from both ends: the other end by record key, since record numbers
+-- shift as records come and go
 link_ends as (
 
-    select from_key as record_key, to_key as other_key, match_rule, rule_rank from edges
+    select from_number as record_number, to_key as other_key, match_rule, rule_rank from edges
     union all
-    select to_key as record_key, from_key as other_key, match_rule, rule_rank from edges
+    select to_number as record_number, from_key as other_key, match_rule, rule_rank from edges
     union all
-    select from_key as record_key, to_key as other_key, 'different' as match_rule, 0 as rule_rank from separations
+    select from_number as record_number, to_key as other_key, 'different' as match_rule, 0 as rule_rank from separations
     union all
-    select to_key as record_key, from_key as other_key, 'different' as match_rule, 0 as rule_rank from separations
+    select to_number as record_number, from_key as other_key, 'different' as match_rule, 0 as rule_rank from separations
 
 ),
 
@@ -89,12 +79,17 @@ link_signatures as (
     select
         records.record_key,
         records.record_number,
-        cast(coalesce(sum(hash(link_ends.other_key, link_ends.match_rule, link_ends.rule_rank)), 0) as varchar) as link_signature,
+        coalesce(signed.link_signature, 0) as link_signature,
 
     from records
-    left join link_ends
-        on link_ends.record_key = records.record_key
-    group by records.record_key, records.record_number
+    left join (
+        select
+            record_number,
+            sum(hash(other_key, match_rule, rule_rank)) as link_signature,
+        from link_ends
+        group by record_number
+    ) as signed
+        on signed.record_number = records.record_number
 
 ),
 
@@ -102,7 +97,7 @@ link_signatures as (
 -- --full-refresh) drops the conditions that read this table, so every record counts as changed.
 changed as (
 
-    select record_key from link_signatures
+    select record_number, record_key from link_signatures
     where not exists (
         select 1 from intermediate.int_identity_clusters as stored
         where stored.record_key = link_signatures.record_key
@@ -118,7 +113,7 @@ touched as (
     select link_ends.other_key as record_key
     from changed
     inner join link_ends
-        on link_ends.record_key = changed.record_key
+        on link_ends.record_number = changed.record_number
 
 ),
 
@@ -157,23 +152,21 @@ affected_edges as (
 -- both directions, so a label flows either way along a link
 neighbours as (
 
-    select from_number as record_number, to_number as neighbour_number, is_weak from affected_edges
+    select from_number as record_number, to_number as neighbour_number from affected_edges
     union all
-    select to_number as record_number, from_number as neighbour_number, is_weak from affected_edges
+    select to_number as record_number, from_number as neighbour_number from affected_edges
 
 ),
 
 -- Label propagation: every linked record starts as its own label and takes the smallest
 -- label among itself and its neighbours, until an iteration changes nothing. Each
 -- iteration is one hash join over the links; iterations grow with a cluster's diameter
--- (a handful), not with the number of records. strong_number does the same over the links
--- of exact rules only, to tell what a similarity link alone holds together.
-propagation (record_number, component_number, strong_number, iteration, has_changed) as (
+-- (a handful), not with the number of records.
+propagation (record_number, component_number, iteration, has_changed) as (
 
     select
         record_number,
         record_number as component_number,
-        record_number as strong_number,
         0 as iteration,
         true as has_changed,
 
@@ -185,10 +178,8 @@ propagation (record_number, component_number, strong_number, iteration, has_chan
     select
         state.record_number,
         least(state.component_number, min(neighbour.component_number)) as component_number,
-        least(state.strong_number, min(neighbour.strong_number) filter (where not neighbours.is_weak)) as strong_number,
         state.iteration + 1 as iteration,
-        min(neighbour.component_number) < state.component_number
-            or coalesce(min(neighbour.strong_number) filter (where not neighbours.is_weak) < state.strong_number, false) as has_changed,
+        min(neighbour.component_number) < state.component_number as has_changed,
 
     from propagation as state
     inner join neighbours
@@ -199,7 +190,7 @@ propagation (record_number, component_number, strong_number, iteration, has_chan
         -- a safety bound far above any cluster's diameter; were it ever reached, links would
         -- cross clusters, which test/warehouse/identity-resolution.test.ts checks
         and state.iteration < 100
-    group by state.record_number, state.component_number, state.strong_number, state.iteration
+    group by state.record_number, state.component_number, state.iteration
 
 ),
 
@@ -211,7 +202,6 @@ components as (
         affected.system,
         affected.record_id,
         coalesce(converged.component_number, affected.record_number) as component_number,
-        coalesce(converged.strong_number, affected.record_number) as strong_number,
 
     from affected
     left join (
@@ -362,6 +352,32 @@ parts as (
 
 ),
 
+-- the links a cut left out: both ends in one cut component, in different parts
+cut_off_links as (
+
+    select
+        affected_edges.from_number,
+        affected_edges.to_number,
+
+    from affected_edges
+    inner join cut_parts as from_parts
+        on from_parts.record_number = affected_edges.from_number
+    inner join cut_parts as to_parts
+        on to_parts.record_number = affected_edges.to_number
+    where from_parts.part_number <> to_parts.part_number
+
+),
+
+kept_links as (
+
+    select affected_edges.*
+    from affected_edges
+    anti join cut_off_links
+        on cut_off_links.from_number = affected_edges.from_number
+        and cut_off_links.to_number = affected_edges.to_number
+
+),
+
 -- how each record was linked: the strongest rule among its own links within its fan
 strongest_rules as (
 
@@ -371,21 +387,9 @@ strongest_rules as (
         min(rule_rank) as rule_rank,
 
     from (
-        select from_parts.record_number, affected_edges.match_rule, affected_edges.rule_rank
-        from affected_edges
-        inner join parts as from_parts
-            on from_parts.record_number = affected_edges.from_number
-        inner join parts as to_parts
-            on to_parts.record_number = affected_edges.to_number
-        where from_parts.cluster_number = to_parts.cluster_number
+        select from_number as record_number, match_rule, rule_rank from kept_links
         union all
-        select to_parts.record_number, affected_edges.match_rule, affected_edges.rule_rank
-        from affected_edges
-        inner join parts as from_parts
-            on from_parts.record_number = affected_edges.from_number
-        inner join parts as to_parts
-            on to_parts.record_number = affected_edges.to_number
-        where from_parts.cluster_number = to_parts.cluster_number
+        select to_number as record_number, match_rule, rule_rank from kept_links
     ) as record_rules
     group by record_number
 
@@ -400,7 +404,6 @@ assigned as (
         -- record numbers follow record keys, so the smallest number is the smallest key
         cluster_records.record_key as cluster_key,
         component_records.record_key as component_key,
-        strong_records.record_key as strong_key,
         coalesce(strongest_rules.match_rule, 'unmatched') as match_rule,
         coalesce(strongest_rules.rule_rank, 9) as rule_rank,
         link_signatures.link_signature,
@@ -410,8 +413,6 @@ assigned as (
         on cluster_records.record_number = parts.cluster_number
     inner join records as component_records
         on component_records.record_number = parts.component_number
-    inner join records as strong_records
-        on strong_records.record_number = parts.strong_number
     inner join link_signatures
         on link_signatures.record_number = parts.record_number
     left join strongest_rules

@@ -3,7 +3,7 @@
 -- test: not_null(record_a, record_b, reason)
 -- test: accepted_values(reason: near_similarity, household_split, weak_link, override_not_applied)
 
-with
+with recursive
 
 records as (
 
@@ -47,7 +47,6 @@ keyed as (
     select
         records.*,
         clusters.fan_id,
-        clusters.strong_key,
 
     from records
     inner join clusters
@@ -145,8 +144,89 @@ household_split as (
 
 ),
 
--- (3) A similarity link whose two ends are in different groups by the exact rules alone
--- (int_identity_clusters.strong_key): only that link makes them one fan.
+-- (3) A similarity link whose two ends are in different groups when only the exact rules'
+-- links count: that one fuzzy comparison alone makes them one fan. The groups are found by
+-- label propagation (as in int_identity_clusters) over the exact links of the few fans that
+-- hold a similarity link.
+weak_fans as (
+
+    select distinct fan_id from evidence
+    where is_joined
+        and min_similarity is not null
+
+),
+
+exact_links as (
+
+    select
+        records_from.record_number as from_number,
+        records_to.record_number as to_number,
+
+    from evidence
+    semi join weak_fans
+        on weak_fans.fan_id = evidence.fan_id
+    inner join records as records_from
+        on records_from.record_key = evidence.from_key
+    inner join records as records_to
+        on records_to.record_key = evidence.to_key
+    where evidence.is_joined
+        and evidence.min_similarity is null
+
+),
+
+exact_neighbours as (
+
+    select from_number as record_number, to_number as neighbour_number from exact_links
+    union all
+    select to_number as record_number, from_number as neighbour_number from exact_links
+
+),
+
+exact_groups (record_number, group_number, iteration, has_changed) as (
+
+    select
+        record_number,
+        record_number as group_number,
+        0 as iteration,
+        true as has_changed,
+
+    from exact_neighbours
+    group by record_number
+
+    union all
+
+    select
+        state.record_number,
+        least(state.group_number, min(neighbour.group_number)) as group_number,
+        state.iteration + 1 as iteration,
+        min(neighbour.group_number) < state.group_number as has_changed,
+
+    from exact_groups as state
+    inner join exact_neighbours
+        on exact_neighbours.record_number = state.record_number
+    inner join exact_groups as neighbour
+        on neighbour.record_number = exact_neighbours.neighbour_number
+    where exists (select 1 from exact_groups as previous where previous.has_changed)
+        and state.iteration < 100
+    group by state.record_number, state.group_number, state.iteration
+
+),
+
+record_groups as (
+
+    select
+        records.record_key,
+        coalesce(converged.group_number, records.record_number) as group_number,
+
+    from records
+    left join (
+        select * from exact_groups
+        qualify iteration = max(iteration) over ()
+    ) as converged
+        on converged.record_number = records.record_number
+
+),
+
 weak_link as (
 
     select
@@ -160,13 +240,13 @@ weak_link as (
         case when evidence.from_key < evidence.to_key then evidence.to_values else evidence.from_values end as values_b,
 
     from evidence
-    inner join clusters as from_clusters
-        on from_clusters.record_key = evidence.from_key
-    inner join clusters as to_clusters
-        on to_clusters.record_key = evidence.to_key
+    inner join record_groups as from_groups
+        on from_groups.record_key = evidence.from_key
+    inner join record_groups as to_groups
+        on to_groups.record_key = evidence.to_key
     where evidence.is_joined
         and evidence.min_similarity is not null
-        and from_clusters.strong_key <> to_clusters.strong_key
+        and from_groups.group_number <> to_groups.group_number
 
 ),
 
