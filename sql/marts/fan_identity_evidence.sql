@@ -1,4 +1,4 @@
--- materialized: table
+-- materialized: view
 -- description: One row per link identity resolution found between two records: the rule (seeds.identity_match_rules, or override for an analyst's same-fan decision), its score (the similarity of the last names for a similarity rule, 1 for an exact one), the values each record brought to the comparison, and whether the link joins the two in one fan (is_joined false: a different-fan override cut it).
 -- test: not_null(fan_id, from_key, to_key, match_rule, rule_rank, score, compared_fields, is_joined)
 -- test: relationships(fan_id -> marts.dim_fan.fan_id)
@@ -61,33 +61,46 @@ links as (
 
 ),
 
--- the values of one record as a rule compares them, "field value; field value"
+-- every key a rule may compare, one map per record
+record_values as (
+
+    select
+        record_key,
+        last_name_spelling,
+        map {
+            'record': record_key,
+            'external id': cast(external_user_id as varchar),
+            'customer profile': cast(customer_profile_id as varchar),
+            'email': email,
+            'phone': phone_key,
+            'name pair': name_pair_spelling,
+            'first name': first_name_spelling,
+            'last name': last_name_spelling,
+            'birth date': cast(birth_date_key as varchar)
+        } as record_values,
+
+    from records
+
+),
+
+-- both records' values as the rule compares them, "field value; field value", from then to
 described as (
 
     select
-        links.from_key,
-        links.to_key,
-        links.match_rule,
+        links.*,
         coalesce(rule_fields.fields, ['record', 'external id', 'customer profile', 'email', 'phone', 'name pair', 'first name', 'last name', 'birth date']) as fields,
-        sides.side,
-        concat_ws(
-            '; ',
-            case when list_contains(fields, 'record') then 'record ' || records.record_key end,
-            case when list_contains(fields, 'external id') then 'external id ' || records.external_user_id end,
-            case when list_contains(fields, 'customer profile') then 'customer profile ' || records.customer_profile_id end,
-            case when list_contains(fields, 'email') then 'email ' || records.email end,
-            case when list_contains(fields, 'phone') then 'phone ' || records.phone_key end,
-            case when list_contains(fields, 'name pair') then 'name pair ' || records.name_pair_spelling end,
-            case when list_contains(fields, 'first name') then 'first name ' || records.first_name_spelling end,
-            case when list_contains(fields, 'last name') then 'last name ' || records.last_name_spelling end,
-            case when list_contains(fields, 'birth date') then 'birth date ' || records.birth_date_key end
+        from_values.last_name_spelling as from_last_name,
+        to_values.last_name_spelling as to_last_name,
+        list_transform(
+            [from_values.record_values, to_values.record_values],
+            side -> array_to_string(list_filter(list_transform(fields, field -> field || ' ' || side[field]), part -> part is not null), '; ')
         ) as compared_values,
-        records.last_name_spelling,
 
     from links
-    cross join (values ('from'), ('to')) as sides (side)
-    inner join records
-        on records.record_key = case sides.side when 'from' then links.from_key else links.to_key end
+    inner join record_values as from_values
+        on from_values.record_key = links.from_key
+    inner join record_values as to_values
+        on to_values.record_key = links.to_key
     left join rule_fields
         on rule_fields.match_rule = links.match_rule
 
@@ -97,39 +110,29 @@ final as (
 
     select
         from_clusters.fan_id,
-        links.from_key,
-        links.to_key,
-        links.match_rule,
-        links.rule_rank,
+        described.from_key,
+        described.to_key,
+        described.match_rule,
+        described.rule_rank,
         case
             when rules.min_similarity is not null
-                then jaro_winkler_similarity(from_values.last_name_spelling, to_values.last_name_spelling)
+                then jaro_winkler_similarity(described.from_last_name, described.to_last_name)
             else 1.0
         end as score,
         rules.min_similarity,
-        array_to_string(from_values.fields, ', ') as compared_fields,
-        from_values.compared_values as from_values,
-        to_values.compared_values as to_values,
-        links.note,
+        array_to_string(described.fields, ', ') as compared_fields,
+        described.compared_values[1] as from_values,
+        described.compared_values[2] as to_values,
+        described.note,
         from_clusters.fan_id = to_clusters.fan_id as is_joined,
 
-    from links
-    inner join described as from_values
-        on from_values.from_key = links.from_key
-        and from_values.to_key = links.to_key
-        and from_values.match_rule = links.match_rule
-        and from_values.side = 'from'
-    inner join described as to_values
-        on to_values.from_key = links.from_key
-        and to_values.to_key = links.to_key
-        and to_values.match_rule = links.match_rule
-        and to_values.side = 'to'
+    from described
     inner join clusters as from_clusters
-        on from_clusters.record_key = links.from_key
+        on from_clusters.record_key = described.from_key
     inner join clusters as to_clusters
-        on to_clusters.record_key = links.to_key
+        on to_clusters.record_key = described.to_key
     left join rules
-        on rules.match_rule = links.match_rule
+        on rules.match_rule = described.match_rule
 
 )
 

@@ -1,5 +1,5 @@
 -- materialized: table
--- description: One row per borderline pair of records for an analyst to settle in the identity overrides file (record_a, record_b, decision same or different). reason near_similarity: same birth date and first name, last names alike but short of the similarity rule (score at least min_similarity - 0.05, at most two edits), in different fans. household_split: one e-mail or phone, different first names, so the household guard kept them apart. weak_link: a similarity link that alone holds two groups of records in one fan. override_not_applied: a line of the overrides file naming a record the warehouse does not have. Pairs the file already settles are left out.
+-- description: One row per borderline pair of records for an analyst to settle in the identity overrides file (record_a, record_b, decision same or different). reason near_similarity: same birth date and first name, last names alike but short of the similarity rule (score at least min_similarity - 0.05, at most two edits), in different fans. household_split: one e-mail or phone, one last name, first names different but alike (Jaro-Winkler at least 0.85), so the household guard kept them apart. weak_link: a similarity link that alone holds two groups of records in one fan. override_not_applied: a line of the overrides file naming a record the warehouse does not have. Pairs the file already settles are left out.
 -- test: not_null(record_a, record_b, reason)
 -- test: accepted_values(reason: near_similarity, household_split, weak_link, override_not_applied)
 
@@ -17,9 +17,15 @@ clusters as (
 
 ),
 
-evidence as (
+edges as (
 
-    select * from marts.fan_identity_evidence
+    select * from intermediate.int_identity_edges
+
+),
+
+overrides as (
+
+    select * from intermediate.int_identity_overrides
 
 ),
 
@@ -38,7 +44,9 @@ rules as (
 -- how far under a similarity rule's threshold a pair still deserves a look
 margins as (
 
-    select 0.05 as similarity_margin
+    select
+        0.05 as similarity_margin,
+        0.85 as first_name_similarity,
 
 ),
 
@@ -82,14 +90,14 @@ near_similarity as (
 
 ),
 
--- (2) One e-mail or phone on records of different fans with different first names: the
--- household guard split them. One pair per pair of fans, by their smallest records.
+-- (2) One e-mail or phone on records of different fans with one last name and first names
+-- that differ but are alike: the household guard split them, and they may be one person. One pair per pair of fans, by their smallest records.
 shared_values as (
 
-    select 'email' as shared, email as shared_value, record_key, fan_id, first_name_spelling from keyed
+    select 'email' as shared, email as shared_value, record_key, fan_id, first_name_spelling, last_name_spelling from keyed
     where email is not null
     union all
-    select 'phone' as shared, phone_key as shared_value, record_key, fan_id, first_name_spelling from keyed
+    select 'phone' as shared, phone_key as shared_value, record_key, fan_id, first_name_spelling, last_name_spelling from keyed
     where phone_key is not null
 
 ),
@@ -119,11 +127,15 @@ household_pairs as (
     inner join shared_values as lower_values
         on lower_values.shared = household_blocks.shared
         and lower_values.shared_value = household_blocks.shared_value
+    cross join margins
     inner join shared_values as higher_values
         on higher_values.shared = household_blocks.shared
         and higher_values.shared_value = household_blocks.shared_value
         and higher_values.fan_id > lower_values.fan_id
         and higher_values.first_name_spelling is distinct from lower_values.first_name_spelling
+        and higher_values.last_name_spelling = lower_values.last_name_spelling
+        -- first names alike (Kari / Karin, a typo): one person the guard may have split
+        and jaro_winkler_similarity(higher_values.first_name_spelling, lower_values.first_name_spelling) >= margins.first_name_similarity
     group by lower_values.fan_id, higher_values.fan_id
 
 ),
@@ -144,33 +156,56 @@ household_split as (
 
 ),
 
--- (3) A similarity link whose two ends are in different groups when only the exact rules'
--- links count: that one fuzzy comparison alone makes them one fan. The groups are found by
--- label propagation (as in int_identity_clusters) over the exact links of the few fans that
--- hold a similarity link.
-weak_fans as (
+-- (3) A similarity link whose two ends are in different groups when only the exact links
+-- count: that one fuzzy comparison alone makes them one fan. The groups are found by label
+-- propagation (as in int_identity_clusters) over the exact links of the few fans that hold a
+-- similarity link.
+-- the similarity links that hold inside one fan (a different-fan override may have cut some)
+similar_links as (
 
-    select distinct fan_id from evidence
-    where is_joined
-        and min_similarity is not null
+    select
+        edges.from_number,
+        edges.to_number,
+        edges.from_key,
+        edges.to_key,
+        edges.match_rule,
+        rules.min_similarity,
+        from_records.fan_id,
+
+    from edges
+    inner join rules
+        on rules.match_rule = edges.match_rule
+        and rules.min_similarity is not null
+    inner join keyed as from_records
+        on from_records.record_number = edges.from_number
+    inner join keyed as to_records
+        on to_records.record_number = edges.to_number
+    where from_records.fan_id = to_records.fan_id
 
 ),
 
 exact_links as (
 
     select
-        records_from.record_number as from_number,
-        records_to.record_number as to_number,
+        links.from_number,
+        links.to_number,
 
-    from evidence
-    semi join weak_fans
-        on weak_fans.fan_id = evidence.fan_id
-    inner join records as records_from
-        on records_from.record_key = evidence.from_key
-    inner join records as records_to
-        on records_to.record_key = evidence.to_key
-    where evidence.is_joined
-        and evidence.min_similarity is null
+    from (
+        select from_number, to_number, match_rule from edges
+        union all
+        select from_number, to_number, match_rule from overrides
+        where decision = 'same'
+    ) as links
+    inner join keyed as from_records
+        on from_records.record_number = links.from_number
+    inner join keyed as to_records
+        on to_records.record_number = links.to_number
+    semi join similar_links
+        on similar_links.fan_id = from_records.fan_id
+    anti join rules
+        on rules.match_rule = links.match_rule
+        and rules.min_similarity is not null
+    where from_records.fan_id = to_records.fan_id
 
 ),
 
@@ -230,23 +265,25 @@ record_groups as (
 weak_link as (
 
     select
-        least(evidence.from_key, evidence.to_key) as record_a,
-        greatest(evidence.from_key, evidence.to_key) as record_b,
+        least(similar_links.from_key, similar_links.to_key) as record_a,
+        greatest(similar_links.from_key, similar_links.to_key) as record_b,
         'weak_link' as reason,
-        evidence.match_rule,
-        evidence.score,
-        evidence.min_similarity,
-        case when evidence.from_key < evidence.to_key then evidence.from_values else evidence.to_values end as values_a,
-        case when evidence.from_key < evidence.to_key then evidence.to_values else evidence.from_values end as values_b,
+        similar_links.match_rule,
+        jaro_winkler_similarity(records_a.last_name_spelling, records_b.last_name_spelling) as score,
+        similar_links.min_similarity,
+        concat_ws('; ', 'last name ' || records_a.last_name_spelling, 'birth date ' || records_a.birth_date_key) as values_a,
+        concat_ws('; ', 'last name ' || records_b.last_name_spelling, 'birth date ' || records_b.birth_date_key) as values_b,
 
-    from evidence
+    from similar_links
     inner join record_groups as from_groups
-        on from_groups.record_key = evidence.from_key
+        on from_groups.record_key = similar_links.from_key
     inner join record_groups as to_groups
-        on to_groups.record_key = evidence.to_key
-    where evidence.is_joined
-        and evidence.min_similarity is not null
-        and from_groups.group_number <> to_groups.group_number
+        on to_groups.record_key = similar_links.to_key
+    inner join records as records_a
+        on records_a.record_key = least(similar_links.from_key, similar_links.to_key)
+    inner join records as records_b
+        on records_b.record_key = greatest(similar_links.from_key, similar_links.to_key)
+    where from_groups.group_number <> to_groups.group_number
 
 ),
 

@@ -22,8 +22,8 @@ const RAW = {
     user(101, { name_first: 'Kari', name_last: 'Hansen', email: 'kari.hansen@gmail.com', phone: '' }),
     // a typo in the last name on the platform: only the similarity rule joins the two groups
     user(204, { name_first: 'Magnus', name_last: 'Johansen', email: 'magnus.j@gmail.com', phone: '91234204', birthday: '1982-04-04' }),
-    // a household: one phone, two first names
-    user(206, { name_first: 'Geir', name_last: 'Moe', email: 'geir.moe@gmail.com', phone: '95555555' }),
+    // a household: one phone, two first names, alike enough to deserve a look
+    user(206, { name_first: 'Kristin', name_last: 'Moe', email: 'kristin.moe@gmail.com', phone: '95555555' }),
     // namesakes one letter apart with the same birth date but different phones
     user(207, { name_first: 'Emil', name_last: 'Strand', email: 'emil.s@gmail.com', phone: '96666661', birthday: '1999-09-09' }),
   ],
@@ -31,7 +31,7 @@ const RAW = {
   engagement_customer_profiles: [
     profile(1001, { firstName: 'Kari', lastName: 'Hansen', email: 'Kari.Hansen@gmail.com ' }),
     profile(2004, { firstName: 'Magnus', lastName: 'Johnasen', email: 'mj@outlook.com', dateOfBirth: born('1982-04-04') }),
-    profile(2006, { firstName: 'Hilde', lastName: 'Moe', email: 'hilde.moe@gmail.com', phoneNumber: '+47 955 55 555' }),
+    profile(2006, { firstName: 'Kristine', lastName: 'Moe', email: 'kristine.moe@gmail.com', phoneNumber: '+47 955 55 555' }),
     profile(2007, { firstName: 'Emil', lastName: 'Strnad', email: 'strnad@gmail.com', phoneNumber: '97777772', dateOfBirth: born('1999-09-09') }),
   ],
   engagement_people: [person(6004, 2004, { firstName: 'Magnus', lastName: 'Johnasen', emailAddress: 'mj@outlook.com' })],
