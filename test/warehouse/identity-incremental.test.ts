@@ -48,7 +48,8 @@ async function snapshot(): Promise<Map<string, string>> {
 }
 
 beforeAll(async () => {
-  sim = await startTestSimulator({ scale: 0.05, seed: 11 });
+  // with the simulator's noise, so the review list has near misses and weak links to compare
+  sim = await startTestSimulator({ scale: 0.05, seed: 11, noise: true });
   dataDir = tempDataDir();
   const env = cliEnv(sim, dataDir);
   await runCliOk(['extract'], env);
