@@ -1,9 +1,9 @@
 -- materialized: table
--- description: One row per borderline pair of records for an analyst to settle in the identity overrides file (record_a, record_b, decision same or different). reason near_similarity: same birth date and first name, last names alike but short of the similarity rule (score at least min_similarity - 0.05, at most two edits), in different fans. household_split: one e-mail or phone, one last name, first names different but alike (Jaro-Winkler at least 0.85), so the household guard kept them apart. weak_link: a similarity link that alone holds two groups of records in one fan. override_not_applied: a line of the overrides file naming a record the warehouse does not have. Pairs the file already settles are left out.
+-- description: One row per borderline pair of records for an analyst to settle in the identity overrides file (record_a, record_b, decision same or different). reason near_similarity: same birth date and first name, last names alike but short of the similarity rule (score at least min_similarity - 0.05, at most two edits), in different fans. household_split: one e-mail or phone, one last name, first names different but alike (Jaro-Winkler at least 0.85), so the household guard kept them apart. weak_link: a similarity link whose two records no path of up to three exact links joins, so it alone makes them one fan. override_not_applied: a line of the overrides file naming a record the warehouse does not have. Pairs the file already settles are left out.
 -- test: not_null(record_a, record_b, reason)
 -- test: accepted_values(reason: near_similarity, household_split, weak_link, override_not_applied)
 
-with recursive
+with
 
 records as (
 
@@ -156,10 +156,8 @@ household_split as (
 
 ),
 
--- (3) A similarity link whose two ends are in different groups when only the exact links
--- count: that one fuzzy comparison alone makes them one fan. The groups are found by label
--- propagation (as in int_identity_clusters) over the exact links of the few fans that hold a
--- similarity link.
+-- (3) A similarity link whose two ends no path of exact links (of up to three links) joins:
+-- that one fuzzy comparison alone makes them one fan, as far as the neighbourhood shows.
 -- the similarity links that hold inside one fan (a different-fan override may have cut some)
 similar_links as (
 
@@ -217,48 +215,43 @@ exact_neighbours as (
 
 ),
 
-exact_groups (record_number, group_number, iteration, has_changed) as (
+-- each end of a similarity link with the records one exact link away
+near_ends as (
 
-    select
-        record_number,
-        record_number as group_number,
-        0 as iteration,
-        true as has_changed,
-
-    from exact_neighbours
-    group by record_number
-
-    union all
-
-    select
-        state.record_number,
-        least(state.group_number, min(neighbour.group_number)) as group_number,
-        state.iteration + 1 as iteration,
-        min(neighbour.group_number) < state.group_number as has_changed,
-
-    from exact_groups as state
+    select from_number as end_number, from_number as near_number from similar_links
+    union
+    select to_number as end_number, to_number as near_number from similar_links
+    union
+    select similar_links.from_number as end_number, exact_neighbours.neighbour_number as near_number
+    from similar_links
     inner join exact_neighbours
-        on exact_neighbours.record_number = state.record_number
-    inner join exact_groups as neighbour
-        on neighbour.record_number = exact_neighbours.neighbour_number
-    where exists (select 1 from exact_groups as previous where previous.has_changed)
-        and state.iteration < 100
-    group by state.record_number, state.group_number, state.iteration
+        on exact_neighbours.record_number = similar_links.from_number
+    union
+    select similar_links.to_number as end_number, exact_neighbours.neighbour_number as near_number
+    from similar_links
+    inner join exact_neighbours
+        on exact_neighbours.record_number = similar_links.to_number
 
 ),
 
-record_groups as (
+-- similarity links whose ends are joined by exact links too: the same record near both ends,
+-- or an exact link between a record near one and a record near the other (paths of up to three)
+backed_links as (
 
-    select
-        records.record_key,
-        coalesce(converged.group_number, records.record_number) as group_number,
+    select distinct
+        similar_links.from_number,
+        similar_links.to_number,
 
-    from records
-    left join (
-        select * from exact_groups
-        qualify iteration = max(iteration) over ()
-    ) as converged
-        on converged.record_number = records.record_number
+    from similar_links
+    inner join near_ends as from_near
+        on from_near.end_number = similar_links.from_number
+    inner join near_ends as to_near
+        on to_near.end_number = similar_links.to_number
+    left join exact_neighbours
+        on exact_neighbours.record_number = from_near.near_number
+        and exact_neighbours.neighbour_number = to_near.near_number
+    where from_near.near_number = to_near.near_number
+        or exact_neighbours.record_number is not null
 
 ),
 
@@ -275,15 +268,13 @@ weak_link as (
         concat_ws('; ', 'last name ' || records_b.last_name_spelling, 'birth date ' || records_b.birth_date_key) as values_b,
 
     from similar_links
-    inner join record_groups as from_groups
-        on from_groups.record_key = similar_links.from_key
-    inner join record_groups as to_groups
-        on to_groups.record_key = similar_links.to_key
+    anti join backed_links
+        on backed_links.from_number = similar_links.from_number
+        and backed_links.to_number = similar_links.to_number
     inner join records as records_a
         on records_a.record_key = least(similar_links.from_key, similar_links.to_key)
     inner join records as records_b
         on records_b.record_key = greatest(similar_links.from_key, similar_links.to_key)
-    where from_groups.group_number <> to_groups.group_number
 
 ),
 
