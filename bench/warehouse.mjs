@@ -1,14 +1,57 @@
 // Warehouse benchmark: full load + build at a scale, then an incremental load + build after
-// 1% of the ticketing records changed (extraction not counted), as a ratio of the full one;
-// then check and the rendering of every report in reports/ from that warehouse.
+// 1% of the ticketing records changed, and after 1% of the users, members and customer
+// profiles changed (extraction not counted), each as a ratio of the full one; the identity
+// models' share of each build; then check and the rendering of every report in reports/.
 import { CREDENTIALS, fmt, runMeasured, startSimulator, tempDir } from './lib.mjs';
 
 const TICKETING = ['users', 'members', 'tickets', 'merchandise', 'user_permissions'];
+/** The models of identity resolution and the fan-level marts made from it. */
+const IDENTITY_MODELS = /^(intermediate\.int_identity_\w+|marts\.fan_identity_\w+|marts\.dim_fan)$/;
 
 async function timed(args, env) {
   const run = await runMeasured(args, env);
   if (run.code !== 0) throw new Error(`fanlake ${args.join(' ')} failed: ${run.stderr.slice(-2000)}`);
   return run.wallMs;
+}
+
+/** A build, timed, with the seconds its identity models took (from its table of models). */
+async function timedBuild(env) {
+  const run = await runMeasured(['build'], env);
+  if (run.code !== 0) throw new Error(`fanlake build failed: ${run.stderr.slice(-2000)}`);
+  let identitySeconds = 0;
+  for (const line of run.stdout.split('\n')) {
+    const [model, , , ...rest] = line.trim().split(/\s+/);
+    if (IDENTITY_MODELS.test(model ?? '')) identitySeconds += Number(rest.at(-1)) || 0;
+  }
+  return { wallMs: run.wallMs, identitySeconds };
+}
+
+async function ndjson(url) {
+  return (await (await fetch(url)).text()).trim().split('\n').filter(Boolean).map((line) => JSON.parse(line));
+}
+
+const post = (url, body) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+/**
+ * Changes `share` of the ticketing users and members and of the customer profiles the way a
+ * week of sign-ups and edits would: every n-th user gets a new e-mail or a typo in the last
+ * name, every n-th member a new phone (new versions of the same ids), every n-th profile is
+ * deleted. Identity resolution sees links appear and vanish, clusters merge and split.
+ */
+async function changeIdentities(url, share) {
+  const every = Math.round(1 / share);
+  const { now } = await (await fetch(`${url}/__admin/info`)).json();
+  const users = (await ndjson(`${url}/__admin/ticketing/users`)).filter((_, at) => at % every === 0);
+  const changedUsers = users.map((user, at) =>
+    at % 2 === 0 ? { ...user, email: `changed.${user.id}@example.org`, last_update: now } : { ...user, name_last: `${user.name_last ?? ''}e`, last_update: now },
+  );
+  await post(`${url}/__admin/ticketing/users/verbatim`, { items: changedUsers, lastUpdate: now });
+  const members = (await ndjson(`${url}/__admin/ticketing/members`)).filter((_, at) => at % every === 0);
+  const changedMembers = members.map((member) => ({ ...member, phone: `+4759${String(member.id).padStart(6, '0').slice(-6)}`, last_update: now }));
+  await post(`${url}/__admin/ticketing/members/verbatim`, { items: changedMembers, lastUpdate: now });
+  const profiles = (await ndjson(`${url}/__admin/engagement/customer_profiles`)).filter((_, at) => at % every === 0);
+  await post(`${url}/__admin/engagement/customer_profiles/remove`, { ids: profiles.map((profile) => String(profile.id)) });
+  return { users: users.length, members: members.length, profiles: profiles.length };
 }
 
 export async function benchWarehouse({ scale }) {
@@ -18,7 +61,7 @@ export async function benchWarehouse({ scale }) {
     const env = { FANLAKE_TICKETING_URL: sim.url, FANLAKE_ENGAGEMENT_URL: sim.url, FANLAKE_DATA_DIR: dataDir, ...CREDENTIALS };
     await timed(['extract'], env);
     const fullLoad = await timed(['load'], env);
-    const fullBuild = await timed(['build'], env);
+    const { wallMs: fullBuild, identitySeconds: fullIdentity } = await timedBuild(env);
 
     const info = await (await fetch(`${sim.url}/__admin/info`)).json();
     for (const resource of TICKETING) {
@@ -30,6 +73,12 @@ export async function benchWarehouse({ scale }) {
     const incLoad = await timed(['load'], env);
     const incBuild = await timed(['build'], env);
     const idleBuild = await timed(['build'], env);
+
+    const changed = await changeIdentities(sim.url, 0.01);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await timed(['extract'], env);
+    const idLoad = await timed(['load'], env);
+    const { wallMs: idBuild, identitySeconds: idIdentity } = await timedBuild(env);
     await timed(['check'], env).catch(() => undefined); // a failing test still records its results for the reports
     const report = await runMeasured(['report'], env);
     if (report.code !== 0) throw new Error(`fanlake report failed: ${report.stderr.slice(-2000)}`);
@@ -38,10 +87,18 @@ export async function benchWarehouse({ scale }) {
     const full = fullLoad + fullBuild;
     const incremental = incLoad + incBuild;
     const ratio = incremental / full;
+    const idRatio = (idLoad + idBuild) / full;
     return [
       ['warehouse, scale ' + scale, `full load ${fmt(fullLoad / 1000, 1)} s + build ${fmt(fullBuild / 1000, 1)} s`, `${fmt(full / 1000, 1)} s`, ''],
       ['  after 1% of ticketing changed', `load ${fmt(incLoad / 1000, 1)} s + build ${fmt(incBuild / 1000, 1)} s`, `ratio ${fmt(ratio, 2)}`, ratio <= 0.15 ? 'ok (<= 0.15)' : 'MISSED (<= 0.15)'],
       ['  build with nothing new', `${fmt(idleBuild / 1000, 1)} s`, `ratio ${fmt(idleBuild / fullBuild, 2)} of the full build`, ''],
+      ['  identity models in the full build', `int_identity_*, fan_identity_*, dim_fan`, `${fmt(fullIdentity, 1)} s`, ''],
+      [
+        '  after 1% of users, members, profiles changed',
+        `${fmt(changed.users)} users, ${fmt(changed.members)} members, ${fmt(changed.profiles)} profiles: load ${fmt(idLoad / 1000, 1)} s + build ${fmt(idBuild / 1000, 1)} s (identity ${fmt(idIdentity, 1)} s)`,
+        `ratio ${fmt(idRatio, 2)}`,
+        idRatio <= 0.15 ? 'ok (<= 0.15)' : 'MISSED (<= 0.15)',
+      ],
       ['  render all reports', `${reports} reports, peak RSS ${fmt(report.peakMb, 0)} MB`, `${fmt(report.wallMs / 1000, 1)} s`, ''],
     ];
   } finally {

@@ -1,7 +1,9 @@
--- materialized: table
--- description: One row per record: its fan, the connected component of int_identity_edges it belongs to, and the strongest rule that linked it. A record that matches nobody is its own fan.
+-- materialized: incremental
+-- unique_key: record_key
+-- incremental_delete: record_key not in (select record_key from intermediate.int_identity_records)
+-- description: One row per record: its fan, the connected component of its links (int_identity_edges and the analysts' same-fan overrides) it belongs to, the part of it its fan is once different-fan overrides cut it, and the strongest rule that linked it. A record that matches nobody is its own fan. Incremental: only the components holding a record whose links changed (link_signature) are recomputed; see docs/decisions.md.
 -- test: unique(record_key)
--- test: not_null(record_key, fan_id, cluster_key, match_rule)
+-- test: not_null(record_key, fan_id, cluster_key, component_key, match_rule, link_signature)
 
 with recursive
 
@@ -11,18 +13,148 @@ records as (
 
 ),
 
-edges as (
+rule_edges as (
 
     select * from intermediate.int_identity_edges
+
+),
+
+overrides as (
+
+    select * from intermediate.int_identity_overrides
+
+),
+
+edges as (
+
+    select
+        rule_edges.from_number,
+        rule_edges.to_number,
+        rule_edges.from_key,
+        rule_edges.to_key,
+        rule_edges.match_rule,
+        rule_edges.rule_rank,
+
+    from rule_edges
+
+    union all
+
+    select
+        from_number,
+        to_number,
+        from_key,
+        to_key,
+        match_rule,
+        rule_rank,
+
+    from overrides
+    where decision = 'same'
+
+),
+
+separations as (
+
+    select * from overrides
+    where decision = 'different'
+
+),
+
+-- each link and separation from both ends: the other end by record key, since record numbers
+-- shift as records come and go
+link_ends as (
+
+    select from_number as record_number, to_key as other_key, match_rule, rule_rank from edges
+    union all
+    select to_number as record_number, from_key as other_key, match_rule, rule_rank from edges
+    union all
+    select from_number as record_number, to_key as other_key, 'different' as match_rule, 0 as rule_rank from separations
+    union all
+    select to_number as record_number, from_key as other_key, 'different' as match_rule, 0 as rule_rank from separations
+
+),
+
+-- All a record's fan depends on is its links: a sum of one hash per link, so order does not matter.
+link_signatures as (
+
+    select
+        records.record_key,
+        records.record_number,
+        coalesce(signed.link_signature, 0) as link_signature,
+
+    from records
+    left join (
+        select
+            record_number,
+            sum(hash(other_key, match_rule, rule_rank)) as link_signature,
+        from link_ends
+        group by record_number
+    ) as signed
+        on signed.record_number = records.record_number
+
+),
+
+-- Records whose links changed since the last build, or that are new. The first build (and
+-- --full-refresh) drops the conditions that read this table, so every record counts as changed.
+changed as (
+
+    select record_number, record_key from link_signatures
+    where not exists (
+        select 1 from intermediate.int_identity_clusters as stored
+        where stored.record_key = link_signatures.record_key
+            and stored.link_signature = link_signatures.link_signature
+    )
+
+),
+
+touched as (
+
+    select record_key from changed
+    union
+    select link_ends.other_key as record_key
+    from changed
+    inner join link_ends
+        on link_ends.record_number = changed.record_number
+
+),
+
+-- What is recomputed: the changed records, their neighbours, and every record of the components
+-- they were in. A component none of whose records changed keeps its links, so its fans stand.
+affected as (
+
+    select
+        record_number,
+        record_key,
+        system,
+        record_id,
+
+    from records
+    where record_key in (select record_key from touched)
+        or record_key in (
+            select stored.record_key from intermediate.int_identity_clusters as stored
+            where stored.component_key in (
+                select touched_stored.component_key from intermediate.int_identity_clusters as touched_stored
+                inner join touched
+                    on touched.record_key = touched_stored.record_key
+            )
+        )
+
+),
+
+affected_edges as (
+
+    select edges.*
+    from edges
+    semi join affected
+        on affected.record_number = edges.from_number
 
 ),
 
 -- both directions, so a label flows either way along a link
 neighbours as (
 
-    select from_number as record_number, to_number as neighbour_number from edges
+    select from_number as record_number, to_number as neighbour_number from affected_edges
     union all
-    select to_number as record_number, from_number as neighbour_number from edges
+    select to_number as record_number, from_number as neighbour_number from affected_edges
 
 ),
 
@@ -30,11 +162,11 @@ neighbours as (
 -- label among itself and its neighbours, until an iteration changes nothing. Each
 -- iteration is one hash join over the links; iterations grow with a cluster's diameter
 -- (a handful), not with the number of records.
-propagation (record_number, cluster_number, iteration, has_changed) as (
+propagation (record_number, component_number, iteration, has_changed) as (
 
     select
         record_number,
-        record_number as cluster_number,
+        record_number as component_number,
         0 as iteration,
         true as has_changed,
 
@@ -45,9 +177,9 @@ propagation (record_number, cluster_number, iteration, has_changed) as (
 
     select
         state.record_number,
-        least(state.cluster_number, min(neighbour.cluster_number)) as cluster_number,
+        least(state.component_number, min(neighbour.component_number)) as component_number,
         state.iteration + 1 as iteration,
-        min(neighbour.cluster_number) < state.cluster_number as has_changed,
+        min(neighbour.component_number) < state.component_number as has_changed,
 
     from propagation as state
     inner join neighbours
@@ -58,22 +190,195 @@ propagation (record_number, cluster_number, iteration, has_changed) as (
         -- a safety bound far above any cluster's diameter; were it ever reached, links would
         -- cross clusters, which test/warehouse/identity-resolution.test.ts checks
         and state.iteration < 100
-    group by state.record_number, state.cluster_number, state.iteration
+    group by state.record_number, state.component_number, state.iteration
 
 ),
 
-converged as (
+components as (
 
     select
-        record_number,
-        cluster_number,
+        affected.record_number,
+        affected.record_key,
+        affected.system,
+        affected.record_id,
+        coalesce(converged.component_number, affected.record_number) as component_number,
 
-    from propagation
-    qualify iteration = max(iteration) over ()
+    from affected
+    left join (
+        select * from propagation
+        qualify iteration = max(iteration) over ()
+    ) as converged
+        on converged.record_number = affected.record_number
 
 ),
 
--- how each record was linked: the strongest rule among its own links
+-- Different-fan overrides whose two records ended up in one component: that component is cut.
+cut_components as (
+
+    select distinct records_a.component_number
+    from separations
+    inner join components as records_a
+        on records_a.record_number = separations.from_number
+    inner join components as records_b
+        on records_b.record_number = separations.to_number
+    where records_a.component_number = records_b.component_number
+
+),
+
+-- the records of a cut component, numbered 1..n within it
+cut_members as (
+
+    select
+        components.component_number,
+        components.record_number,
+        row_number() over (partition by components.component_number order by components.record_number) as position,
+
+    from components
+    semi join cut_components
+        on cut_components.component_number = components.component_number
+
+),
+
+-- its links strongest first (rule rank, then record keys, which record numbers follow)
+cut_links as (
+
+    select
+        from_members.component_number,
+        from_members.position as from_position,
+        to_members.position as to_position,
+        row_number() over (
+            partition by from_members.component_number
+            order by affected_edges.rule_rank, least(affected_edges.from_number, affected_edges.to_number), greatest(affected_edges.from_number, affected_edges.to_number), affected_edges.match_rule
+        ) as link_order,
+
+    from affected_edges
+    inner join cut_members as from_members
+        on from_members.record_number = affected_edges.from_number
+    inner join cut_members as to_members
+        on to_members.record_number = affected_edges.to_number
+
+),
+
+cut_separations as (
+
+    select
+        from_members.component_number,
+        list({'a': from_members.position, 'b': to_members.position}) as pairs,
+
+    from separations
+    inner join cut_members as from_members
+        on from_members.record_number = separations.from_number
+    inner join cut_members as to_members
+        on to_members.record_number = separations.to_number
+        and to_members.component_number = from_members.component_number
+    group by from_members.component_number
+
+),
+
+-- A cut component is rebuilt by adding its links strongest first (Kruskal's order); a link that
+-- would put two records an analyst declared different into one fan is left out. labels[i] is
+-- the smallest position in record i's part so far. So the links dropped are the weakest on
+-- the paths between the two, and the rest of the component stays together where it can.
+cutting (component_number, step, labels) as (
+
+    select
+        component_number,
+        0 as step,
+        list(position order by position) as labels,
+
+    from cut_members
+    group by component_number
+
+    union all
+
+    select
+        cutting.component_number,
+        cutting.step + 1 as step,
+        case
+            when joining.from_label = joining.to_label or joining.is_forbidden then cutting.labels
+            else list_transform(
+                cutting.labels,
+                label -> case when label = greatest(joining.from_label, joining.to_label) then least(joining.from_label, joining.to_label) else label end
+            )
+        end as labels,
+
+    from cutting
+    inner join cut_links
+        on cut_links.component_number = cutting.component_number
+        and cut_links.link_order = cutting.step + 1
+    inner join cut_separations
+        on cut_separations.component_number = cutting.component_number
+    cross join lateral (
+        select
+            cutting.labels[cut_links.from_position] as from_label,
+            cutting.labels[cut_links.to_position] as to_label,
+            list_bool_or(list_transform(
+                cut_separations.pairs,
+                pair -> (cutting.labels[pair.a] = cutting.labels[cut_links.from_position] and cutting.labels[pair.b] = cutting.labels[cut_links.to_position])
+                    or (cutting.labels[pair.a] = cutting.labels[cut_links.to_position] and cutting.labels[pair.b] = cutting.labels[cut_links.from_position])
+            )) as is_forbidden
+    ) as joining
+
+),
+
+cut_parts as (
+
+    select
+        cut_members.record_number,
+        part_members.record_number as part_number,
+
+    from (
+        select * from cutting
+        qualify step = max(step) over (partition by component_number)
+    ) as cut
+    inner join cut_members
+        on cut_members.component_number = cut.component_number
+    inner join cut_members as part_members
+        on part_members.component_number = cut.component_number
+        and part_members.position = cut.labels[cut_members.position]
+
+),
+
+-- each record's fan: its component, or its part of a cut one, named by the smallest record number
+parts as (
+
+    select
+        components.*,
+        coalesce(cut_parts.part_number, components.component_number) as cluster_number,
+
+    from components
+    left join cut_parts
+        on cut_parts.record_number = components.record_number
+
+),
+
+-- the links a cut left out: both ends in one cut component, in different parts
+cut_off_links as (
+
+    select
+        affected_edges.from_number,
+        affected_edges.to_number,
+
+    from affected_edges
+    inner join cut_parts as from_parts
+        on from_parts.record_number = affected_edges.from_number
+    inner join cut_parts as to_parts
+        on to_parts.record_number = affected_edges.to_number
+    where from_parts.part_number <> to_parts.part_number
+
+),
+
+kept_links as (
+
+    select affected_edges.*
+    from affected_edges
+    anti join cut_off_links
+        on cut_off_links.from_number = affected_edges.from_number
+        and cut_off_links.to_number = affected_edges.to_number
+
+),
+
+-- how each record was linked: the strongest rule among its own links within its fan
 strongest_rules as (
 
     select
@@ -82,9 +387,9 @@ strongest_rules as (
         min(rule_rank) as rule_rank,
 
     from (
-        select from_number as record_number, match_rule, rule_rank from edges
+        select from_number as record_number, match_rule, rule_rank from kept_links
         union all
-        select to_number as record_number, match_rule, rule_rank from edges
+        select to_number as record_number, match_rule, rule_rank from kept_links
     ) as record_rules
     group by record_number
 
@@ -93,29 +398,33 @@ strongest_rules as (
 assigned as (
 
     select
-        records.record_key,
-        records.system,
-        records.record_id,
-        coalesce(cluster_records.record_key, records.record_key) as cluster_key,
+        parts.record_key,
+        parts.system,
+        parts.record_id,
+        -- record numbers follow record keys, so the smallest number is the smallest key
+        cluster_records.record_key as cluster_key,
+        component_records.record_key as component_key,
         coalesce(strongest_rules.match_rule, 'unmatched') as match_rule,
         coalesce(strongest_rules.rule_rank, 9) as rule_rank,
+        link_signatures.link_signature,
 
-    from records
-    left join converged
-        on converged.record_number = records.record_number
-    -- record numbers follow record keys, so the smallest number is the smallest key
-    left join records as cluster_records
-        on cluster_records.record_number = converged.cluster_number
+    from parts
+    inner join records as cluster_records
+        on cluster_records.record_number = parts.cluster_number
+    inner join records as component_records
+        on component_records.record_number = parts.component_number
+    inner join link_signatures
+        on link_signatures.record_number = parts.record_number
     left join strongest_rules
-        on strongest_rules.record_number = records.record_number
+        on strongest_rules.record_number = parts.record_number
 
 ),
 
 final as (
 
     select
-        -- Named after the cluster's smallest record key, so a fan keeps its id across builds
-        -- as long as that record stays in it; new records joining do not rename it.
+        -- Named after the fan's smallest record key, so a fan keeps its id across builds as
+        -- long as that record stays in it (see docs/decisions.md for merges and splits).
         'fan_' || left(md5(cluster_key), 16) as fan_id,
         *,
 

@@ -105,6 +105,8 @@ export const SETTINGS = [
     schema: z.coerce.string().trim().regex(/^\+?[1-9][0-9]{0,2}$/, 'must be a country calling code such as +47')
       .transform((code) => (code.startsWith('+') ? code : `+${code}`)),
     description: 'Country calling code build gives a phone number written without one (macros.phone_default_country_code)' },
+  { key: 'models.identityOverrides', env: 'FANLAKE_IDENTITY_OVERRIDES', flag: 'identity-overrides', schema: z.string().min(1).optional(),
+    description: 'CSV of record pairs analysts settled as the same fan or not, applied by build (default: identity_overrides.csv in the data directory)' },
   { key: 'http.timeoutMs', env: 'FANLAKE_HTTP_TIMEOUT_MS', flag: 'timeout-ms', schema: positiveInt, default: 30_000,
     description: 'How long one request may take before it is retried' },
   { key: 'http.maxAttempts', env: 'FANLAKE_HTTP_MAX_ATTEMPTS', flag: 'max-attempts', schema: positiveInt.max(20),

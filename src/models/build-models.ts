@@ -1,5 +1,6 @@
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { IN_MEMORY, openDatabase, queryRows, quoteIdent } from '../core/duckdb.js';
 import type { DatabaseOptions } from '../core/duckdb.js';
 import { FanlakeError } from '../core/errors.js';
@@ -9,6 +10,7 @@ import { collectLineage, writeLineage } from './lineage.js';
 import { loadSeed, materializeModel } from './materialize.js';
 import type { Materialization } from './model-header.js';
 import { MODEL_ERROR_CODES, modelFailure } from './model-errors.js';
+import { DEFAULT_OVERRIDES_FILE, identityOverridesMacro, readIdentityOverrides } from './identity-overrides.js';
 import { createMacros, DEFAULT_MACRO_SETTINGS, settingMacros } from './macros.js';
 import type { MacroSettings } from './macros.js';
 import { buildGraph } from './model-graph.js';
@@ -56,6 +58,11 @@ export interface BuildModelsOptions extends DatabaseOptions {
   /** Values build writes into macros (the default phone country code); defaults: DEFAULT_MACRO_SETTINGS. */
   macroSettings?: MacroSettings;
   /**
+   * The identity overrides file (see identity-overrides.ts); it must exist when given. Absent:
+   * `<dataDir>/identity_overrides.csv`, and no file there is no decisions.
+   */
+  identityOverridesFile?: string;
+  /**
    * Models built at once on separate connections. Default 1: on two shared cores DuckDB already
    * uses both for one query, and parallel models measured no faster (see index.ts).
    */
@@ -79,7 +86,13 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
   try {
     connections.push(await instance.connect());
     const main = connections[0]!;
-    const graph = await buildGraph(project, main, [...settingMacros(options.macroSettings ?? DEFAULT_MACRO_SETTINGS), ...project.macros]);
+    const overridesFile = options.identityOverridesFile ?? join(options.dataDir, DEFAULT_OVERRIDES_FILE);
+    const overrides = await readIdentityOverrides(overridesFile, options.identityOverridesFile !== undefined);
+    const graph = await buildGraph(project, main, [
+      ...settingMacros(options.macroSettings ?? DEFAULT_MACRO_SETTINGS),
+      identityOverridesMacro(overrides, overridesFile),
+      ...project.macros,
+    ]);
     const seeds = graph.order.filter((relation) => graph.nodes.get(relation)!.kind === 'seed');
     const chosen = new Set([...seeds, ...selectModels(graph, options.select)]);
     const order = graph.order.filter((relation) => chosen.has(relation));

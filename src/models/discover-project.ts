@@ -34,6 +34,8 @@ export interface ModelDefinition {
   materialized: Materialization;
   /** Merge key of an incremental model; empty otherwise. */
   uniqueKey: string[];
+  /** An incremental model's condition on its rows to delete before each merge (model-header.ts). */
+  incrementalDelete?: string;
   description?: string;
   tests: DeclaredTest[];
 }
@@ -111,6 +113,7 @@ export async function discoverProject(root: string = DEFAULT_MODELS_DIR): Promis
         sql,
         materialized: header.materialized ?? DEFAULT_MATERIALIZATION[schema],
         uniqueKey: header.uniqueKey ?? [],
+        ...(header.incrementalDelete === undefined ? {} : { incrementalDelete: header.incrementalDelete }),
         description: header.description,
         tests: header.tests,
       });

@@ -47,6 +47,9 @@
  * runner drops exactly those conditions from DuckDB's parse tree and rebuilds the SQL with
  * `json_deserialize_sql` — the same idea as dbt's `is_incremental()`, without a template
  * language. A self-reference anywhere else (FROM, SELECT list) is a problem.
+ * A MERGE never deletes: a model whose rows can lose their source declares the rows to drop
+ * before each merge, `-- incremental_delete: record_key not in (select record_key from
+ * intermediate.int_identity_records)` (int_identity_clusters does).
  *
  * ## Running
  * Seeds load first, then models in dependency order; a failed model keeps its previous

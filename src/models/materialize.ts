@@ -76,7 +76,8 @@ async function replaceTable(connection: DuckDBConnection, target: string, existi
 /**
  * Computes the model's rows into a temp table, checks its keys, then MERGEs by `unique_key`:
  * new keys are inserted, keys whose other columns changed are updated, identical rows are
- * left alone. Returns the increment's size, which is what this build cost.
+ * left alone; rows the model's `incremental_delete` condition holds are deleted first, in the
+ * same transaction. Returns the increment's size, which is what this build cost.
  */
 async function mergeIncrement(connection: DuckDBConnection, model: ModelDefinition, target: string, body: string): Promise<number> {
   const increment = `temp.${quoteIdent(`__fanlake_increment__${model.name}`)}`;
@@ -106,14 +107,15 @@ async function mergeIncrement(connection: DuckDBConnection, model: ModelDefiniti
     const changed = others.map((column) => `existing.${quoteIdent(column)} is distinct from increment.${quoteIdent(column)}`).join(' or ');
     const update = others.map((column) => `${quoteIdent(column)} = increment.${quoteIdent(column)}`).join(', ');
     const whenMatched = others.length > 0 ? `when matched and (${changed}) then update set ${update}\n` : '';
-    await inTransaction(connection, () =>
-      connection.run(
+    await inTransaction(connection, async () => {
+      if (model.incrementalDelete !== undefined) await connection.run(`delete from ${target} where ${model.incrementalDelete}`);
+      await connection.run(
         `merge into ${target} as existing
          using ${increment} as increment
          on ${on}
          ${whenMatched}when not matched then insert (${columns.map(quoteIdent).join(', ')}) values (${columns.map((column) => `increment.${quoteIdent(column)}`).join(', ')})`,
-      ),
-    );
+      );
+    });
     return Number(stats!.row_count);
   } finally {
     await connection.run(`drop table if exists ${increment}`);

@@ -2,6 +2,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { closeMatches } from './close-matches.js';
 import { SEEDS_SCHEMA, SOURCE_SCHEMA } from './discover-project.js';
 import type { MacroDefinition, ModelDefinition, ModelProject, SeedDefinition } from './discover-project.js';
+import { identityOverridesMacro } from './identity-overrides.js';
 import { DEFAULT_MACRO_SETTINGS, macroCalls, parseMacros, settingMacros } from './macros.js';
 import type { MacroNode } from './macros.js';
 import { MODEL_SCHEMAS } from './model-header.js';
@@ -46,14 +47,15 @@ const LAYER_RANK: Record<string, number> = { [SEEDS_SCHEMA]: 0, staging: 1, inte
  * Parses every model with DuckDB and links them. Collects every problem before failing:
  * syntax errors, unqualified or unknown references, reads of a schema models may not read,
  * misplaced self-references, cycles (naming each file in the cycle), broken macros and calls
- * of unknown macros. `macros` defaults to the project's and those of the default settings.
+ * of unknown macros. `macros` defaults to the project's and those of the default settings
+ * (no identity overrides).
  *
  * @throws ModelProjectError
  */
 export async function buildGraph(
   project: ModelProject,
   connection: DuckDBConnection,
-  macros: readonly MacroDefinition[] = [...settingMacros(DEFAULT_MACRO_SETTINGS), ...project.macros],
+  macros: readonly MacroDefinition[] = [...settingMacros(DEFAULT_MACRO_SETTINGS), identityOverridesMacro([], 'none'), ...project.macros],
 ): Promise<ModelGraph> {
   const parsedMacros = await parseMacros(macros);
   const problems: string[] = [...parsedMacros.problems];

@@ -32,6 +32,11 @@ export interface ModelHeader {
   materialized?: Materialization;
   /** Columns of the merge key, for `incremental`. */
   uniqueKey?: string[];
+  /**
+   * For `incremental`: a condition on the table's rows; those it holds are deleted before each
+   * merge (rows whose source is gone: a MERGE only inserts and updates).
+   */
+  incrementalDelete?: string;
   description?: string;
   tests: DeclaredTest[];
 }
@@ -45,13 +50,15 @@ export interface ModelHeader {
  * ```sql
  * -- materialized: incremental          view | table | incremental (default: view in staging, table elsewhere)
  * -- unique_key: season_id, fan_id      required for incremental; comma-separated for a composite key
+ * -- incremental_delete: id not in (select id from staging.stg_x)   incremental: rows deleted before each merge;
+ *                                       it may read the model's parents (it is not parsed for the graph)
  * -- description: One row per ticket.   free text, copied to lineage.json
  * -- test: unique(ticket_id)            a data test run by `fanlake check`, see test-declaration.ts
  * -- test[warn]: not_null(email)        the same at warning level: reported, does not fail `check`
  * select ...
  * ```
  */
-export const HEADER_KEYS = ['materialized', 'unique_key', 'description', 'test', 'test[warn]'] as const;
+export const HEADER_KEYS = ['materialized', 'unique_key', 'incremental_delete', 'description', 'test', 'test[warn]'] as const;
 
 export type ParsedHeader = { header: ModelHeader; problems: string[] };
 
@@ -72,6 +79,10 @@ export function parseModelHeader(sql: string): ParsedHeader {
         header.uniqueKey = columns;
         break;
       }
+      case 'incremental_delete':
+        if (value === '') problems.push('incremental_delete: give a condition on the rows to delete');
+        header.incrementalDelete = value;
+        break;
       case 'description':
         header.description = value;
         break;
@@ -91,6 +102,7 @@ export function parseModelHeader(sql: string): ParsedHeader {
   for (const key of misplacedKeys(sql)) problems.push(`"-- ${key}:" comes after the SQL has started and would be ignored; move it into the leading comment block`);
   if (header.materialized === 'incremental' && !header.uniqueKey) problems.push('materialized: incremental needs a "-- unique_key: column[, column]" line');
   if (header.uniqueKey && header.materialized !== 'incremental') problems.push('unique_key only applies to materialized: incremental');
+  if (header.incrementalDelete !== undefined && header.materialized !== 'incremental') problems.push('incremental_delete only applies to materialized: incremental');
   return { header, problems };
 }
 

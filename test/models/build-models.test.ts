@@ -363,4 +363,23 @@ where _extracted_at > (select coalesce(max(_extracted_at), '-infinity') from mar
       { season_id: 2, fan: 'a', points: 5 },
     ]);
   });
+
+  it('deletes the rows its incremental_delete condition holds before merging, and refuses the key elsewhere', async () => {
+    await ws.exec(RAW_EVENTS);
+    await ws.write({
+      'marts/fct_events.sql': FCT_EVENTS.replace('-- unique_key: event_id\n', '-- unique_key: event_id\n-- incremental_delete: event_id not in (select id from raw.events)\n'),
+    });
+    await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir });
+    await ws.exec(`delete from raw.events where id = 2; insert into raw.events values (4, 'd', timestamptz '2024-05-02 10:00:00+00')`);
+    const [result] = await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir });
+    expect(result).toMatchObject({ status: 'ok', rows: 1 });
+    expect(await ws.query('select event_id, value from marts.fct_events order by all')).toEqual([
+      { event_id: 1, value: 'A' },
+      { event_id: 3, value: 'C' },
+      { event_id: 4, value: 'D' },
+    ]);
+
+    await ws.write({ 'marts/fct_events.sql': '-- incremental_delete: id = 1\nselect 1 as id\n' });
+    await expect(buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir })).rejects.toThrow('incremental_delete only applies to materialized: incremental');
+  });
 });

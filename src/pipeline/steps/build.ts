@@ -32,7 +32,11 @@ export function summarizeBuild(results: readonly ModelResult[]): Omit<StepSummar
 
 /** What the settings decide of a build, the same for `build` and `run`. */
 export function buildSettingsFrom(config: Config) {
-  return { ...STAGE_DATABASE, macroSettings: { phoneDefaultCountryCode: config['models.phoneDefaultCountryCode'] } };
+  return {
+    ...STAGE_DATABASE,
+    macroSettings: { phoneDefaultCountryCode: config['models.phoneDefaultCountryCode'] },
+    identityOverridesFile: config['models.identityOverrides'],
+  };
 }
 
 /** Runs the SQL models in dependency order. */

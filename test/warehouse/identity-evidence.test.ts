@@ -1,0 +1,108 @@
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildModels } from '../../src/models/index.js';
+import { tempDataDir } from '../helpers/cli.js';
+import { queryWarehouse } from '../helpers/warehouse.js';
+import { writeRawTables } from './identity-fixture.js';
+
+/**
+ * marts.fan_identity_evidence and marts.fan_identity_review on hand-made records, built through
+ * the real models: why two records are one fan, and which pairs an analyst should look at.
+ */
+const user = (id: number, fields: Record<string, unknown>) => ({ id, last_update: '2026-01-01T00:00:00.000Z', enabled: true, ...fields });
+const member = (id: number, name: string, phone: string) => ({ id, last_update: '2026-01-01T00:00:00.000Z', name, phone, category: 'Silver', category_id: 2 });
+const profile = (id: number, fields: Record<string, unknown>) => ({ id: String(id), type: 'customerProfiles', ...fields });
+const person = (id: number, customerProfileId: number, fields: Record<string, unknown>) => ({
+  id: String(id), type: 'people', network: 'email', customerProfileId, ...fields,
+});
+const born = (date: string) => `${date}T00:00:00.000Z`;
+
+const RAW = {
+  ticketing_users: [
+    user(101, { name_first: 'Kari', name_last: 'Hansen', email: 'kari.hansen@gmail.com', phone: '' }),
+    // a typo in the last name on the platform: only the similarity rule joins the two groups
+    user(204, { name_first: 'Magnus', name_last: 'Johansen', email: 'magnus.j@gmail.com', phone: '91234204', birthday: '1982-04-04' }),
+    // a household: one phone, two first names alike enough to deserve a look but two edits apart,
+    // so the household guard keeps them apart (one edit, Kristin / Kristine, is one fan by phone_name)
+    user(206, { name_first: 'Kristin', name_last: 'Moe', email: 'kristin.moe@gmail.com', phone: '95555555' }),
+    // namesakes one letter apart with the same birth date but different phones
+    user(207, { name_first: 'Emil', name_last: 'Strand', email: 'emil.s@gmail.com', phone: '96666661', birthday: '1999-09-09' }),
+  ],
+  ticketing_members: [member(504, 'Magnus Johansen', '+47 912 34 204')],
+  engagement_customer_profiles: [
+    profile(1001, { firstName: 'Kari', lastName: 'Hansen', email: 'Kari.Hansen@gmail.com ' }),
+    profile(2004, { firstName: 'Magnus', lastName: 'Johnasen', email: 'mj@outlook.com', dateOfBirth: born('1982-04-04') }),
+    profile(2006, { firstName: 'Kristiane', lastName: 'Moe', email: 'kristiane.moe@gmail.com', phoneNumber: '+47 955 55 555' }),
+    profile(2007, { firstName: 'Emil', lastName: 'Strnad', email: 'strnad@gmail.com', phoneNumber: '97777772', dateOfBirth: born('1999-09-09') }),
+  ],
+  engagement_people: [person(6004, 2004, { firstName: 'Magnus', lastName: 'Johnasen', emailAddress: 'mj@outlook.com' })],
+};
+
+let dataDir: string;
+let evidence: Record<string, any>[];
+let review: Record<string, any>[];
+
+beforeAll(async () => {
+  dataDir = tempDataDir();
+  await writeRawTables(join(dataDir, 'warehouse.duckdb'), RAW);
+  const results = await buildModels({ dataDir, select: ['+fan_identity_review', '+fan_identity_evidence', '+dim_fan'] });
+  const failed = results.filter((result) => result.status !== 'ok');
+  expect(failed.map((result) => `${result.schema}.${result.model}: ${result.error?.message ?? result.reason}`)).toEqual([]);
+  evidence = await queryWarehouse(dataDir, 'select * from marts.fan_identity_evidence');
+  review = await queryWarehouse(dataDir, 'select * from marts.fan_identity_review');
+});
+
+const pair = (row: Record<string, any>, keys: [string, string]) => [row.from_key ?? row.record_a, row.to_key ?? row.record_b].sort().join(' ') === [...keys].sort().join(' ');
+
+describe('fan_identity_evidence', () => {
+  it('holds the link by e-mail with the values each record brought', () => {
+    const link = evidence.find((row) => pair(row, ['ticketing_user:101', 'engagement_customer_profile:1001']))!;
+    expect(link).toMatchObject({ match_rule: 'email_name', score: 1, is_joined: true, compared_fields: 'email, first name, birth date, phone' });
+    expect(link.from_values).toContain('email kari.hansen@gmail.com');
+    expect(link.to_values).toContain('email kari.hansen@gmail.com');
+    expect(link.from_values).toContain('first name kari');
+  });
+
+  it('holds the similarity link with its score and threshold', () => {
+    const link = evidence.find((row) => row.match_rule === 'similar_last_name' && pair(row, ['ticketing_user:204', 'engagement_customer_profile:2004']))!;
+    expect(link.score).toBeGreaterThanOrEqual(link.min_similarity);
+    expect(link.score).toBeLessThan(1);
+    const values = [link.from_values, link.to_values];
+    expect(values.some((side) => side.includes('last name johansen'))).toBe(true);
+    expect(values.some((side) => side.includes('last name johnasen'))).toBe(true);
+  });
+
+  it('has one row per link, every one inside its fan', async () => {
+    const [edges] = await queryWarehouse(dataDir, 'select count(*) as links from intermediate.int_identity_edges');
+    expect(evidence.length).toBe(Number(edges!.links));
+    expect(evidence.every((row) => row.is_joined)).toBe(true);
+  });
+});
+
+describe('fan_identity_review', () => {
+  it('lists the household the guard split', () => {
+    const row = review.find((candidate) => candidate.reason === 'household_split')!;
+    expect([row.record_a, row.record_b]).toEqual(['engagement_customer_profile:2006', 'ticketing_user:206']);
+    expect(row.fan_id_a).not.toBe(row.fan_id_b);
+  });
+
+  it('lists namesakes just short of the similarity rule', () => {
+    const row = review.find((candidate) => candidate.reason === 'near_similarity')!;
+    expect([row.record_a, row.record_b]).toEqual(['engagement_customer_profile:2007', 'ticketing_user:207']);
+    expect(row.values_a).toContain('phone 97777772');
+  });
+
+  it('lists the similarity link that alone holds a fan together', () => {
+    const rows = review.filter((candidate) => candidate.reason === 'weak_link');
+    // the profile and its person (the person borrows the profile's birth date) each match the user
+    expect(rows.map((row) => [row.record_a, row.record_b]).sort()).toEqual([
+      ['engagement_customer_profile:2004', 'ticketing_user:204'],
+      ['engagement_person:6004', 'ticketing_user:204'],
+    ]);
+    expect(rows.every((row) => row.fan_id_a === row.fan_id_b)).toBe(true);
+  });
+
+  it('does not list pairs held by exact rules', () => {
+    expect(review.filter((row) => row.record_a.endsWith(':1001') || row.record_b.endsWith(':101'))).toEqual([]);
+  });
+});

@@ -1,0 +1,163 @@
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Simulator } from '../../src/simulator/simulator.js';
+import { tempDataDir } from '../helpers/cli.js';
+import { startTestSimulator } from '../helpers/simulator.js';
+import { queryWarehouse } from '../helpers/warehouse.js';
+import { cliEnv, runCliOk } from './identity-fixture.js';
+
+/**
+ * Incremental identity resolution through the real CLI: build, change users, members and
+ * customer profiles in the simulator (a merge, a split, and 1% of each changed), extract, load
+ * and build again, which recomputes only the components that changed; then `build
+ * --full-refresh` must give exactly the same marts.
+ */
+const MARTS = ['intermediate.int_identity_clusters', 'marts.fan_identity_links', 'marts.dim_fan', 'marts.fan_identity_evidence', 'marts.fan_identity_review'];
+
+let sim: Simulator;
+let dataDir: string;
+let before: Map<string, string>;
+let after: Map<string, string>;
+let incremental: Map<string, string>;
+let full: Map<string, string>;
+let incrementalOutput: string;
+let recordCount: number;
+/** Two fans of one user each; the second user's new version carries the first one's person. */
+let merged: [string, string];
+/** A fan of a user and engagement records; the user's new version is somebody else. */
+let split: { fanId: string; user: string; others: string[] };
+
+const fanId = (recordKey: string) => `fan_${createHash('md5').update(recordKey).digest('hex').slice(0, 16)}`;
+
+const linksOf = async () =>
+  new Map(
+    (await queryWarehouse(dataDir, `select system || ':' || record_id as record_key, fan_id from marts.fan_identity_links`)).map((row) => [
+      row.record_key as string,
+      row.fan_id as string,
+    ]),
+  );
+
+/** Every mart as sorted JSON lines, to compare builds. */
+async function snapshot(): Promise<Map<string, string>> {
+  const tables = new Map<string, string>();
+  for (const relation of MARTS) {
+    const rows = await queryWarehouse(dataDir, `select * from ${relation} order by all`);
+    tables.set(relation, rows.map((row) => JSON.stringify(row)).join('\n'));
+  }
+  return tables;
+}
+
+beforeAll(async () => {
+  // with the simulator's noise, so the review list has near misses and weak links to compare
+  sim = await startTestSimulator({ scale: 0.05, seed: 11, noise: true });
+  dataDir = tempDataDir();
+  const env = cliEnv(sim, dataDir);
+  await runCliOk(['extract'], env);
+  await runCliOk(['load'], env);
+  await runCliOk(['build'], env);
+  before = await linksOf();
+  recordCount = before.size;
+
+  const users = [...sim.ticketingRecords('users')];
+  const userById = new Map(users.map((user) => [String(user.id), user]));
+  const [singles] = await queryWarehouse(
+    dataDir,
+    `select list(record_id order by cast(record_id as bigint)) as ids from marts.fan_identity_links
+     where system = 'ticketing_user' and match_rule = 'unmatched' and fan_id in (select fan_id from marts.dim_fan where record_count = 1)`,
+  );
+  const [first, second] = (singles!.ids as string[]).slice(0, 2);
+  merged = [`ticketing_user:${first}`, `ticketing_user:${second}`];
+  // a fan of one ticketing user, linked by e-mail, name or phone (not by an identity's externalId), and engagement records
+  const [pair] = await queryWarehouse(
+    dataDir,
+    `select fan_id, list(system || ':' || record_id order by system || ':' || record_id) as records from marts.fan_identity_links
+     where fan_id in (
+         select fan_id from marts.dim_fan where ticketing_user_count = 1 and ticketing_member_count = 0 and engagement_customer_profile_count = 1
+     )
+     group by fan_id
+     having count(*) filter (where match_rule = 'external_id') = 0
+     order by fan_id limit 1`,
+  );
+  const pairRecords = pair!.records as string[];
+  const splitUser = pairRecords.find((record) => record.startsWith('ticketing_user:'))!;
+  split = { fanId: pair!.fan_id, user: splitUser, others: pairRecords.filter((record) => record !== splitUser) };
+
+  // changed a minute ago: inside the next extraction's lookback, which runs to the wall clock
+  const now = Date.now() - 60_000;
+  const lastUpdate = new Date(now).toISOString();
+  const model = userById.get(first!)!;
+  const changedUsers = [
+    { ...userById.get(second!)!, name_first: model.name_first, name_last: model.name_last, email: model.email, phone: model.phone, birthday: model.birthday, last_update: lastUpdate },
+    { ...userById.get(splitUser.split(':')[1]!)!, name_first: 'Ingrid', name_last: 'Nyflytter', email: 'ingrid.nyflytter@example.org', phone: '', last_update: lastUpdate },
+    // 1% of the users: a new e-mail, or a typo in the last name
+    ...users
+      .filter((user, at) => at % 100 === 50 && ![first, second, splitUser.split(':')[1]].includes(String(user.id)))
+      .map((user, at) => (at % 2 === 0 ? { ...user, email: `changed.${user.id}@example.org` } : { ...user, name_last: `${user.name_last ?? ''}e` }))
+      .map((user) => ({ ...user, last_update: lastUpdate })),
+  ];
+  sim.addTicketingVerbatim('users', changedUsers, now);
+  const members = [...sim.ticketingRecords('members')].filter((_, at) => at % 100 === 50);
+  sim.addTicketingVerbatim('members', members.map((member) => ({ ...member, phone: `+4759${String(member.id).padStart(6, '0')}`, last_update: lastUpdate })), now);
+  const profiles = [...sim.engagementRecords('customer_profiles')].filter((_, at) => at % 100 === 50);
+  expect(sim.removeCustomerProfiles(profiles.map((profile) => String(profile.id)))).toHaveLength(profiles.length);
+
+  await runCliOk(['extract'], env);
+  await runCliOk(['load'], env);
+  incrementalOutput = await runCliOk(['build'], env);
+  after = await linksOf();
+  incremental = await snapshot();
+  await runCliOk(['build', '--full-refresh'], env);
+  full = await snapshot();
+}, 300_000);
+
+afterAll(async () => {
+  await sim?.close();
+});
+
+describe('incremental identity resolution', () => {
+  it('recomputed only the components that changed', () => {
+    const written = /intermediate\.int_identity_clusters\s+incremental\s+ok\s+(\d+)/.exec(incrementalOutput);
+    expect(written, incrementalOutput).not.toBeNull();
+    expect(Number(written![1])).toBeGreaterThan(0);
+    expect(Number(written![1])).toBeLessThan(recordCount * 0.25);
+  });
+
+  it.each(MARTS)('leaves %s exactly as a full rebuild does', (relation) => {
+    expect(incremental.get(relation)!.length).toBeGreaterThan(0);
+    expect(incremental.get(relation)).toBe(full.get(relation));
+  });
+
+  it('keeps the fan_id of every fan whose records did not change', () => {
+    const recordsOf = (links: Map<string, string>) => {
+      const fans = new Map<string, string[]>();
+      for (const [record, fan] of links) fans.set(fan, [...(fans.get(fan) ?? []), record]);
+      return fans;
+    };
+    const beforeFans = recordsOf(before);
+    const afterFans = recordsOf(after);
+    let kept = 0;
+    for (const [fan, records] of afterFans) {
+      const old = before.get(records[0]!);
+      if (old === undefined || beforeFans.get(old)!.sort().join() !== records.sort().join()) continue;
+      expect(fan).toBe(old);
+      kept++;
+    }
+    expect(kept).toBeGreaterThan(recordCount / 3);
+  });
+
+  it('names a merged fan after the smallest record key of the two', () => {
+    expect(after.get(merged[0])).toBe(after.get(merged[1]));
+    const smallest = [...merged].sort()[0]!;
+    expect(after.get(merged[0])).toBe(fanId(smallest));
+    expect(after.get(merged[0])).toBe(before.get(smallest));
+  });
+
+  it('names each part of a split fan after its own smallest record key', () => {
+    expect(after.get(split.user)).not.toBe(after.get(split.others[0]!));
+    expect(after.get(split.user)).toBe(fanId(split.user));
+    expect(new Set(split.others.map((record) => after.get(record)))).toEqual(new Set([fanId(split.others[0]!)]));
+    // the part that holds the old fan's smallest record key keeps the old id
+    const smallest = [split.user, ...split.others].sort()[0]!;
+    expect(after.get(smallest)).toBe(split.fanId);
+  });
+});
