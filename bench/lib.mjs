@@ -51,7 +51,8 @@ function stop(child) {
  */
 export function runMeasured(args, env) {
   const started = performance.now();
-  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...CREDENTIALS, CI: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // As a user runs it (bin/fanlake's own line sets the Node flags), not as `node bin/fanlake`.
+  const child = spawn(BIN, args, { env: { ...process.env, ...CREDENTIALS, CI: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let peakKb = 0;
   let cpuTicks = 0;
   const sample = () => {
