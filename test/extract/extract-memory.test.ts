@@ -10,8 +10,9 @@ import { startTestSimulator, ticketingGet } from '../helpers/simulator.js';
 
 // The memory design of extraction, not its speed: pages stream through a bounded number of
 // slots into spool parts of 100k rows, each converted to Parquet by a DuckDB opened for it
-// and closed after, with V8's young generation kept small by bin/fanlake. Before that design
-// 300k wide ticket rows peaked at about 330 MB and grew with the data; now about 250 MB.
+// and closed after, in row groups of 8,192, with V8's young generation kept small by
+// bin/fanlake. Before that design these 300k wide ticket rows peaked at about 450 MB
+// (b83438f) and grew with the data; now at 250 to 275 MB.
 const ROWS = 300_000;
 const PAGE_SIZE = 200;
 const PEAK_RSS_BOUND_MB = 285;
