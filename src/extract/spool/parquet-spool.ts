@@ -17,7 +17,30 @@ const WRITE_BLOCK_CHARS = 1 << 20;
 /** One NDJSON line without its line break: serialized here, or bytes as received. */
 type SpoolLine = string | Uint8Array;
 
-const NEWLINE = Buffer.from('\n');
+const NEWLINE = 10;
+
+/**
+ * Lines as one NDJSON block: strings joined and encoded once, or, when received bytes are
+ * among them, every line copied into one buffer sized up front (no array or buffer per
+ * line: this runs for every record).
+ */
+function ndjsonBlock(lines: readonly SpoolLine[]): string | Buffer {
+  if (lines.every((line) => typeof line === 'string')) return `${lines.join('\n')}\n`;
+  let size = 0;
+  for (const line of lines) size += (typeof line === 'string' ? Buffer.byteLength(line) : line.length) + 1;
+  const block = Buffer.allocUnsafe(size);
+  let at = 0;
+  for (const line of lines) {
+    if (typeof line === 'string') {
+      at += block.write(line, at);
+    } else {
+      block.set(line, at);
+      at += line.length;
+    }
+    block[at++] = NEWLINE;
+  }
+  return block;
+}
 
 const conversions = new WeakMap<object, Promise<unknown>>();
 
@@ -236,10 +259,7 @@ export class ParquetSpool {
     if (this.#pending.length === 0) return;
     const pending = this.#pending;
     this.#pending = [];
-    // Received bytes are copied into one block as they are; strings are encoded once, joined.
-    const block = pending.every((line) => typeof line === 'string')
-      ? `${pending.join('\n')}\n`
-      : Buffer.concat(pending.flatMap((line) => [typeof line === 'string' ? Buffer.from(line) : line, NEWLINE]));
+    const block = ndjsonBlock(pending);
     this.#pendingChars = 0;
     const spool = await this.#openSpool();
     await (typeof block === 'string' ? spool.write(block) : spool.write(block));
