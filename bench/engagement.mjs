@@ -8,7 +8,7 @@ import { Agent, request } from 'undici';
 import pLimit from 'p-limit';
 import { discoverRuns } from '../dist/load/discover-runs.js';
 import { readRunManifest } from '../dist/raw-contract/index.js';
-import { CREDENTIALS, fmt, runMeasured, startSimulator, tempDir } from './lib.mjs';
+import { CREDENTIALS, fmt, fmtMemory, fmtPhases, runMeasured, startSimulator, tempDir } from './lib.mjs';
 
 const CONCURRENCY = 8;
 const PAGE_SIZE = 50;
@@ -18,7 +18,7 @@ const RESOURCES = ['customer_profiles', 'people', 'consents', 'consent_texts', '
 async function extractOnce(sim) {
   const dataDir = tempDir('fanlake-bench-eng-');
   const env = { FANLAKE_ENGAGEMENT_URL: sim.url, FANLAKE_DATA_DIR: dataDir, FANLAKE_CONCURRENCY: String(CONCURRENCY) };
-  const run = await runMeasured(['extract', '--source', 'engagement', '--resource', ...RESOURCES], env);
+  const run = await runMeasured(['extract', '--source', 'engagement', '--resource', ...RESOURCES], env, { probe: true });
   if (run.code !== 0) throw new Error(`extract failed: ${run.stderr}`);
   let rows = 0;
   for (const done of await discoverRuns(dataDir)) rows += (await readRunManifest(dataDir, done)).rows;
@@ -96,6 +96,8 @@ export async function benchEngagement({ scale }) {
     ['  vs plain fetch + JSON.parse (replay)', `${fmt(replay.plain.wallMs / 1000, 1)} s for ${fmt(replay.plain.requests)} requests (${fmt(replay.misses)} not replayed)`, `ratio ${fmt(replay.ratio, 2)}`, replay.ratio <= 1.3 ? 'ok (<= 1.3)' : 'MISSED (<= 1.3)'],
     ['  CPU time vs plain fetch (replay)', `${fmt(replay.run.cpuMs / 1000, 1)} s vs ${fmt(replay.plain.cpuMs / 1000, 1)} s`, `ratio ${fmt(replay.run.cpuMs / replay.plain.cpuMs, 2)}`, ''],
     ['  peak RSS (replay)', `${fmt(replay.run.peakMb)} MB`, '', replay.run.peakMb < 300 ? 'ok (< 300 MB)' : 'MISSED (< 300 MB)'],
+    ['  where the time went (replay)', fmtPhases(replay.run.probe, CONCURRENCY), '', ''],
+    ['  where the memory went (replay)', fmtMemory(replay.run.probe), '', ''],
     [`engagement extract, live simulator scale ${scale}`, `${fmt(live.run.wallMs / 1000, 1)} s, peak RSS ${fmt(live.run.peakMb)} MB`, `ratio ${fmt(live.ratio, 2)} of plain fetch (${fmt(live.plain.wallMs / 1000, 1)} s)`, ''],
   ];
 }

@@ -6,7 +6,7 @@ import { rmSync } from 'node:fs';
 import { discoverRuns } from '../dist/load/discover-runs.js';
 import { readRunManifest } from '../dist/raw-contract/index.js';
 import { baselineFetch } from './baseline-fetch.mjs';
-import { CREDENTIALS, fmt, runMeasured, startSimulator, tempDir } from './lib.mjs';
+import { CREDENTIALS, fmt, fmtMemory, fmtPhases, fmtProfile, runMeasured, startSimulator, tempDir } from './lib.mjs';
 
 const PINNED_NOW = '2026-06-01T00:00:00Z';
 const CONCURRENCY = 8;
@@ -14,9 +14,10 @@ const LATENCY_MS = 50;
 const PAGE_BASE = { users: 0, members: 1, tickets: 1, merchandise: 1, user_permissions: 0 };
 const PATH = { users: '/api/users', members: '/api/members', tickets: '/api/tickets', merchandise: '/api/merchandise', user_permissions: '/api/user_permission' };
 
-async function extract(sim) {
+/** One extraction; every run is probed (bench/phase-probe.mjs, next to no cost), `profile` adds the CPU profile. */
+async function extract(sim, profile = false) {
   const dataDir = tempDir('fanlake-bench-');
-  const run = await runMeasured(['extract', '--source', 'ticketing'], { FANLAKE_TICKETING_URL: sim.url, FANLAKE_DATA_DIR: dataDir, FANLAKE_CONCURRENCY: String(CONCURRENCY) });
+  const run = await runMeasured(['extract', '--source', 'ticketing'], { FANLAKE_TICKETING_URL: sim.url, FANLAKE_DATA_DIR: dataDir, FANLAKE_CONCURRENCY: String(CONCURRENCY) }, { probe: true, profile });
   if (run.code !== 0) throw new Error(`extract failed: ${run.stderr}`);
   const manifests = await readManifests(dataDir);
   const rows = manifests.reduce((sum, m) => sum + m.rows, 0);
@@ -66,7 +67,7 @@ export async function benchExtraction({ scale }) {
   const bigScale = scale / 2;
   const smallScale = scale / 20;
   const big = await withServer(['--replay', '--scale', String(bigScale)], bracketed);
-  const small = await withServer(['--replay', '--scale', String(smallScale)], (sim) => extract(sim));
+  const small = await withServer(['--replay', '--scale', String(smallScale)], async (sim) => ({ ...(await extract(sim)), profiled: await extract(sim, true) }));
   const slow = await withServer(['--replay', '--scale', '1', '--latency-ms', String(LATENCY_MS)], async (sim) => {
     const run = await extract(sim);
     return { ...run, floor: await plain(sim, run.jobs) };
@@ -88,8 +89,12 @@ export async function benchExtraction({ scale }) {
     ['  vs plain fetch + JSON.parse (replay)', `${fmt(big.floor.wallMs / 1000, 1)} s for ${fmt(big.floor.pages)} pages`, `ratio ${range(big.ratios)}`, worst <= 1.3 ? 'ok (<= 1.3)' : 'MISSED (<= 1.3)'],
     ['  CPU time vs plain fetch (replay)', `${fmt(big.first.run.cpuMs / 1000, 1)} s and ${fmt(big.second.run.cpuMs / 1000, 1)} s vs ${fmt(big.floor.cpuMs / 1000, 1)} s`, `ratio ${range(big.cpuRatios)}`, ''],
     ['  peak RSS (replay)', `${range(peaks, 0)} MB (scale ${smallScale}: ${fmt(small.rows)} rows, ${fmt(small.run.peakMb)} MB)`, `ratio ${fmt(rssRatio, 2)}`, Math.max(...peaks) < 300 && rssRatio <= 1.2 ? 'ok (< 300 MB, <= 1.2x)' : 'MISSED (< 300 MB, <= 1.2x)'],
+    ['  where the time went (replay, 1st run)', fmtPhases(big.first.run.probe, CONCURRENCY), '', ''],
+    ['  where the memory went (replay, 1st run)', fmtMemory(big.first.run.probe), '', ''],
+    [`  main thread by phase (replay scale ${smallScale}, CPU profile)`, fmtProfile(small.profiled.run.probe), '', ''],
     [`  latency ${LATENCY_MS} ms, replay scale 1`, `${fmt(slow.run.wallMs / 1000, 1)} s vs ideal ${fmt(ideal / 1000, 1)} s (${fmt(slow.pages)} pages x ${LATENCY_MS} ms / ${CONCURRENCY})`, `ratio ${fmt(latencyRatio, 2)}`, latencyRatio <= 1.25 ? 'ok (<= 1.25)' : 'MISSED (<= 1.25)'],
     [`  plain fetch at ${LATENCY_MS} ms (replay)`, `${fmt(slow.floor.wallMs / 1000, 1)} s`, `ratio ${fmt(slow.floor.wallMs / ideal, 2)}`, ''],
+    [`  where the time went (${LATENCY_MS} ms)`, fmtPhases(slow.run.probe, CONCURRENCY), '', ''],
     [`ticketing extract, live simulator scale ${scale}`, `${fmt(live.rows)} rows, ${fmt(live.pages)} pages in ${fmt(live.run.wallMs / 1000, 1)} s`, `${fmt(live.rows / (live.run.wallMs / 1000))} rows/s, peak RSS ${fmt(live.run.peakMb)} MB`, ''],
     ['  vs plain fetch (simulator)', `${fmt(live.floor.wallMs / 1000, 1)} s`, `ratio ${fmt(liveRatio, 2)}`, ''],
   ];

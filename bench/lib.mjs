@@ -1,8 +1,7 @@
 // Shared helpers of the benchmarks: a simulator in a child process, a command timed with
 // its peak RSS, and a plain-fetch baseline. Figures are ratios measured in one run.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -47,11 +46,18 @@ function stop(child) {
 /**
  * Runs the CLI; returns wall time, CPU time (user + system, all threads, sampled every
  * 50 ms: on a shared machine it says what wall time cannot), the kernel's peak RSS of the
- * process (VmHWM) and output.
+ * process (VmHWM) and output. With `probe`, bench/phase-probe.mjs rides along and its
+ * figures come back as `probe` (`profile: true` adds the main thread's CPU profile by phase,
+ * which costs a little CPU: not for runs whose ratio is printed).
  */
-export function runMeasured(args, env) {
+export function runMeasured(args, env, { probe = false, profile = false } = {}) {
+  const probeOut = probe ? join(tempDir('fanlake-probe-'), 'probe.json') : undefined;
+  if (probeOut) {
+    env = { ...env, NODE_OPTIONS: `--import ${join(REPO, 'bench', 'phase-probe.mjs')}`, BENCH_PROBE_OUT: probeOut, BENCH_PROBE_PROFILE: profile ? '1' : '0' };
+  }
   const started = performance.now();
-  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...CREDENTIALS, CI: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // As a user runs it (bin/fanlake's own line sets the Node flags), not as `node bin/fanlake`.
+  const child = spawn(BIN, args, { env: { ...process.env, ...CREDENTIALS, CI: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let peakKb = 0;
   let cpuTicks = 0;
   const sample = () => {
@@ -73,11 +79,46 @@ export function runMeasured(args, env) {
   return new Promise((resolvePromise) =>
     child.on('close', (code) => {
       clearInterval(timer);
-      resolvePromise({ code, wallMs: performance.now() - started, cpuMs: cpuTicks * 10, peakMb: peakKb / 1024, stdout, stderr });
+      const probed = probeOut ? readProbe(probeOut) : undefined;
+      resolvePromise({ code, wallMs: performance.now() - started, cpuMs: cpuTicks * 10, peakMb: peakKb / 1024, stdout, stderr, probe: probed });
     }),
   );
 }
 
 export function fmt(n, digits = 0) {
   return Number(n).toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+}
+
+function readProbe(path) {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    return undefined;
+  } finally {
+    rmSync(join(path, '..'), { recursive: true, force: true });
+  }
+}
+
+const seconds = (ms) => `${fmt(ms / 1000, 1)} s`;
+
+/** Where a probed run's wall time and CPU went: one line. */
+export function fmtPhases(probe, concurrency) {
+  if (!probe) return 'not probed';
+  return `start-up ${seconds(probe.startupMs)}, requests ${seconds(probe.requestsMs)} (${fmt(probe.meanInFlight, 1)} of ${concurrency} in flight on average), after the last response ${seconds(probe.tailMs)}; CPU main thread ${seconds(probe.cpuMs.main ?? 0)}, other threads (DuckDB, file I/O, GC helpers) ${seconds(probe.cpuMs.others ?? 0)}`;
+}
+
+/** A probed run's peak memory by kind: one line. */
+export function fmtMemory(probe) {
+  if (!probe) return 'not probed';
+  const { heapMb, externalMb, nativeMb } = probe.memory;
+  return `peaks: V8 heap ${fmt(heapMb)} MB, buffers outside it ${fmt(externalMb)} MB, native (Node, DuckDB) ${fmt(nativeMb)} MB`;
+}
+
+/** A profiled run's main thread by phase, largest first: one line. */
+export function fmtProfile(probe) {
+  if (!probe?.mainThreadMs) return 'not profiled';
+  return Object.entries(probe.mainThreadMs)
+    .sort((a, b) => b[1] - a[1])
+    .map(([phase, ms]) => `${phase} ${seconds(ms)}`)
+    .join(', ');
 }

@@ -1,4 +1,4 @@
-import { DuckDBConnection, DuckDBInstance, quotedIdentifier, quotedString } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type { DuckDBValue, Json } from '@duckdb/node-api';
 import { FanlakeError } from './errors.js';
 import { CODE } from './error-codes.js';
@@ -63,6 +63,9 @@ export async function openDatabase(path: string, options: DatabaseOptions = {}):
   let told = false;
   for (;;) {
     try {
+      // Loaded on first use: the library takes about half a second to load, which
+      // `fanlake extract` spends fetching its first pages instead (DuckDB only writes parts).
+      const { DuckDBInstance } = await import('@duckdb/node-api');
       return await DuckDBInstance.create(path, config);
     } catch (cause) {
       // DuckDB says so only in words; this is the one foreign message we must read.
@@ -131,13 +134,14 @@ export async function queryColumnsAndRows(
 /** `name` as a DuckDB identifier, safe for any characters: `a"b` → `"a""b"`. */
 export function quoteIdent(name: string): string {
   assertNoNul(name);
-  return quotedIdentifier(name);
+  // DuckDB's own rule (as @duckdb/node-api's quotedIdentifier), kept here so quoting needs no library load.
+  return `"${name.replaceAll('"', '""')}"`;
 }
 
 /** `value` as a DuckDB string literal: `it's` → `'it''s'` (DuckDB strings have no backslash escapes). */
 export function quoteLiteral(value: string): string {
   assertNoNul(value);
-  return quotedString(value);
+  return `'${value.replaceAll("'", "''")}'`;
 }
 
 // A NUL byte would end the statement early inside the C API; refuse rather than truncate.

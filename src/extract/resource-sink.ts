@@ -11,8 +11,8 @@ export interface RunContext {
   readonly dataDir: string;
   readonly runId: string;
   readonly runStartedAt: Date;
-  /** Converts spools to Parquet; shared so its memory limit holds for the whole run. */
-  readonly duckdb: DuckDBInstance;
+  /** A DuckDB to convert spools with; without one each part opens its own (see ParquetSpool). */
+  readonly duckdb?: DuckDBInstance;
 }
 
 /** The raw shape of one resource: what is validated, keyed and stored. */

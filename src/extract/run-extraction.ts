@@ -1,7 +1,6 @@
 import pLimit from 'p-limit';
 import type { Config } from '../config/load-config.js';
 import { registerSecret } from '../config/secrets.js';
-import { IN_MEMORY, openDatabase } from '../core/duckdb.js';
 import { UsageError } from '../core/errors.js';
 import { TICKETING_RESOURCES, ticketingConnection } from '../sources/ticketing/index.js';
 import { ENGAGEMENT_ENDPOINTS, ENGAGEMENT_TABLES, type EngagementSettings, USER_SCOPED, engagementConnection } from '../sources/engagement/index.js';
@@ -48,9 +47,7 @@ export async function runExtraction(request: ExtractRequest): Promise<ExtractRun
   const progress = request.progress ?? new ExtractProgress();
   const skippedSources: ExtractRunResult['skippedSources'] = [];
   const results: ResourceResult[] = [];
-  // Only Parquet writing runs in this DuckDB; its limit is most of the extract's memory
-  // budget. A second thread does not speed the conversion up and doubles its buffers.
-  const duckdb = await openDatabase(IN_MEMORY, { memoryLimit: '160MB', threads: 1, preserveInsertionOrder: false });
+  // Parquet parts are written by a DuckDB opened per part (see ParquetSpool), one at a time.
   try {
     for (const source of selected) {
       const outcome = source === 'ticketing' ? ticketingConnection(config) : engagementConnection(config);
@@ -69,7 +66,7 @@ export async function runExtraction(request: ExtractRequest): Promise<ExtractRun
         userAgent: 'fanlake/0.1',
         onRetry: (event) => progress.retried(`${event.context.source}.${event.context.resource}`),
       });
-      const context = { dataDir: config.dataDir, runId, runStartedAt, duckdb, connection, client, progress };
+      const context = { dataDir: config.dataDir, runId, runStartedAt, connection, client, progress };
       try {
         const run = { ...context, concurrency: config.concurrency, only };
         if (source === 'ticketing') {
@@ -83,7 +80,6 @@ export async function runExtraction(request: ExtractRequest): Promise<ExtractRun
       }
     }
   } finally {
-    duckdb.closeSync();
     progress.close();
   }
   // What `status` reports about past runs, and what load records in meta.extraction_runs.

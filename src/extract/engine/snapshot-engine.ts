@@ -25,6 +25,9 @@ export interface SnapshotRun<S> extends RunContext {
 
 type Sinks = Record<string, ResourceSink>;
 
+/** Children queued per fan-out worker before the parent's paging waits: enough to keep every worker busy. */
+const QUEUED_CHILDREN_PER_WORKER = 64;
+
 /** What an endpoint's requests came to: child requests that failed after their retries, the first few as records. */
 interface ReadOutcome {
   readonly failedChildren: number;
@@ -85,6 +88,8 @@ export async function extractSnapshot<S>(run: SnapshotRun<S>, endpoints: readonl
         if (typeof item !== 'object' || item === null) continue;
         for (const child of childrenOf(endpoint, item as Json, run.settings)) queue.push(child);
       }
+      // The parent's paging waits while its fan-out is far behind (see WorkQueue.room).
+      await queue.room(QUEUED_CHILDREN_PER_WORKER * run.concurrency * 2);
     }
   };
 
@@ -126,7 +131,12 @@ export async function extractSnapshot<S>(run: SnapshotRun<S>, endpoints: readonl
         }
       }
     };
-    await Promise.all(Array.from({ length: run.concurrency * 2 }, worker));
+    try {
+      await Promise.all(Array.from({ length: run.concurrency * 2 }, worker));
+    } finally {
+      // Workers that stopped early (a 403) must not leave the parent waiting for room.
+      queue.abandon();
+    }
     return { failedChildren, errors, requests };
   };
 

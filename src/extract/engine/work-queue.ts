@@ -7,7 +7,11 @@ export class WorkQueue<T> {
   private items: (T | undefined)[] = [];
   private head = 0;
   private waiters: (() => void)[] = [];
+  /** Producers waiting for the queue to shorten (see `room`). */
+  private producers: (() => void)[] = [];
   private closed = false;
+  /** The consumers stopped early: nothing will take items any more. */
+  private abandoned = false;
   private failure: { error: unknown } | undefined;
 
   static of<T>(items: Iterable<T>): WorkQueue<T> {
@@ -34,6 +38,24 @@ export class WorkQueue<T> {
     this.close();
   }
 
+  /**
+   * Resolves once fewer than `limit` items wait (or nobody will take them): a producer far
+   * ahead of its consumers waits here instead of piling items up in memory. Customer
+   * profile pages come much faster than one consents request per profile, so without it
+   * the whole fan-out (150,000 children at scale 10) sat in the heap.
+   */
+  async room(limit: number): Promise<void> {
+    while (this.items.length - this.head >= limit && !this.abandoned && !this.failure) {
+      await new Promise<void>((resolve) => this.producers.push(resolve));
+    }
+  }
+
+  /** The consumers stopped for good (an error, a missing module): producers wait no more. */
+  abandon(): void {
+    this.abandoned = true;
+    this.wakeProducers();
+  }
+
   /** The next item, `undefined` once the queue is closed and drained. */
   async next(): Promise<T | undefined> {
     for (;;) {
@@ -41,11 +63,23 @@ export class WorkQueue<T> {
       if (this.head < this.items.length) {
         const item = this.items[this.head];
         this.items[this.head++] = undefined;
+        // Taken items leave the array now and then, so a long run does not keep its slots.
+        if (this.head >= 1024 && this.head * 2 >= this.items.length) {
+          this.items = this.items.slice(this.head);
+          this.head = 0;
+        }
+        this.wakeProducers();
         return item;
       }
       if (this.closed) return undefined;
       await new Promise<void>((resolve) => this.waiters.push(resolve));
     }
+  }
+
+  private wakeProducers(): void {
+    const producers = this.producers;
+    this.producers = [];
+    for (const wake of producers) wake();
   }
 
   private wake(): void {

@@ -1,0 +1,99 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { type Server, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO } from '../helpers/cli.js';
+import { startTestSimulator, ticketingGet } from '../helpers/simulator.js';
+
+// The memory design of extraction, not its speed: pages stream through a bounded number of
+// slots into spool parts of 100k rows, each converted to Parquet by a DuckDB opened for it
+// and closed after, in row groups of 8,192, with V8's young generation kept small by
+// bin/fanlake. Before that design these 300k wide ticket rows peaked at about 450 MB
+// (b83438f) and grew with the data; now at 250 to 275 MB.
+const ROWS = 300_000;
+const PAGE_SIZE = 200;
+const PEAK_RSS_BOUND_MB = 285;
+
+const TOKEN = 'memory-test-token';
+const LAST_UPDATE = '2026-05-01T12:00:00.000Z';
+
+let server: Server;
+let url: string;
+
+/**
+ * A ticketing API that answers from one real ticket (taken from the simulator), all changed
+ * in one second: each page starts with a ticket of its own id (pages must start with
+ * different records) followed by the same 199 tickets, so serving costs next to nothing and
+ * the child's memory is what is measured. Raw keeps duplicates; the load deduplicates.
+ */
+async function startTicketServer(): Promise<void> {
+  const sim = await startTestSimulator({ scale: 0.02, ticketingToken: TOKEN, admin: false });
+  const window = `date_init=${Date.parse('2024-06-01') / 1000}&date_end=${Date.parse('2026-06-01') / 1000}`;
+  const sample = (await ticketingGet(sim, `/api/tickets?${window}&count_elements=1&page=1&order=ASC`)).body.items[0];
+  await sim.close();
+  const [before, after] = JSON.stringify({ ...sample, id: '@ID@', last_update: LAST_UPDATE }).split('"@ID@"') as [string, string];
+  const item = (id: string) => `${before}${JSON.stringify(id)}${after}`;
+  const rest = Buffer.from(`,${Array.from({ length: PAGE_SIZE - 1 }, (_, k) => item(`R${k}`)).join(',')}]}`);
+  const second = Date.parse(LAST_UPDATE) / 1000;
+  server = createServer((request, response) => {
+    const query = new URL(request.url!, 'http://localhost').searchParams;
+    if (request.headers.authorization !== `Basic ${TOKEN}`) return void response.writeHead(401).end();
+    const inWindow = Number(query.get('date_init')) <= second && second <= Number(query.get('date_end'));
+    const page = Number(query.get('page'));
+    response.writeHead(200, { 'content-type': 'application/json' });
+    if (!inWindow || query.get('count_elements') !== String(PAGE_SIZE) || page < 1 || page > ROWS / PAGE_SIZE) {
+      return void response.end(`{"count":"${inWindow ? ROWS : 0}","page":"${page}","items":[]}`);
+    }
+    response.write(`{"count":"${ROWS}","page":"${page}","items":[${item(`T${page}`)}`);
+    response.end(rest);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** Runs bin/fanlake as a user does (its own line sets Node's flags); returns its exit code and peak RSS. */
+function extractTickets(dataDir: string): Promise<{ code: number | null; stderr: string; maxRssMb: number }> {
+  const rssFile = join(dataDir, 'max-rss');
+  const child = spawn(join(REPO, 'bin', 'fanlake'), ['extract', '--source', 'ticketing', '--resource', 'tickets'], {
+    cwd: dataDir,
+    env: {
+      PATH: process.env.PATH ?? '',
+      TZ: 'UTC',
+      CI: '1',
+      FANLAKE_TICKETING_URL: url,
+      FANLAKE_TICKETING_TOKEN: TOKEN,
+      FANLAKE_TICKETING_START_DATE: '2024-01-01',
+      FANLAKE_DATA_DIR: join(dataDir, 'data'),
+      FANLAKE_CONCURRENCY: '8',
+      // The child's own getrusage(2) at exit: the kernel's peak RSS of the whole process.
+      NODE_OPTIONS: `--import ${join(REPO, 'test', 'helpers', 'max-rss-at-exit.mjs')}`,
+      FANLAKE_TEST_MAX_RSS_FILE: rssFile,
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  return new Promise((resolve) =>
+    child.on('close', (code) => resolve({ code, stderr, maxRssMb: Number(readFileSync(rssFile, 'utf8')) / 1024 })),
+  );
+}
+
+describe('extract memory', () => {
+  beforeAll(startTicketServer, 60_000);
+  afterAll(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
+
+  it(`extracts ${ROWS} wide ticket rows in three parts with a peak RSS under ${PEAK_RSS_BOUND_MB} MB`, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fanlake-memory-'));
+    const run = await extractTickets(dir);
+    expect(run.code, run.stderr).toBe(0);
+    const runs = join(dir, 'data', 'raw', 'ticketing', 'tickets');
+    const manifest = JSON.parse(readFileSync(join(runs, readdirSync(runs)[0]!, '_manifest.json'), 'utf8'));
+    expect(manifest.rows).toBe(ROWS);
+    expect(manifest.files).toHaveLength(3);
+    expect(run.maxRssMb).toBeGreaterThan(50);
+    expect(run.maxRssMb).toBeLessThan(PEAK_RSS_BOUND_MB);
+  }, 120_000);
+});
