@@ -12,10 +12,11 @@ import { startTestSimulator, ticketingGet } from '../helpers/simulator.js';
 // slots into spool parts of 100k rows, each converted to Parquet by a DuckDB opened for it
 // and closed after, in row groups of 8,192, with V8's young generation kept small by
 // bin/fanlake. Before that design these 300k wide ticket rows peaked at about 450 MB
-// (b83438f) and grew with the data; now at 250 to 275 MB.
+// (b83438f) and grew with the data; now at 250 to 286 MB (GC timing moves it when the
+// machine is busy), so the bound leaves that margin and still fails the old design by far.
 const ROWS = 300_000;
 const PAGE_SIZE = 200;
-const PEAK_RSS_BOUND_MB = 285;
+const PEAK_RSS_BOUND_MB = 320;
 
 const TOKEN = 'memory-test-token';
 const LAST_UPDATE = '2026-05-01T12:00:00.000Z';
