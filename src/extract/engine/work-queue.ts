@@ -77,6 +77,8 @@ export class WorkQueue<T> {
   }
 
   private wakeProducers(): void {
+    // Runs on every item taken: most of the time nobody waits, so nothing is allocated.
+    if (this.producers.length === 0) return;
     const producers = this.producers;
     this.producers = [];
     for (const wake of producers) wake();
