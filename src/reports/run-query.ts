@@ -39,7 +39,8 @@ export async function readDataset(scratch: DuckDBConnection, parquetPath: string
   const source = `read_parquet(${quoteLiteral(parquetPath)})`;
   const described = (await scratch.runAndReadAll(`describe select * from ${source}`)).getRowObjectsJson();
   const columns = described.map((row) => ({ name: String(row.column_name), type: String(row.column_type) }));
-  await scratch.run(`copy (select * from ${source}) to ${quoteLiteral(csvPath)} (format csv, header true)`);
+  const csvSelect = columns.length === 0 ? '*' : columns.map((column) => `${csvExpression(column)} as ${quoteIdent(column.name)}`).join(', ');
+  await scratch.run(`copy (select ${csvSelect} from ${source}) to ${quoteLiteral(csvPath)} (format csv, header true)`);
   const [count] = (await scratch.runAndReadAll(`select count(*)::double as n from ${source}`)).getRowObjectsJson();
   const select = columns.length === 0 ? '*' : columns.map((column) => `${displayExpression(column)} as ${quoteIdent(column.name)}`).join(', ');
   const rows = (await scratch.runAndReadAll(`select ${select} from ${source} limit ${maxRows}`)).getRowObjectsJson() as Record<string, CellValue>[];
@@ -49,6 +50,18 @@ export async function readDataset(scratch: DuckDBConnection, parquetPath: string
     }
   }
   return { columns, rows, rowCount: Number(count!.n) };
+}
+
+/**
+ * Text that a spreadsheet would run as a formula (it starts with `=`, `+`, `-`, `@`, a tab or a
+ * carriage return) gets a leading `'` in the CSV, as OWASP advises: the CSV is opened in
+ * Excel, and a fan's name is API data, not something the club wrote. The Parquet file keeps
+ * the value exactly; numbers are not text and stay as they are.
+ */
+function csvExpression(column: { name: string; type: string }): string {
+  const name = quoteIdent(column.name);
+  if (column.type.toUpperCase() !== 'VARCHAR') return name;
+  return `case when regexp_matches(${name}, '^[=+\\-@\t\r]') then '''' || ${name} else ${name} end`;
 }
 
 function isInstant(type: string): boolean {
