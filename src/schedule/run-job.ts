@@ -25,14 +25,16 @@ export interface JobContext {
 
 /**
  * One scheduled job: waits for the writer lock up to `schedule.lockWaitSeconds` (else the slot
- * is `missed`), runs the pipeline, removes old raw runs, releases the lock, then delivers the
- * digest or the alert. Never throws: everything ends up in the returned log entry.
+ * is `missed`; a lock that fails otherwise fails the job), runs the pipeline, removes old raw
+ * runs, releases the lock, then delivers the digest or the alert. Never throws: everything
+ * ends up in the returned log entry.
  */
 export async function runScheduledJob(schedule: Schedule, slot: Date, slots: number, context: JobContext): Promise<LogEntry> {
   const { config } = context;
   const base = { schedule: schedule.name, slot: slot.toISOString(), start: new Date().toISOString(), ...(slots > 1 ? { slots } : {}) };
 
-  let lock: WriterLock;
+  let lock: WriterLock | undefined;
+  let thrown: string | undefined;
   try {
     lock = await acquireWriterLock(config.dataDir, {
       command: `schedule ${schedule.name}`,
@@ -43,36 +45,41 @@ export async function runScheduledJob(schedule: Schedule, slot: Date, slots: num
     });
   } catch (error) {
     const held = error instanceof FanlakeError && error.code === LOCK_ERROR_CODES.held;
-    return { ...base, end: new Date().toISOString(), outcome: held && !context.stop.aborted ? 'missed' : held ? 'stopped' : 'failed', error: redact(errorMessage(error)) };
+    // Another writer is the scheduler's everyday business (a missed slot, made up later); any
+    // other reason (an unreadable lock file, a data directory that cannot be written) needs a
+    // person, so it fails the job and alerts like a failed step.
+    if (held) return { ...base, end: new Date().toISOString(), outcome: context.stop.aborted ? 'stopped' : 'missed', error: redact(errorMessage(error)) };
+    thrown = `cannot take the writer lock: ${redact(errorMessage(error))}`;
   }
   // The job starts once it has the lock; a wait before is not part of it.
   const start = new Date();
   base.start = start.toISOString();
 
   let result: PipelineResult | undefined;
-  let thrown: string | undefined;
   let pruned: PruneResult | undefined;
-  try {
-    result = await runPipeline({
-      config,
-      modelsDir: context.modelsDir,
-      steps: schedule.job === 'reports' ? ['report'] : undefined,
-      sources: schedule.sources,
-      reports: schedule.reports,
-      params: schedule.params,
-      strict: schedule.strict,
-      stop: context.stop,
-      onStep: context.onStep,
-    });
-    // Housekeeping after every job, under the same lock, so it never races a load.
-    pruned = await pruneRawRuns({ dataDir: config.dataDir, retentionDays: config['raw.retentionDays'] }).catch((error: unknown) => {
-      context.onNotice?.(`housekeeping failed: ${redact(errorMessage(error))}`);
-      return undefined;
-    });
-  } catch (error) {
-    thrown = redact(errorMessage(error));
-  } finally {
-    await lock.release();
+  if (lock) {
+    try {
+      result = await runPipeline({
+        config,
+        modelsDir: context.modelsDir,
+        steps: schedule.job === 'reports' ? ['report'] : undefined,
+        sources: schedule.sources,
+        reports: schedule.reports,
+        params: schedule.params,
+        strict: schedule.strict,
+        stop: context.stop,
+        onStep: context.onStep,
+      });
+      // Housekeeping after every job, under the same lock, so it never races a load.
+      pruned = await pruneRawRuns({ dataDir: config.dataDir, retentionDays: config['raw.retentionDays'] }).catch((error: unknown) => {
+        context.onNotice?.(`housekeeping failed: ${redact(errorMessage(error))}`);
+        return undefined;
+      });
+    } catch (error) {
+      thrown = redact(errorMessage(error));
+    } finally {
+      await lock.release();
+    }
   }
 
   const summary = result?.summary ?? { runId: newRunId(start), status: 'failed' as const, startedAt: start.toISOString(), finishedAt: new Date().toISOString(), steps: [], reports: [] };

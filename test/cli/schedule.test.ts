@@ -310,4 +310,24 @@ describe('fanlake schedule: jobs', () => {
     expect(status.stdout).toMatch(/^broken\s+\S+ \S+ \S+\s+failed: extract: .*email sent, webhook failed \(webhook answered HTTP 500\)\s+\d{4}-\d\d-\d\d /m);
     expect(status.stdout).toMatch(/^raw layer \d+\.\d MB/m);
   });
+
+  it('a writer lock that cannot be taken for another reason than another writer fails the job and alerts', async () => {
+    const hook = await startWebhookReceiver();
+    closers.push(hook.close);
+    const s = setup([{ name: 'nightly', cron: every(3), deliver: { webhook: true } }], { FANLAKE_WEBHOOK_URL: hook.url });
+    // A directory where the lock file goes: no writer holds it, and nothing can take it.
+    mkdirSync(join(s.dataDir, LOCK_FILE), { recursive: true });
+    const process = scheduler(s);
+
+    await process.waitFor(/nightly slot .*: failed in/, 'stdout');
+    process.child.kill('SIGTERM');
+    expect((await process.done).code).toBe(0);
+
+    const [entry] = log(s.dataDir);
+    expect(entry!.outcome).toBe('failed');
+    expect(entry!.error).toMatch(/^cannot take the writer lock: /);
+    expect(hook.posts).toHaveLength(1);
+    expect(hook.posts[0]!.body.text).toContain('cannot take the writer lock');
+    expect(entry!.deliveries).toEqual([{ channel: 'webhook', status: 'sent', attempts: 1 }]);
+  });
 });
