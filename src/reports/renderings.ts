@@ -62,14 +62,17 @@ async function pointLatest(reportDir: string, folder: string): Promise<void> {
   const latest = join(reportDir, LATEST);
   const next = join(reportDir, `.${LATEST}.next`);
   await rm(next, { recursive: true, force: true });
+  let copied = false;
   try {
     await symlink(folder, next, 'dir');
   } catch {
     await cp(join(reportDir, folder), next, { recursive: true });
+    copied = true;
   }
-  // rename() replaces a symlink atomically; a directory copy must be removed first.
+  // rename() replaces a symlink by a symlink atomically; a directory copy on either side (the
+  // data dir moved to a file system that refuses links, or back) must be removed first.
   const current = await lstat(latest).catch(() => undefined);
-  if (current?.isDirectory()) await rm(latest, { recursive: true, force: true });
+  if (current && (current.isDirectory() || copied)) await rm(latest, { recursive: true, force: true });
   await rename(next, latest);
 }
 
