@@ -11,7 +11,7 @@ import { type WindowOutcome, type WindowPage, pageWindow } from './paging/window
 import type { ExtractProgress } from './progress.js';
 import { MAX_ERRORS_PER_RESOURCE, type ResourceResult } from './resource-result.js';
 import { primaryKeyOf, ResourceSink, type RunContext } from './resource-sink.js';
-import { rawArrayItems } from './spool/raw-items.js';
+import { rawItemsOf } from './spool/raw-items.js';
 import type { SourceState } from './state.js';
 import { CODE } from '../core/error-codes.js';
 
@@ -81,18 +81,19 @@ export async function extractDateWindowResource(run: DateWindowRun, spec: Resour
       throw new FanlakeError(CODE.E_BAD_ENVELOPE, `${spec.path} answered without the documented count/page/items envelope (window ${context.window}, page ${page})`, { context });
     }
     const { count, items } = envelope.data;
-    return { count, items, raw: rawArrayItems(response.raw, 'items', items.length) };
+    return { count, items, raw: rawItemsOf(response.raw, 'items', response.body) };
   };
 
   const sink = new ResourceSink(run, { source: run.connection.source, ...spec });
   run.progress.started(key);
   const counted = new Set<DateWindow>();
   const onPage = async ({ items, count, raw }: WindowPage, window: DateWindow) => {
+    const received = items.length;
     await sink.accept(items, raw);
     // The first count of each planned window adds up to the total the ETA aims at.
     const planned = windows.includes(window) && !counted.has(window);
     counted.add(window);
-    run.progress.page(key, items.length, planned ? count : 0);
+    run.progress.page(key, received, planned ? count : 0);
   };
 
   try {

@@ -3,6 +3,7 @@ import { duckdbColumns, itemValidator } from '../sources/fields.js';
 import type { TableSpec } from '../sources/resource-spec.js';
 import { writeManifest } from '../raw-contract/index.js';
 import { ParquetSpool, type SpoolResult } from './spool/index.js';
+import type { RawItems } from './spool/raw-items.js';
 
 const ROWS_PER_PART = 100_000;
 
@@ -63,11 +64,13 @@ export class ResourceSink {
 
   /**
    * Validates and spools a page of items; returns how many were accepted. `raw`, when the
-   * caller has it, holds each item's bytes as received, spooled instead of a new serialization.
+   * caller has it, holds the items' bytes as received, spooled instead of a new
+   * serialization: the page's whole array when every item is accepted, each accepted
+   * item's own bytes otherwise.
    */
-  async accept(items: readonly unknown[], raw?: readonly Uint8Array[]): Promise<number> {
+  async accept(items: readonly unknown[], raw?: RawItems): Promise<number> {
     const valid: Record<string, unknown>[] = [];
-    const validRaw: Uint8Array[] | undefined = raw ? [] : undefined;
+    const kept: number[] = [];
     const cursor = this.spec.cursorField;
     for (let k = 0; k < items.length; k++) {
       const item = items[k];
@@ -83,12 +86,13 @@ export class ResourceSink {
         this.seenKeys.add(key);
       }
       valid.push(record);
-      validRaw?.push(raw![k]!);
+      kept.push(k);
       const value = cursor ? record[cursor] : undefined;
       if (typeof value === 'string' && (!this.newest || value > this.newest)) this.newest = value;
     }
-    if (valid.length > 0) await this.spool.append(valid, validRaw);
-    return valid.length;
+    const accepted = valid.length;
+    if (accepted > 0) await this.spool.append(valid, rawOfKept(raw, items.length, kept));
+    return accepted;
   }
 
   /**
@@ -128,4 +132,12 @@ export class ResourceSink {
 export function primaryKeyOf(item: unknown, primaryKey: readonly string[]): string | undefined {
   if (typeof item !== 'object' || item === null || Array.isArray(item)) return undefined;
   return primaryKey.map((field) => JSON.stringify((item as Record<string, unknown>)[field] ?? null)).join('|');
+}
+
+/** The bytes of the kept items (indices into the page), or undefined to serialize them. */
+function rawOfKept(raw: RawItems | undefined, total: number, kept: readonly number[]): Uint8Array[] | undefined {
+  if (raw === undefined) return undefined;
+  if (kept.length === total && raw.all !== undefined) return [raw.all];
+  const each = raw.each();
+  return each && kept.map((k) => each[k]!);
 }

@@ -22,4 +22,12 @@ describe('field kinds', () => {
     expect(validate({ id: 1, price: '12.50' })).toMatchObject({ ok: false, reason: expect.stringMatching(/^price: /) });
     expect(validate('not an object')).toMatchObject({ ok: false });
   });
+
+  it('checks fields whatever their names', () => {
+    const validate = itemValidator({ 'a "quoted"\\ name': 'int', 'line\nbreak': 'string', constructor: 'bool' }, ['a "quoted"\\ name']);
+    expect(validate({ 'a "quoted"\\ name': 1, 'line\nbreak': 'x', constructor: true })).toEqual({ ok: true });
+    expect(validate({ 'a "quoted"\\ name': 1, 'line\nbreak': 2 })).toMatchObject({ ok: false, reason: expect.stringMatching(/^line\nbreak: /) });
+    expect(validate({ 'a "quoted"\\ name': 1, constructor: 'yes' })).toMatchObject({ ok: false, reason: expect.stringMatching(/^constructor: /) });
+    expect(validate({ 'line\nbreak': 'x' })).toMatchObject({ ok: false });
+  });
 });

@@ -1,14 +1,15 @@
 import { FanlakeError } from '../../core/errors.js';
 import { type DateWindow, cutWindow, describeWindow, halve } from './date-window.js';
 import { CODE } from '../../core/error-codes.js';
+import type { RawItems } from '../spool/raw-items.js';
 
 /** One page as the API answered it. */
 export interface WindowPage {
   /** `count` of the response: how many records the window holds at that moment. */
   readonly count: number;
   readonly items: readonly unknown[];
-  /** Each item's bytes as received, when they could be told apart (see `rawArrayItems`). */
-  readonly raw?: readonly Uint8Array[];
+  /** The items' bytes as received, when they can be found (see `rawItemsOf`). */
+  readonly raw?: RawItems;
 }
 
 export interface WindowPagerOptions {
@@ -104,10 +105,11 @@ async function readPass(window: DateWindow, options: WindowPagerOptions): Promis
       });
     }
     if (key !== undefined) firstKeys.set(key, page.count);
-    await options.onPage(page, window);
     // Only the count and size are kept: the items are written, and a window's pages must
-    // not pile up in memory until the pass ends.
-    return { count: page.count, received: page.items.length };
+    // not pile up in memory until the pass ends (nor while their bytes wait to be written).
+    const kept = { count: page.count, received: page.items.length };
+    await options.onPage(page, window);
+    return kept;
   };
   const schedule = options.schedule ?? ((task) => task());
   const read = (page: number) => schedule(async () => take(await options.fetchPage(window, page)));
