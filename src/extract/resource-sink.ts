@@ -4,6 +4,7 @@ import type { TableSpec } from '../sources/resource-spec.js';
 import { writeManifest } from '../raw-contract/index.js';
 import { ParquetSpool, type SpoolResult } from './spool/index.js';
 import type { RawItems } from './spool/raw-items.js';
+import { PageScanner, type ScannedPage } from './spool/page-scanner.js';
 
 const ROWS_PER_PART = 100_000;
 
@@ -29,6 +30,7 @@ export interface SinkSpec extends TableSpec {
 export class ResourceSink {
   private readonly spool: ParquetSpool;
   private readonly validate: ReturnType<typeof itemValidator>;
+  private readonly scanner: PageScanner;
   private newest?: string;
   private seenKeys?: Set<string>;
 
@@ -38,6 +40,7 @@ export class ResourceSink {
     options: { dedupe?: boolean } = {},
   ) {
     this.validate = itemValidator(spec.fields, spec.requiredKey ?? spec.primaryKey);
+    this.scanner = new PageScanner({ fields: spec.fields, requiredKey: spec.requiredKey ?? spec.primaryKey, cursorField: spec.cursorField });
     this.spool = new ParquetSpool({
       dataDir: run.dataDir,
       source: spec.source,
@@ -71,28 +74,85 @@ export class ResourceSink {
   async accept(items: readonly unknown[], raw?: RawItems): Promise<number> {
     const valid: Record<string, unknown>[] = [];
     const kept: number[] = [];
-    const cursor = this.spec.cursorField;
+    const quarantined: Promise<void>[] = [];
     for (let k = 0; k < items.length; k++) {
-      const item = items[k];
-      const verdict = this.validate(item);
-      if (!verdict.ok) {
-        await this.spool.quarantine(item, verdict.reason);
-        continue;
-      }
-      const record = item as Record<string, unknown>;
-      if (this.seenKeys) {
-        const key = primaryKeyOf(record, this.spec.primaryKey)!;
-        if (this.seenKeys.has(key)) continue;
-        this.seenKeys.add(key);
-      }
-      valid.push(record);
+      if (!this.keep(items[k], quarantined)) continue;
+      valid.push(items[k] as Record<string, unknown>);
       kept.push(k);
-      const value = cursor ? record[cursor] : undefined;
-      if (typeof value === 'string' && (!this.newest || value > this.newest)) this.newest = value;
     }
+    await Promise.all(quarantined);
     const accepted = valid.length;
     if (accepted > 0) await this.spool.append(valid, rawOfKept(raw, items.length, kept));
     return accepted;
+  }
+
+  /**
+   * Reads a list page's body without parsing it (see PageScanner): undefined when the body
+   * must be parsed whole and given to `accept`.
+   */
+  scan(body: Buffer): ScannedPage | undefined {
+    return this.scanner.scan(body);
+  }
+
+  /**
+   * Spools a scanned page; resolves to how many items were accepted. Items the scan vouched
+   * for go as the bytes received, the whole array at once when it vouched for all; each
+   * other item is parsed alone and validated like `accept` does: quarantined with the
+   * reason, or spooled as received (its undeclared keys becoming columns).
+   */
+  async acceptScanned(page: ScannedPage): Promise<number> {
+    if (page.unsure.length === 0 && this.seenKeys === undefined) {
+      this.advance(page.newest);
+      await this.spool.appendBytes(page.size, [page.all]);
+      return page.size;
+    }
+    const raw: Uint8Array[] = [];
+    const parsed: Record<string, unknown>[] = [];
+    const quarantined: Promise<void>[] = [];
+    let next = 0;
+    for (let k = 0; k < page.size; k++) {
+      const sure = page.unsure[next] !== k;
+      if (!sure) next++;
+      if (sure && this.seenKeys === undefined) {
+        raw.push(page.bytes(k));
+        continue;
+      }
+      const item = page.parse(k);
+      if (!this.keep(item, quarantined)) continue;
+      if (!sure) parsed.push(item as Record<string, unknown>);
+      raw.push(page.bytes(k));
+    }
+    this.advance(page.newest);
+    await Promise.all(quarantined);
+    if (raw.length > 0) await this.spool.appendBytes(raw.length, raw, parsed);
+    // Keys that are columns now are read by the scan from here on.
+    for (const record of parsed) for (const name in record) this.scanner.learn(name);
+    return raw.length;
+  }
+
+  /**
+   * Validates an item and applies the run's deduplication; true to spool it. One that fails
+   * is quarantined with the reason (the write joins `quarantined`; the spool keeps the order).
+   */
+  private keep(item: unknown, quarantined: Promise<void>[]): boolean {
+    const verdict = this.validate(item);
+    if (!verdict.ok) {
+      quarantined.push(this.spool.quarantine(item, verdict.reason));
+      return false;
+    }
+    const record = item as Record<string, unknown>;
+    if (this.seenKeys) {
+      const key = primaryKeyOf(record, this.spec.primaryKey)!;
+      if (this.seenKeys.has(key)) return false;
+      this.seenKeys.add(key);
+    }
+    const cursor = this.spec.cursorField;
+    this.advance(cursor ? record[cursor] : undefined);
+    return true;
+  }
+
+  private advance(value: unknown): void {
+    if (typeof value === 'string' && (!this.newest || value > this.newest)) this.newest = value;
   }
 
   /**

@@ -169,17 +169,30 @@ export class ParquetSpool {
    * response's array). They are spooled as they are instead of serializing the records again.
    */
   append(records: readonly Record<string, unknown>[], raw?: readonly Uint8Array[]): Promise<void> {
-    // The records are looked at here, not in the queue: only their bytes wait there, so a
-    // page's objects die young even while a conversion holds the queue up.
-    let chunks: readonly SpoolChunk[];
+    if (raw !== undefined) return this.appendBytes(records.length, raw, records);
+    // Serialized here, not in the queue: only bytes wait there, so a page's objects die young.
+    let chunks: string[];
     try {
       for (const record of records) this.#checkRecord(record);
-      chunks = raw ?? records.map((record) => JSON.stringify(record));
+      chunks = records.map((record) => JSON.stringify(record));
     } catch (error) {
       return this.#enqueue(() => Promise.reject(error));
     }
-    const rows = records.length;
-    return this.#enqueue(() => this.#append(chunks, rows));
+    return this.#enqueue(() => this.#append(chunks, records.length));
+  }
+
+  /**
+   * Adds `rows` records given only as the bytes received (JSON array elements, in chunks of
+   * one or more, as for `append`). Their keys must be columns already, except those of
+   * `parsed`: records among them that are looked at for keys nobody declared.
+   */
+  appendBytes(rows: number, raw: readonly Uint8Array[], parsed: readonly Record<string, unknown>[] = []): Promise<void> {
+    try {
+      for (const record of parsed) this.#checkRecord(record);
+    } catch (error) {
+      return this.#enqueue(() => Promise.reject(error));
+    }
+    return this.#enqueue(() => this.#append(raw, rows));
   }
 
   /** Keeps an item that failed validation, with why, in `quarantine.ndjson`. */
