@@ -37,7 +37,7 @@ export class ResourceSink {
   constructor(
     private readonly run: RunContext,
     readonly spec: SinkSpec,
-    options: { dedupe?: boolean } = {},
+    options: { dedupe?: boolean; rowsPerPart?: number } = {},
   ) {
     this.validate = itemValidator(spec.fields, spec.requiredKey ?? spec.primaryKey);
     this.scanner = new PageScanner({ fields: spec.fields, requiredKey: spec.requiredKey ?? spec.primaryKey, cursorField: spec.cursorField });
@@ -50,7 +50,7 @@ export class ResourceSink {
       extractedAt: run.runStartedAt.toISOString(),
       duckdb: run.duckdb,
       // Smaller parts keep each conversion's memory flat at any scale and overlap them with paging.
-      rowsPerFile: ROWS_PER_PART,
+      rowsPerFile: options.rowsPerPart ?? ROWS_PER_PART,
     });
     // Small resources repeated in many responses (linked consent texts) are written once.
     if (options.dedupe) this.seenKeys = new Set();
