@@ -140,7 +140,8 @@ export class PageScanner {
 
   /** A key that is now a column of its own: any value passes. */
   learn(name: string): void {
-    if (this.#fields.some((field) => field.name.equals(keyBytes(name)))) return;
+    const bytes = keyBytes(name);
+    if (this.#fields.some((field) => field.name.equals(bytes))) return;
     this.#add(name, ACCEPTS.json | NULL, false);
     this.#seen = new Uint32Array(this.#fields.length);
   }
