@@ -5,7 +5,7 @@
 // - Timeline (undici's diagnostics channels): start-up until the first request is sent,
 //   the requests, and the tail after the last response ends (last conversions, fsync,
 //   manifests, state); requests in flight on average while any is, against the concurrency.
-// - CPU of the main thread (HTTP, JSON.parse, validation, spool) against the others
+// - CPU of the main thread (HTTP, reading pages, validation, spool) against the others
 //   (DuckDB writing Parquet on libuv's workers, file writes, fsync, V8's GC helpers).
 // - With BENCH_PROBE_PROFILE=1, the main thread's samples (V8's profiler, 1 ms) by phase: each
 //   sample goes to the nearest frame on its stack that one of PHASES names.
@@ -58,6 +58,7 @@ const PHASES = [
   ['GC', (f) => f.functionName === '(garbage collector)'],
   ['idle (waiting on I/O)', (f) => f.functionName === '(idle)'],
   ['validation', (f) => f.url.endsWith('/sources/fields.js')],
+  ['reading pages from their bytes', (f) => f.url.endsWith('/spool/page-scanner.js')],
   ['finding item bytes', (f) => f.url.endsWith('/spool/raw-items.js')],
   ['decode + JSON.parse', (f) => f.functionName === 'decodeBody'],
   ['HTTP (undici, sockets, body)', (f) => f.url.includes('/undici/') || f.url.endsWith('/http/response-body.js') || /node:(net|stream|internal\/streams)/.test(f.url)],

@@ -2,7 +2,7 @@ import type { LimitFunction } from 'p-limit';
 import { z } from 'zod';
 import { type ErrorRecord, toErrorRecord } from '../core/error-record.js';
 import { FanlakeError } from '../core/errors.js';
-import type { HttpClient } from './http/index.js';
+import { type DecodedBody, decodeBody, type HttpClient, isJsonContentType } from './http/index.js';
 import { type SourceConnection, endpointUrl } from '../sources/connection.js';
 import type { ResourceSpec } from '../sources/resource-spec.js';
 import { type DateWindow, describeWindow, splitRange } from './paging/date-window.js';
@@ -11,9 +11,18 @@ import { type WindowOutcome, type WindowPage, pageWindow } from './paging/window
 import type { ExtractProgress } from './progress.js';
 import { MAX_ERRORS_PER_RESOURCE, type ResourceResult } from './resource-result.js';
 import { primaryKeyOf, ResourceSink, type RunContext } from './resource-sink.js';
-import { rawArrayItems } from './spool/raw-items.js';
+import { type RawItems, rawItemsOf } from './spool/raw-items.js';
+import { ScannedPage } from './spool/page-scanner.js';
 import type { SourceState } from './state.js';
 import { CODE } from '../core/error-codes.js';
+
+/**
+ * Rows per Parquet part. The last part of the last resource converts after the last
+ * response, so its size is the run's tail: at 100,000 rows that took up to a second (a
+ * part boundary falling just before the end), at 25,000 about a quarter of it, for a few
+ * milliseconds per extra part (a DuckDB opened and closed) and more, smaller files.
+ */
+const ROWS_PER_PART = 25_000;
 
 /** The list envelope of the ticketing API: counts and pages arrive as strings. */
 const Envelope = z.object({
@@ -21,6 +30,13 @@ const Envelope = z.object({
   page: z.union([z.string(), z.number()]).optional(),
   items: z.array(z.unknown()),
 });
+
+/** A page of a date-windowed list: scanned from its bytes, or parsed whole with its items' bytes beside. */
+interface TicketingPage extends WindowPage {
+  readonly scanned?: ScannedPage;
+  readonly items?: readonly unknown[];
+  readonly raw?: RawItems;
+}
 
 export interface DateWindowRun extends RunContext {
   readonly connection: SourceConnection;
@@ -66,8 +82,14 @@ export async function extractDateWindowResource(run: DateWindowRun, spec: Resour
   };
 
   const where = { source: run.connection.source, resource: spec.name };
+  const sink = new ResourceSink(run, { source: run.connection.source, ...spec }, { rowsPerPart: ROWS_PER_PART });
+  // Page bodies are read by the sink's scanner; one it cannot read is parsed whole.
+  const scanOrParse = (buffer: Buffer, contentType: string | string[] | undefined, status: number): DecodedBody => {
+    const scanned = status === 200 && isJsonContentType(contentType) ? sink.scan(buffer) : undefined;
+    return scanned ? { ok: true, value: scanned } : decodeBody(buffer, contentType, status);
+  };
   let requests = 0;
-  const fetchPage = async (window: DateWindow, page: number, size = paging.pageSize): Promise<WindowPage> => {
+  const fetchPage = async (window: DateWindow, page: number, size = paging.pageSize, scan = true): Promise<TicketingPage> => {
     requests++;
     const url = endpointUrl(run.connection.baseUrl, spec.path, { date_init: window.from, date_end: window.to, count_elements: size, page, order: 'ASC' });
     const context = { source: run.connection.source, resource: spec.name, window: describeWindow(window), page };
@@ -75,28 +97,38 @@ export async function extractDateWindowResource(run: DateWindowRun, spec: Resour
       headers: { authorization: run.connection.authorization, accept: 'application/json' },
       context,
       credentialHint: run.connection.credentialHint,
+      decode: scan ? scanOrParse : undefined,
     });
+    if (response.body instanceof ScannedPage) {
+      const scanned = response.body;
+      return { count: scanned.count, size: scanned.size, first: scanned.size > 0 ? scanned.parse(0) : undefined, scanned };
+    }
     const envelope = Envelope.safeParse(response.body);
     if (!envelope.success) {
       throw new FanlakeError(CODE.E_BAD_ENVELOPE, `${spec.path} answered without the documented count/page/items envelope (window ${context.window}, page ${page})`, { context });
     }
     const { count, items } = envelope.data;
-    return { count, items, raw: rawArrayItems(response.raw, 'items', items.length) };
+    return { count, size: items.length, first: items[0], items, raw: rawItemsOf(response.raw, 'items', response.body) };
+  };
+  // The page base is told by every item's key of two tiny pages: those are parsed whole.
+  const fetchItems = async (window: DateWindow, page: number, size: number) => {
+    const fetched = await fetchPage(window, page, size, false);
+    return { count: fetched.count, items: fetched.items ?? [] };
   };
 
-  const sink = new ResourceSink(run, { source: run.connection.source, ...spec });
   run.progress.started(key);
   const counted = new Set<DateWindow>();
-  const onPage = async ({ items, count, raw }: WindowPage, window: DateWindow) => {
-    await sink.accept(items, raw);
+  const onPage = async (page: TicketingPage, window: DateWindow) => {
+    const { count, size } = page;
+    await (page.scanned ? sink.acceptScanned(page.scanned) : sink.accept(page.items ?? [], page.raw));
     // The first count of each planned window adds up to the total the ETA aims at.
     const planned = windows.includes(window) && !counted.has(window);
     counted.add(window);
-    run.progress.page(key, items.length, planned ? count : 0);
+    run.progress.page(key, size, planned ? count : 0);
   };
 
   try {
-    const pageBase = paging.pageBase === 'auto' ? run.pageBaseOverride ?? (await detectPageBase(windows, fetchPage, itemKey)) : paging.pageBase;
+    const pageBase = paging.pageBase === 'auto' ? run.pageBaseOverride ?? (await detectPageBase(windows, fetchItems, itemKey)) : paging.pageBase;
     const options = { fetchPage, onPage, cursorSecond, itemKey, pageBase, pageSize: paging.pageSize, schedule: run.pageSlots, pagesInFlight: run.concurrency };
     const settled = await Promise.allSettled(windows.map((window) => pageWindow(window, options)));
     const outcomes = settled.flatMap((s) => (s.status === 'fulfilled' ? s.value : []));

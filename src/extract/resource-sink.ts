@@ -3,6 +3,8 @@ import { duckdbColumns, itemValidator } from '../sources/fields.js';
 import type { TableSpec } from '../sources/resource-spec.js';
 import { writeManifest } from '../raw-contract/index.js';
 import { ParquetSpool, type SpoolResult } from './spool/index.js';
+import type { RawItems } from './spool/raw-items.js';
+import { PageScanner, type ScannedPage } from './spool/page-scanner.js';
 
 const ROWS_PER_PART = 100_000;
 
@@ -28,15 +30,17 @@ export interface SinkSpec extends TableSpec {
 export class ResourceSink {
   private readonly spool: ParquetSpool;
   private readonly validate: ReturnType<typeof itemValidator>;
+  private readonly scanner: PageScanner;
   private newest?: string;
   private seenKeys?: Set<string>;
 
   constructor(
     private readonly run: RunContext,
     readonly spec: SinkSpec,
-    options: { dedupe?: boolean } = {},
+    options: { dedupe?: boolean; rowsPerPart?: number } = {},
   ) {
     this.validate = itemValidator(spec.fields, spec.requiredKey ?? spec.primaryKey);
+    this.scanner = new PageScanner({ fields: spec.fields, requiredKey: spec.requiredKey ?? spec.primaryKey, cursorField: spec.cursorField });
     this.spool = new ParquetSpool({
       dataDir: run.dataDir,
       source: spec.source,
@@ -46,7 +50,7 @@ export class ResourceSink {
       extractedAt: run.runStartedAt.toISOString(),
       duckdb: run.duckdb,
       // Smaller parts keep each conversion's memory flat at any scale and overlap them with paging.
-      rowsPerFile: ROWS_PER_PART,
+      rowsPerFile: options.rowsPerPart ?? ROWS_PER_PART,
     });
     // Small resources repeated in many responses (linked consent texts) are written once.
     if (options.dedupe) this.seenKeys = new Set();
@@ -63,32 +67,92 @@ export class ResourceSink {
 
   /**
    * Validates and spools a page of items; returns how many were accepted. `raw`, when the
-   * caller has it, holds each item's bytes as received, spooled instead of a new serialization.
+   * caller has it, holds the items' bytes as received, spooled instead of a new
+   * serialization: the page's whole array when every item is accepted, each accepted
+   * item's own bytes otherwise.
    */
-  async accept(items: readonly unknown[], raw?: readonly Uint8Array[]): Promise<number> {
+  async accept(items: readonly unknown[], raw?: RawItems): Promise<number> {
     const valid: Record<string, unknown>[] = [];
-    const validRaw: Uint8Array[] | undefined = raw ? [] : undefined;
-    const cursor = this.spec.cursorField;
+    const kept: number[] = [];
+    const quarantined: Promise<void>[] = [];
     for (let k = 0; k < items.length; k++) {
-      const item = items[k];
-      const verdict = this.validate(item);
-      if (!verdict.ok) {
-        await this.spool.quarantine(item, verdict.reason);
+      if (!this.keep(items[k], quarantined)) continue;
+      valid.push(items[k] as Record<string, unknown>);
+      kept.push(k);
+    }
+    await Promise.all(quarantined);
+    const accepted = valid.length;
+    if (accepted > 0) await this.spool.append(valid, rawOfKept(raw, items.length, kept));
+    return accepted;
+  }
+
+  /**
+   * Reads a list page's body without parsing it (see PageScanner): undefined when the body
+   * must be parsed whole and given to `accept`.
+   */
+  scan(body: Buffer): ScannedPage | undefined {
+    return this.scanner.scan(body);
+  }
+
+  /**
+   * Spools a scanned page; resolves to how many items were accepted. Items the scan vouched
+   * for go as the bytes received, the whole array at once when it vouched for all; each
+   * other item is parsed alone and validated like `accept` does: quarantined with the
+   * reason, or spooled as received (its undeclared keys becoming columns).
+   */
+  async acceptScanned(page: ScannedPage): Promise<number> {
+    if (page.unsure.length === 0 && this.seenKeys === undefined) {
+      this.advance(page.newest);
+      await this.spool.appendBytes(page.size, [page.all]);
+      return page.size;
+    }
+    const raw: Uint8Array[] = [];
+    const parsed: Record<string, unknown>[] = [];
+    const quarantined: Promise<void>[] = [];
+    let next = 0;
+    for (let k = 0; k < page.size; k++) {
+      const sure = page.unsure[next] !== k;
+      if (!sure) next++;
+      if (sure && this.seenKeys === undefined) {
+        raw.push(page.bytes(k));
         continue;
       }
-      const record = item as Record<string, unknown>;
-      if (this.seenKeys) {
-        const key = primaryKeyOf(record, this.spec.primaryKey)!;
-        if (this.seenKeys.has(key)) continue;
-        this.seenKeys.add(key);
-      }
-      valid.push(record);
-      validRaw?.push(raw![k]!);
-      const value = cursor ? record[cursor] : undefined;
-      if (typeof value === 'string' && (!this.newest || value > this.newest)) this.newest = value;
+      const item = page.parse(k);
+      if (!this.keep(item, quarantined)) continue;
+      if (!sure) parsed.push(item as Record<string, unknown>);
+      raw.push(page.bytes(k));
     }
-    if (valid.length > 0) await this.spool.append(valid, validRaw);
-    return valid.length;
+    this.advance(page.newest);
+    await Promise.all(quarantined);
+    if (raw.length > 0) await this.spool.appendBytes(raw.length, raw, parsed);
+    // Keys that are columns now are read by the scan from here on.
+    for (const record of parsed) for (const name in record) this.scanner.learn(name);
+    return raw.length;
+  }
+
+  /**
+   * Validates an item and applies the run's deduplication; true to spool it. One that fails
+   * is quarantined with the reason (the write joins `quarantined`; the spool keeps the order).
+   */
+  private keep(item: unknown, quarantined: Promise<void>[]): boolean {
+    const verdict = this.validate(item);
+    if (!verdict.ok) {
+      quarantined.push(this.spool.quarantine(item, verdict.reason));
+      return false;
+    }
+    const record = item as Record<string, unknown>;
+    if (this.seenKeys) {
+      const key = primaryKeyOf(record, this.spec.primaryKey)!;
+      if (this.seenKeys.has(key)) return false;
+      this.seenKeys.add(key);
+    }
+    const cursor = this.spec.cursorField;
+    this.advance(cursor ? record[cursor] : undefined);
+    return true;
+  }
+
+  private advance(value: unknown): void {
+    if (typeof value === 'string' && (!this.newest || value > this.newest)) this.newest = value;
   }
 
   /**
@@ -128,4 +192,12 @@ export class ResourceSink {
 export function primaryKeyOf(item: unknown, primaryKey: readonly string[]): string | undefined {
   if (typeof item !== 'object' || item === null || Array.isArray(item)) return undefined;
   return primaryKey.map((field) => JSON.stringify((item as Record<string, unknown>)[field] ?? null)).join('|');
+}
+
+/** The bytes of the kept items (indices into the page), or undefined to serialize them. */
+function rawOfKept(raw: RawItems | undefined, total: number, kept: readonly number[]): Uint8Array[] | undefined {
+  if (raw === undefined) return undefined;
+  if (kept.length === total && raw.all !== undefined) return [raw.all];
+  const each = raw.each();
+  return each && kept.map((k) => each[k]!);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FIELD_KINDS, type FieldKind, itemSchema, itemValidator } from '../../src/sources/fields.js';
+import { FIELD_KINDS, type FieldDeclarations, type FieldKind, itemSchema, itemValidator } from '../../src/sources/fields.js';
 
 const SAMPLES: unknown[] = [0, 1, -7, 1.5, Number.NaN, '', 'x', '12', true, false, {}, [], [1], { a: 1 }];
 
@@ -21,5 +21,14 @@ describe('field kinds', () => {
     expect(validate({ name: 'x' })).toMatchObject({ ok: false, reason: expect.stringMatching(/^id: /) });
     expect(validate({ id: 1, price: '12.50' })).toMatchObject({ ok: false, reason: expect.stringMatching(/^price: /) });
     expect(validate('not an object')).toMatchObject({ ok: false });
+  });
+
+  it('checks fields whatever their names', () => {
+    const fields: FieldDeclarations = { 'a "quoted"\\ name': 'int', 'line\nbreak': 'string', '0': 'bool' };
+    const validate = itemValidator(fields, ['a "quoted"\\ name']);
+    expect(validate({ 'a "quoted"\\ name': 1, 'line\nbreak': 'x', 0: true })).toEqual({ ok: true });
+    expect(validate({ 'a "quoted"\\ name': 1, 'line\nbreak': 2 })).toMatchObject({ ok: false, reason: expect.stringMatching(/^line\nbreak: /) });
+    expect(validate({ 'a "quoted"\\ name': 1, 0: 'yes' })).toMatchObject({ ok: false, reason: expect.stringMatching(/^0: /) });
+    expect(validate({ 'line\nbreak': 'x' })).toMatchObject({ ok: false });
   });
 });

@@ -17,7 +17,7 @@ import {
   timeoutError,
   truncatedError,
 } from './http-errors.js';
-import { decodeBody, readBody, readErrorText } from './response-body.js';
+import { type DecodedBody, decodeBody, readBody, readErrorText } from './response-body.js';
 import { honoursRetryAfter, judgeStatus, networkErrorCode } from './retry-policy.js';
 import { CODE } from '../../core/error-codes.js';
 
@@ -50,6 +50,11 @@ export interface JsonRequest {
   signal?: AbortSignal;
   /** Statuses the API documents as normal answers (e.g. 404); returned instead of thrown. */
   acceptStatuses?: number[];
+  /**
+   * Turns a received body into `body`; default `decodeBody` (JSON.parse when the content
+   * type says JSON). A body it reports as not decodable is retried like a truncated one.
+   */
+  decode?: (buffer: Buffer, contentType: string | string[] | undefined, status: number) => DecodedBody;
 }
 
 export interface JsonResponse {
@@ -97,9 +102,23 @@ export interface HttpClient {
   close(): Promise<void>;
 }
 
-type AttemptResult =
-  | { ok: true; response: Omit<JsonResponse, 'attempts'> }
-  | { ok: false; error: HttpError; retryAfterMs?: number };
+/** A body received in full; decoded after the attempt gives its slot back. */
+interface ReceivedBody {
+  status: number;
+  buffer: Buffer;
+  contentType: string | string[] | undefined;
+}
+
+type AttemptResult = { ok: true; received: ReceivedBody } | { ok: false; error: HttpError; retryAfterMs?: number };
+
+type DecodedResult = { ok: true; response: Omit<JsonResponse, 'attempts'> } | Extract<AttemptResult, { ok: false }>;
+
+/** The received body decoded (JSON, or text); JSON that does not parse is a truncated answer, worth retrying. */
+function decodeReceived({ status, buffer, contentType }: ReceivedBody, facts: RequestFacts, decode = decodeBody): DecodedResult {
+  const decoded = decode(buffer, contentType, status);
+  if (!decoded.ok) return { ok: false, error: truncatedError(facts, decoded.reason) };
+  return { ok: true, response: { status, body: decoded.value, bytes: buffer.length, raw: buffer } };
+}
 
 /**
  * Creates the HTTP client both extractors share: one keep-alive pool sized to the
@@ -172,9 +191,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     const verdict = judgeStatus(status, request.acceptStatuses);
     if (verdict === 'success') {
       const buffer = await readBody(response.body);
-      const decoded = decodeBody(buffer, response.headers['content-type'], status);
-      if (!decoded.ok) return { ok: false, error: truncatedError(facts, decoded.reason) };
-      return { ok: true, response: { status, body: decoded.value, bytes: buffer.length, raw: buffer } };
+      return { ok: true, received: { status, buffer, contentType: response.headers['content-type'] } };
     }
     const text = await readErrorText(response.body);
     switch (verdict) {
@@ -198,8 +215,10 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     for (let attempt = 1; ; attempt += 1) {
       const facts: RequestFacts = { url, context: request.context, attempts: attempt };
       stats.attempts += 1;
-      // The slot is held for the attempt only; the wait below happens outside the limiter.
-      const result = await limit(() => runAttempt(url, request, facts));
+      // The slot is held for the attempt only; the wait below happens outside the limiter,
+      // and so does parsing the body, so the next request need not wait for it.
+      const attempted = await limit(() => runAttempt(url, request, facts));
+      const result = attempted.ok ? decodeReceived(attempted.received, facts, request.decode) : attempted;
       if (result.ok) return { ...result.response, attempts: attempt };
       const { error } = result;
       if (!error.retryable) throw error;

@@ -19,3 +19,4 @@ export {
   type HttpTransientCode,
 } from './http-errors.js';
 export { judgeStatus, type StatusVerdict } from './retry-policy.js';
+export { type DecodedBody, decodeBody, isJsonContentType } from './response-body.js';

@@ -1,5 +1,4 @@
 import type { DateWindow } from './date-window.js';
-import type { WindowPage } from './window-pager.js';
 
 /**
  * Finds whether an endpoint numbers pages from 0 or 1 by reading pages 0 and 1 of one
@@ -9,7 +8,7 @@ import type { WindowPage } from './window-pager.js';
  */
 export async function detectPageBase(
   windows: readonly DateWindow[],
-  fetchPage: (window: DateWindow, page: number, size: number) => Promise<WindowPage>,
+  fetchPage: (window: DateWindow, page: number, size: number) => Promise<{ count: number; items: readonly unknown[] }>,
   itemKey: (item: unknown) => string | undefined,
 ): Promise<0 | 1> {
   // The newest window is the likeliest to hold records.

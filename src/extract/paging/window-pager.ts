@@ -2,20 +2,21 @@ import { FanlakeError } from '../../core/errors.js';
 import { type DateWindow, cutWindow, describeWindow, halve } from './date-window.js';
 import { CODE } from '../../core/error-codes.js';
 
-/** One page as the API answered it. */
+/** What the pager needs of a page as the API answered it; the caller's pages carry their items besides. */
 export interface WindowPage {
   /** `count` of the response: how many records the window holds at that moment. */
   readonly count: number;
-  readonly items: readonly unknown[];
-  /** Each item's bytes as received, when they could be told apart (see `rawArrayItems`). */
-  readonly raw?: readonly Uint8Array[];
+  /** How many items the page held. */
+  readonly size: number;
+  /** The page's first item (where it starts, and which record it is); undefined for an empty page. */
+  readonly first: unknown;
 }
 
-export interface WindowPagerOptions {
+export interface WindowPagerOptions<P extends WindowPage = WindowPage> {
   /** Fetches page `page` (API numbering) of a window, oldest first (`order=ASC`). */
-  fetchPage(window: DateWindow, page: number): Promise<WindowPage>;
+  fetchPage(window: DateWindow, page: number): Promise<P>;
   /** Receives every page as it arrives (its items are written at once). */
-  onPage(page: WindowPage, window: DateWindow): Promise<void>;
+  onPage(page: P, window: DateWindow): Promise<void>;
   /** Seconds of an item's cursor (last_update), to cut unstable windows where pages began. */
   cursorSecond(item: unknown): number | undefined;
   /** An item's primary key, to prove the pages of a pass are disjoint. */
@@ -60,7 +61,7 @@ const MAX_PAGES_PER_WINDOW = 100_000;
  * page, read in one request, which is atomic) and read again; a one-second window that
  * keeps changing is re-read a bounded number of times, then reported incomplete.
  */
-export async function pageWindow(window: DateWindow, options: WindowPagerOptions): Promise<WindowOutcome[]> {
+export async function pageWindow<P extends WindowPage>(window: DateWindow, options: WindowPagerOptions<P>): Promise<WindowOutcome[]> {
   const maxPasses = options.maxPasses ?? 5;
   let requests = 0;
   let unstablePasses = 0;
@@ -87,27 +88,28 @@ interface PassResult {
   readonly pageStarts: number[];
 }
 
-async function readPass(window: DateWindow, options: WindowPagerOptions): Promise<PassResult> {
+async function readPass<P extends WindowPage>(window: DateWindow, options: WindowPagerOptions<P>): Promise<PassResult> {
   const { pageBase, pageSize } = options;
   const pageStarts: number[] = [];
   const firstKeys = new Map<string, number>();
-  const take = async (page: WindowPage) => {
-    const start = page.items.length > 0 ? options.cursorSecond(page.items[0]) : undefined;
+  const take = async (page: P) => {
+    const start = page.size > 0 ? options.cursorSecond(page.first) : undefined;
     if (start !== undefined) pageStarts.push(start);
     // Two pages starting with the same record mean the page numbering is off by one
     // (a one-based endpoint serving page 0 as page 1): counts would agree, data would not.
     // With different counts it is a shift under change, which the pass handles.
-    const key = page.items.length > 0 ? options.itemKey(page.items[0]) : undefined;
+    const key = page.size > 0 ? options.itemKey(page.first) : undefined;
     if (key !== undefined && firstKeys.get(key) === page.count) {
       throw new FanlakeError(CODE.E_PAGE_BASE, `two pages of window ${describeWindow(window)} start with the same record: the page base (${pageBase}) is wrong for this endpoint`, {
         context: { window: describeWindow(window) },
       });
     }
     if (key !== undefined) firstKeys.set(key, page.count);
-    await options.onPage(page, window);
     // Only the count and size are kept: the items are written, and a window's pages must
-    // not pile up in memory until the pass ends.
-    return { count: page.count, received: page.items.length };
+    // not pile up in memory until the pass ends (nor while their bytes wait to be written).
+    const kept = { count: page.count, received: page.size };
+    await options.onPage(page, window);
+    return kept;
   };
   const schedule = options.schedule ?? ((task) => task());
   const read = (page: number) => schedule(async () => take(await options.fetchPage(window, page)));

@@ -7,39 +7,48 @@ import { FanlakeError } from '../../core/errors.js';
 import { commitFile, sha256File } from '../../core/atomic-file.js';
 import { isLineageColumn, partFileName, quarantinePath, runDir, spoolFileName, TMP_SUFFIX, toDataRelative } from '../../raw-contract/index.js';
 import type { RawFile, RawRunRef } from '../../raw-contract/index.js';
-import { convertSpoolToParquet } from './ndjson-to-parquet.js';
+import { convertSpoolToParquet } from './json-to-parquet.js';
 import { QuarantineWriter } from './quarantine-writer.js';
 import { CODE } from '../../core/error-codes.js';
 
-/** Spool lines are written in blocks of about this many characters. */
-const WRITE_BLOCK_CHARS = 1 << 20;
-
-/** One NDJSON line without its line break: serialized here, or bytes as received. */
-type SpoolLine = string | Uint8Array;
-
-const NEWLINE = 10;
+/** Spooled records are written in blocks of about this many bytes. */
+const WRITE_BLOCK_BYTES = 1 << 20;
 
 /**
- * Lines as one NDJSON block: strings joined and encoded once, or, when received bytes are
- * among them, every line copied into one buffer sized up front (no array or buffer per
- * line: this runs for every record).
+ * One or more consecutive records as elements of a JSON array (commas between them):
+ * serialized here, or bytes as received.
  */
-function ndjsonBlock(lines: readonly SpoolLine[]): string | Buffer {
-  if (lines.every((line) => typeof line === 'string')) return `${lines.join('\n')}\n`;
-  let size = 0;
-  for (const line of lines) size += (typeof line === 'string' ? Buffer.byteLength(line) : line.length) + 1;
-  const block = Buffer.allocUnsafe(size);
-  let at = 0;
-  for (const line of lines) {
-    if (typeof line === 'string') {
-      at += block.write(line, at);
+type SpoolChunk = string | Uint8Array;
+
+/**
+ * Chunks as the next bytes of the spool's JSON array: `[` before the part's first element,
+ * a comma before every other. Serialized chunks are joined and encoded once; received
+ * bytes are written as they are, never copied.
+ */
+function arrayBlock(chunks: readonly SpoolChunk[], opensArray: boolean): Uint8Array[] {
+  const buffers: Uint8Array[] = [];
+  let text: string[] = [];
+  chunks.forEach((chunk, k) => {
+    text.push(k === 0 && opensArray ? '[' : ',');
+    if (typeof chunk === 'string') {
+      text.push(chunk);
     } else {
-      block.set(line, at);
-      at += line.length;
+      buffers.push(Buffer.from(text.join('')), chunk);
+      text = [];
     }
-    block[at++] = NEWLINE;
-  }
-  return block;
+  });
+  if (text.length > 0) buffers.push(Buffer.from(text.join('')));
+  return buffers;
+}
+
+/** Writes every byte of `buffers`, in order, at the file's position. */
+async function writeAll(file: FileHandle, buffers: Uint8Array[]): Promise<void> {
+  const total = buffers.reduce((sum, buffer) => sum + buffer.length, 0);
+  let written = (await file.writev(buffers)).bytesWritten;
+  if (written === total) return;
+  // A short write (rare for files): the rest, copied once.
+  const rest = Buffer.concat(buffers).subarray(written);
+  for (let at = 0; at < rest.length; at += written) written = (await file.write(rest, at)).bytesWritten;
 }
 
 const conversions = new WeakMap<object, Promise<unknown>>();
@@ -104,8 +113,9 @@ export interface SpoolResult {
 /**
  * Streams one resource's records of one run into Parquet parts with bounded memory.
  *
- * Records are appended as NDJSON lines to `part-NNNNN.ndjson.tmp`; every `rowsPerFile`
- * rows, and at `finish()`, DuckDB turns the spool into `part-NNNNN.parquet` (written as
+ * Records are appended to `part-NNNNN.json.tmp`, one JSON array; once a part holds
+ * `rowsPerFile` rows (checked after each page), and at `finish()`, DuckDB turns the spool
+ * into `part-NNNNN.parquet` (written as
  * `.tmp`, fsynced, renamed) while the next part fills, and the spool is deleted. Values
  * stay exactly as the API sent them; keys nobody declared become extra `JSON` columns so a
  * new API field survives into raw. Calls are queued, so a caller may fire `append` without awaiting each one.
@@ -132,9 +142,13 @@ export class ParquetSpool {
   #part = 0;
   /** The conversion of the previous part, running while the next one fills. */
   #converting: Promise<void> | undefined;
-  #pending: SpoolLine[] = [];
-  #pendingChars = 0;
-  #longestLine = 0;
+  #pending: SpoolChunk[] = [];
+  #pendingBytes = 0;
+  /** Whether the part's array has been opened with its first element. */
+  #opened = false;
+  #largestChunk = 0;
+  /** Keys of the last record whose keys were all looked up: a record with the same keys in the same order needs no look-up. */
+  #knownKeys: string[] = [];
 
   constructor(options: ParquetSpoolOptions) {
     this.#options = options;
@@ -150,11 +164,35 @@ export class ParquetSpool {
 
   /**
    * Adds a page of validated records (plain JSON objects as the API sent them). `raw`, when
-   * given, holds each record's bytes as received (one line each, no line breaks): they are
-   * spooled as they are instead of serializing the record again.
+   * given, holds the records' bytes as received, as JSON array elements: one chunk per
+   * record, or chunks of several consecutive records (commas between them, as in the
+   * response's array). They are spooled as they are instead of serializing the records again.
    */
   append(records: readonly Record<string, unknown>[], raw?: readonly Uint8Array[]): Promise<void> {
-    return this.#enqueue(() => this.#append(records, raw));
+    if (raw !== undefined) return this.appendBytes(records.length, raw, records);
+    // Serialized here, not in the queue: only bytes wait there, so a page's objects die young.
+    let chunks: string[];
+    try {
+      for (const record of records) this.#checkRecord(record);
+      chunks = records.map((record) => JSON.stringify(record));
+    } catch (error) {
+      return this.#enqueue(() => Promise.reject(error));
+    }
+    return this.#enqueue(() => this.#append(chunks, records.length));
+  }
+
+  /**
+   * Adds `rows` records given only as the bytes received (JSON array elements, in chunks of
+   * one or more, as for `append`). Their keys must be columns already, except those of
+   * `parsed`: records among them that are looked at for keys nobody declared.
+   */
+  appendBytes(rows: number, raw: readonly Uint8Array[], parsed: readonly Record<string, unknown>[] = []): Promise<void> {
+    try {
+      for (const record of parsed) this.#checkRecord(record);
+    } catch (error) {
+      return this.#enqueue(() => Promise.reject(error));
+    }
+    return this.#enqueue(() => this.#append(raw, rows));
   }
 
   /** Keeps an item that failed validation, with why, in `quarantine.ndjson`. */
@@ -220,49 +258,58 @@ export class ParquetSpool {
     return next;
   }
 
-  async #append(records: readonly Record<string, unknown>[], raw: readonly Uint8Array[] | undefined): Promise<void> {
-    let lines: SpoolLine[] = [];
-    for (let k = 0; k < records.length; k++) {
-      const record = records[k]!;
-      if (record === null || typeof record !== 'object' || Array.isArray(record)) {
-        throw new FanlakeError(CODE.E_SPOOL_RECORD, 'a record must be a JSON object', this.#context());
-      }
-      // for-in allocates no key array: this runs for every record of every page.
-      for (const key in record) {
-        if (!this.#columns.has(key)) this.#addColumn(key, UNDECLARED_COLUMN_TYPE);
-      }
-      const line = raw?.[k] ?? JSON.stringify(record);
-      // UTF-16 length × 3 bounds the UTF-8 size without encoding every line twice.
-      this.#longestLine = Math.max(this.#longestLine, typeof line === 'string' ? line.length * 3 : line.length);
-      lines.push(line);
-      if (this.#spoolRows + lines.length >= this.#rowsPerFile) {
-        await this.#writeLines(lines);
-        lines = [];
-        await this.#writePart();
-      }
+  async #append(chunks: readonly SpoolChunk[], rows: number): Promise<void> {
+    if (rows === 0) return;
+    for (const chunk of chunks) {
+      // UTF-16 length × 3 bounds the UTF-8 size without encoding every record twice.
+      const bytes = typeof chunk === 'string' ? chunk.length * 3 : chunk.length;
+      this.#largestChunk = Math.max(this.#largestChunk, bytes);
+      this.#pending.push(chunk);
+      this.#pendingBytes += bytes;
     }
-    if (lines.length > 0) await this.#writeLines(lines);
+    this.#spoolRows += rows;
+    // Fan-outs append many tiny pages (one consent list per profile): chunks are gathered
+    // and written in blocks, not one write per page.
+    if (this.#pendingBytes >= WRITE_BLOCK_BYTES) await this.#flush();
+    if (this.#spoolRows >= this.#rowsPerFile) await this.#writePart();
   }
 
-  async #writeLines(lines: SpoolLine[]): Promise<void> {
-    // Fan-outs append many tiny pages (one consent list per profile): lines are gathered
-    // and written in blocks, not one write per page.
-    for (const line of lines) {
-      this.#pending.push(line);
-      this.#pendingChars += line.length + 1;
+  #checkRecord(record: Record<string, unknown>): void {
+    if (record === null || typeof record !== 'object' || Array.isArray(record)) {
+      throw new FanlakeError(CODE.E_SPOOL_RECORD, 'a record must be a JSON object', this.#context());
     }
-    this.#spoolRows += lines.length;
-    if (this.#pendingChars >= WRITE_BLOCK_CHARS) await this.#flush();
+    this.#findUndeclaredKeys(record);
+  }
+
+  /** Adds a column for each key that no column has yet; runs for every record, so the common case is one comparison per key. */
+  #findUndeclaredKeys(record: Record<string, unknown>): void {
+    const known = this.#knownKeys;
+    let k = 0;
+    // for-in allocates no key array.
+    for (const key in record) {
+      if (known[k++] !== key) {
+        this.#learnKeys(record);
+        return;
+      }
+    }
+  }
+
+  #learnKeys(record: Record<string, unknown>): void {
+    const keys: string[] = [];
+    for (const key in record) {
+      if (!this.#columns.has(key)) this.#addColumn(key, UNDECLARED_COLUMN_TYPE);
+      keys.push(key);
+    }
+    this.#knownKeys = keys;
   }
 
   async #flush(): Promise<void> {
     if (this.#pending.length === 0) return;
-    const pending = this.#pending;
+    const block = arrayBlock(this.#pending, !this.#opened);
     this.#pending = [];
-    const block = ndjsonBlock(pending);
-    this.#pendingChars = 0;
-    const spool = await this.#openSpool();
-    await (typeof block === 'string' ? spool.write(block) : spool.write(block));
+    this.#pendingBytes = 0;
+    this.#opened = true;
+    await writeAll(await this.#openSpool(), block);
   }
 
   async #openSpool(): Promise<FileHandle> {
@@ -281,12 +328,15 @@ export class ParquetSpool {
    */
   async #writePart(): Promise<void> {
     await this.#flush();
-    await (await this.#openSpool()).close();
+    const spool = await this.#openSpool();
+    await spool.write(this.#opened ? ']' : '[]');
+    await spool.close();
     this.#spool = undefined;
-    const job = { part: this.#part, rows: this.#spoolRows, longestLine: this.#longestLine, columns: [...this.#columns] };
+    const job = { part: this.#part, rows: this.#spoolRows, largestRecord: this.#largestChunk, columns: [...this.#columns] };
     this.#part++;
     this.#spoolRows = 0;
-    this.#longestLine = 0;
+    this.#opened = false;
+    this.#largestChunk = 0;
     await this.#converting;
     const converting = this.#convert(job);
     // Its failure surfaces where it is awaited (the next part, finish or abort), not as an unhandled rejection.
@@ -294,7 +344,7 @@ export class ParquetSpool {
     this.#converting = converting;
   }
 
-  async #convert(job: { part: number; rows: number; longestLine: number; columns: [string, string][] }): Promise<void> {
+  async #convert(job: { part: number; rows: number; largestRecord: number; columns: [string, string][] }): Promise<void> {
     const spoolPath = join(this.dir, spoolFileName(job.part));
     const part = join(this.dir, partFileName(job.part));
     const tmp = `${part}${TMP_SUFFIX}`;
@@ -309,7 +359,7 @@ export class ParquetSpool {
             columns: job.columns,
             runId: this.#options.runId,
             extractedAt: this.#options.extractedAt,
-            longestLineBytes: job.longestLine,
+            largestRecordBytes: job.largestRecord,
             rowGroupSize: this.#options.rowGroupSize ?? DEFAULT_ROW_GROUP_SIZE,
           }),
         );

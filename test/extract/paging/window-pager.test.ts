@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { cutWindow, halve, splitRange } from '../../../src/extract/paging/date-window.js';
 import { type WindowPage, pageWindow } from '../../../src/extract/paging/window-pager.js';
 
+/** A page as the pager sees it, with its items for the test to collect. */
+type RecPage = WindowPage & { items: Rec[] };
+
 interface Rec {
   id: string;
   second: number;
@@ -15,7 +18,7 @@ function shrinkingServer(records: Rec[], leavePerPage: number, seed = 1) {
   const left = new Set<string>();
   return {
     left,
-    async fetchPage(window: { from: number; to: number }, page: number, size = 10): Promise<WindowPage> {
+    async fetchPage(window: { from: number; to: number }, page: number, size = 10): Promise<RecPage> {
       const inWindow = live.filter((r) => r.second >= window.from && r.second <= window.to);
       const items = inWindow.slice((page - 1) * size, page * size);
       for (let k = 0; k < leavePerPage && live.length > 0; k++) {
@@ -23,7 +26,7 @@ function shrinkingServer(records: Rec[], leavePerPage: number, seed = 1) {
         left.add(victim.id);
         live = live.filter((r) => r !== victim);
       }
-      return { count: inWindow.length, items };
+      return { count: inWindow.length, size: items.length, first: items[0], items };
     },
   };
 }
@@ -103,7 +106,7 @@ describe('pageWindow', () => {
   it('refuses a runaway count', async () => {
     await expect(
       pageWindow({ from: 0, to: 10 }, {
-        fetchPage: async () => ({ count: 1e12, items: [] }),
+        fetchPage: async () => ({ count: 1e12, size: 0, first: undefined }),
         onPage: async () => undefined,
         cursorSecond: () => undefined,
         itemKey: () => undefined,

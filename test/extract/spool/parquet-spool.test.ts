@@ -110,6 +110,29 @@ describe('ParquetSpool', () => {
     expect(await query(`select ${columns} from read_parquet(${parts()}, hive_partitioning = false) order by id`)).toEqual(rows);
   });
 
+  it('spools a chunk of several records as received, and closes parts at the end of a page', async () => {
+    const writer = spool({ rowsPerFile: 3 });
+    await writer.append([{ id: 1 }, { id: 2, extra: [1] }], [Buffer.from(' {"id":1},\n{"id":2, "extra":[1]} ')]);
+    await writer.append([{ id: 3 }, { id: 4 }], [Buffer.from('{"id":3}'), Buffer.from('{"id":4}')]);
+    await writer.append([{ id: 5 }]);
+    const result = await writer.finish();
+    expect(result.files.map((file) => file.rows)).toEqual([4, 1]);
+    const rows = await query(`select id, cast(extra as varchar) as extra_text from read_parquet(${parts()}, hive_partitioning = false, union_by_name = true) order by id`);
+    expect(rows.map((row) => [row.id, row.extra_text])).toEqual([['1', null], ['2', '[1]'], ['3', null], ['4', null], ['5', null]]);
+  });
+
+  it('fails the part, never lands it, when the bytes of a chunk do not hold its records', async () => {
+    // What a page with a second "items" member would leave: a stray bracket among the items.
+    const writer = spool();
+    await writer.append([{ id: 1 }, { id: 2 }], [Buffer.from('{"id":1}],"items":[{"id":2}')]);
+    await expect(writer.finish()).rejects.toMatchObject({ code: 'E_SPOOL_CONVERT' });
+    await writer.abort();
+    const counted = spool();
+    await counted.append([{ id: 1 }, { id: 2 }], [Buffer.from('{"id":1}')]);
+    await expect(counted.finish()).rejects.toMatchObject({ code: 'E_SPOOL_CONVERT' });
+    await counted.abort();
+  });
+
   it('writes the declared types even when every value is NULL', async () => {
     const writer = spool();
     await writer.append([{ id: 1 }, { id: 2, email: null, prod_conf: null }]);

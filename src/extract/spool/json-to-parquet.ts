@@ -4,12 +4,12 @@ import { FanlakeError, errorMessage } from '../../core/errors.js';
 import { EXTRACTED_AT_COLUMN, RUN_ID_COLUMN } from '../../raw-contract/index.js';
 import { CODE } from '../../core/error-codes.js';
 
-// read_json's own default; raised per file when a longer line was spooled.
+// read_json's own default; raised per file when a larger record was spooled.
 const DEFAULT_MAXIMUM_OBJECT_SIZE = 16 * 1024 * 1024;
 
 /** One spool file to turn into one Parquet file. */
 export interface SpoolConversion {
-  /** NDJSON file, one record per line. */
+  /** A JSON array of records (whitespace, line breaks included, anywhere between tokens). */
   spoolPath: string;
   /** Where the Parquet file is written (a `.tmp` name; the caller renames it). */
   parquetPath: string;
@@ -17,14 +17,14 @@ export interface SpoolConversion {
   columns: ReadonlyArray<readonly [string, string]>;
   runId: string;
   extractedAt: string;
-  /** An upper bound of the longest line's size in bytes. */
-  longestLineBytes: number;
+  /** An upper bound of the largest record's size in bytes. */
+  largestRecordBytes: number;
   rowGroupSize: number;
 }
 
 /**
- * Converts one NDJSON spool file into one Parquet file with DuckDB and returns the rows
- * written. Types come from `columns`, never inferred, so a file whose values are all NULL
+ * Converts one spool file into one Parquet file with DuckDB and returns the rows written.
+ * DuckDB reads the array's elements one by one, so the file's size does not matter. Types come from `columns`, never inferred, so a file whose values are all NULL
  * keeps the declared types, and strings are never converted to numbers or dates.
  */
 export async function convertSpoolToParquet(connection: DuckDBConnection, job: SpoolConversion): Promise<number> {
@@ -34,14 +34,14 @@ export async function convertSpoolToParquet(connection: DuckDBConnection, job: S
     `${quoteLiteral(job.runId)} as ${RUN_ID_COLUMN}`,
     `cast(${quoteLiteral(job.extractedAt)} as timestamptz) as ${EXTRACTED_AT_COLUMN}`,
   ].join(',\n        ');
-  const maximumObjectSize = Math.max(DEFAULT_MAXIMUM_OBJECT_SIZE, job.longestLineBytes + 1024);
+  const maximumObjectSize = Math.max(DEFAULT_MAXIMUM_OBJECT_SIZE, job.largestRecordBytes + 1024);
   const sql = `
 copy (
     select
         ${selectList}
     from read_json(
         ${quoteLiteral(job.spoolPath)},
-        format = 'newline_delimited',
+        format = 'array',
         records = true,
         auto_detect = false,
         convert_strings_to_integers = false,
