@@ -2,13 +2,16 @@ import type { QueryValue } from '../../sources/endpoint-declaration.js';
 import type { SnapshotPaging } from '../../sources/resource-spec.js';
 import { listAllPages } from '../paging/page-index-lister.js';
 
-/** What a paging strategy needs of one request target: fetch a page, find its items, hand them on. */
+/**
+ * What a paging strategy needs of one request target: fetch a page, find its items, hand
+ * them on. What a page's answer is (its body, its bytes) is the reader's business.
+ */
 export interface PageReader {
-  /** The body of one request with the strategy's paging parameters added; undefined when there is nothing. */
+  /** The answer to one request with the strategy's paging parameters added. */
   fetch(paging: Readonly<Record<string, QueryValue>>, page?: number): Promise<unknown>;
-  items(body: unknown): readonly unknown[];
+  items(answer: unknown): readonly unknown[];
   /** Receives every page in order. */
-  take(items: readonly unknown[], body: unknown): Promise<void>;
+  take(items: readonly unknown[], answer: unknown): Promise<void>;
 }
 
 export interface PagingOptions {
@@ -30,16 +33,16 @@ export const SNAPSHOT_PAGING: Readonly<Record<SnapshotPaging['style'], PagingStr
       pageSize,
       wave,
       fetchPage: async (pageIndex) => {
-        const body = await reader.fetch({ pageIndex, pageSize }, pageIndex);
-        return { items: reader.items(body), body: (body ?? {}) as Record<string, unknown> };
+        const answer = await reader.fetch({ pageIndex, pageSize }, pageIndex);
+        return { items: reader.items(answer), answer };
       },
-      onPage: ({ items, body }) => reader.take(items, body),
+      onPage: ({ items, answer }) => reader.take(items, answer),
     });
     return requests;
   },
   none: async (reader) => {
-    const body = await reader.fetch({});
-    await reader.take(reader.items(body), body);
+    const answer = await reader.fetch({});
+    await reader.take(reader.items(answer), answer);
     return 1;
   },
 };

@@ -5,6 +5,7 @@ import { type HttpClient, HttpError } from '../http/index.js';
 import type { ExtractProgress } from '../progress.js';
 import { MAX_ERRORS_PER_RESOURCE, type ResourceResult, skippedResult } from '../resource-result.js';
 import { ResourceSink, type RunContext } from '../resource-sink.js';
+import { rawArrayItems } from '../spool/raw-items.js';
 import { type PageReader, SNAPSHOT_PAGING } from './paging-strategies.js';
 import { planEndpoints } from './plan-endpoints.js';
 import { fillPath, withQuery } from './request-target.js';
@@ -46,6 +47,12 @@ interface Feed<S> {
   readonly queue: WorkQueue<ChildRequest>;
 }
 
+/** What one request answered: the parsed body and its bytes as received. */
+interface Answer {
+  readonly body: unknown;
+  readonly raw: Buffer;
+}
+
 /** A table being written: its sink, its progress key, and the fan-outs its items feed. */
 interface Table<S> {
   readonly sink: ResourceSink;
@@ -53,7 +60,12 @@ interface Table<S> {
   readonly feeds: readonly Feed<S>[];
 }
 
-type Tables<S> = Record<string, Table<S>>;
+/** Where one endpoint's answers go: its own table, its linked members' (in declaration order), and those of them that feed fan-outs. */
+interface Writing<S> {
+  readonly own: Table<S>;
+  readonly linked: readonly Table<S>[];
+  readonly feeding: readonly Table<S>[];
+}
 
 /**
  * Reads every declared endpoint of a snapshot source completely, concurrently. An
@@ -89,50 +101,68 @@ export async function extractSnapshot<S>(run: SnapshotRun<S>, endpoints: readonl
   const headers = { authorization: run.connection.authorization, accept: run.accept };
   const credentialHint = run.connection.credentialHint;
 
-  const get = async (endpoint: EndpointDeclaration<S>, pathAndQuery: string, page?: number): Promise<unknown> => {
+  const get = async (endpoint: EndpointDeclaration<S>, pathAndQuery: string, page?: number): Promise<Answer | undefined> => {
     const response = await run.client.getJson(baseUrl + pathAndQuery, {
       headers,
       context: page === undefined ? { source, resource: endpoint.name } : { source, resource: endpoint.name, page },
       credentialHint,
       acceptStatuses: endpoint.notFound === 'empty' ? NOT_FOUND_IS_EMPTY : NONE_ACCEPTED,
     });
-    return response.status === 404 ? undefined : response.body;
+    return response.status === 404 ? undefined : { body: response.body, raw: response.raw };
   };
 
-  const accept = async (table: Table<S>, items: readonly unknown[]) => {
+  const accept = async (table: Table<S>, items: readonly unknown[], raw?: readonly Uint8Array[]) => {
     // Most fan-out answers hold one item or none: an empty page costs no trip through the sink.
-    if (items.length > 0) await table.sink.accept(items);
+    if (items.length > 0) await table.sink.accept(items, raw);
     run.progress.page(table.key, items.length);
     for (const { endpoint, queue } of table.feeds) {
       for (const item of items) {
         if (typeof item !== 'object' || item === null) continue;
         for (const child of childrenOf(endpoint, item as Json, run.settings)) queue.push(child);
       }
-      // The parent's paging waits while its fan-out is far behind (see WorkQueue.room).
-      await queue.room(QUEUED_CHILDREN_PER_WORKER * run.concurrency * 2);
     }
   };
 
+  /**
+   * A parent waits before it fetches while a fan-out it feeds is far behind (see
+   * WorkQueue.room), not after: a page that waited for room once it had arrived was held,
+   * parsed, for thousands of child requests, long enough for V8 to copy it to the old
+   * generation; now it is taken as soon as it arrives and dies young.
+   */
+  const room = async (tables: readonly Table<S>[]) => {
+    for (const table of tables) for (const { queue } of table.feeds) await queue.room(QUEUED_CHILDREN_PER_WORKER * run.concurrency * 2);
+  };
+
   /** Reads one request target (the endpoint itself, or one child of its fan-out) to its end. */
-  const read = (endpoint: EndpointDeclaration<S>, tables: Tables<S>, child?: ChildRequest): Promise<number> => {
+  const read = (endpoint: EndpointDeclaration<S>, writing: Writing<S>, child?: ChildRequest): Promise<number> => {
     const path = fillPath(endpoint.path, child?.params);
     const query = child?.query ? { ...endpoint.query, ...child.query } : endpoint.query ?? {};
     const inject = child?.inject;
-    const own = tables[endpoint.name]!;
+    const { own, linked, feeding } = writing;
     const reader: PageReader = {
-      fetch: (paging, page) => get(endpoint, withQuery(path, { ...query, ...paging }), page),
-      items: (body) => (endpoint.items && child ? endpoint.items(body, child) : asArray(endpoint.itemsKey ? (body as Json | undefined)?.[endpoint.itemsKey] : body)),
-      take: async (items, body) => {
-        await accept(own, inject ? items.map((item) => ({ ...inject, ...(item as Json) })) : items);
+      fetch: async (paging, page) => {
+        if (feeding.length > 0) await room(feeding);
+        return get(endpoint, withQuery(path, { ...query, ...paging }), page);
+      },
+      items: (answer) => {
+        const body = (answer as Answer | undefined)?.body;
+        return endpoint.items && child ? endpoint.items(body, child) : asArray(endpoint.itemsKey ? (body as Json | undefined)?.[endpoint.itemsKey] : body);
+      },
+      take: async (items, answer) => {
+        const { body, raw } = (answer as Answer | undefined) ?? {};
+        // Items as the API sent them go to the spool as they came; a hook's or an injected column's change them.
+        const asSent = raw !== undefined && items.length > 0 && !inject && !endpoint.items;
+        await accept(own, inject ? items.map((item) => ({ ...inject, ...(item as Json) })) : items, asSent ? rawArrayItems(raw, endpoint.itemsKey, items.length) : undefined);
+        if (linked.length === 0) return;
         const members = ((body as Json | undefined)?.linked ?? {}) as Json;
-        for (const member of endpoint.linked ?? []) await accept(tables[member.name]!, asArray(members[member.member]));
+        for (let k = 0; k < linked.length; k++) await accept(linked[k]!, asArray(members[endpoint.linked![k]!.member]));
       },
     };
     return SNAPSHOT_PAGING[endpoint.paging.style](reader, { pageSize: run.pageSize, wave: run.concurrency });
   };
 
   /** Runs one child request per queued item, each retried by the client; failures are counted, the first few kept whole. */
-  const fanOut = async (endpoint: EndpointDeclaration<S>, tables: Tables<S>): Promise<ReadOutcome> => {
+  const fanOut = async (endpoint: EndpointDeclaration<S>, writing: Writing<S>): Promise<ReadOutcome> => {
     const queue = queues.get(endpoint)!;
     const errors: ErrorRecord[] = [];
     let failedChildren = 0;
@@ -143,7 +173,7 @@ export async function extractSnapshot<S>(run: SnapshotRun<S>, endpoints: readonl
       for (let child = await queue.next(); child !== undefined; child = await queue.next()) {
         try {
           // Not `requests += await ...`: that reads the total before the await and loses the other workers' counts.
-          const spent = await read(endpoint, tables, child);
+          const spent = await read(endpoint, writing, child);
           requests += spent;
         } catch (error) {
           if (error instanceof HttpError && error.status === 403) throw error;
@@ -164,18 +194,13 @@ export async function extractSnapshot<S>(run: SnapshotRun<S>, endpoints: readonl
   const extract = async (endpoint: EndpointDeclaration<S>): Promise<void> => {
     const started = performance.now();
     const tables = tablesOf(endpoint);
-    const writing: Tables<S> = Object.fromEntries(
-      tables.map((table) => [
-        table.name,
-        {
-          sink: new ResourceSink(run, { source, ...table }, { dedupe: 'dedupe' in table && table.dedupe === true }),
-          key: `${source}.${table.name}`,
-          feeds: feeds.get(table.name) ?? [],
-        },
-      ]),
-    );
-    const sinks = Object.fromEntries(Object.entries(writing).map(([name, table]) => [name, table.sink]));
-    const fed = tables.flatMap((table) => feeds.get(table.name) ?? []);
+    const opened = tables.map((table): Table<S> => ({
+      sink: new ResourceSink(run, { source, ...table }, { dedupe: 'dedupe' in table && table.dedupe === true }),
+      key: `${source}.${table.name}`,
+      feeds: feeds.get(table.name) ?? [],
+    }));
+    const writing: Writing<S> = { own: opened[0]!, linked: opened.slice(1), feeding: opened.filter((table) => table.feeds.length > 0) };
+    const fed = opened.flatMap((table) => table.feeds);
     let fedClosed = false;
     for (const table of tables) run.progress.started(`${source}.${table.name}`);
     const finish = (name: string, result: Omit<ResourceResult, 'source' | 'resource' | 'seconds' | 'retries'>) => {
@@ -190,7 +215,8 @@ export async function extractSnapshot<S>(run: SnapshotRun<S>, endpoints: readonl
       fedClosed = true;
       const { failedChildren } = outcome;
       const snapshot = failedChildren === 0;
-      for (const [name, sink] of Object.entries(sinks)) {
+      for (const { sink } of opened) {
+        const name = sink.spec.name;
         const written = await sink.commit({ snapshot });
         const own = name === endpoint.name;
         const notes = [
@@ -201,7 +227,7 @@ export async function extractSnapshot<S>(run: SnapshotRun<S>, endpoints: readonl
       }
     } catch (error) {
       if (!fedClosed) for (const { queue } of fed) queue.fail(error);
-      await Promise.all(Object.values(sinks).map((sink) => sink.abort()));
+      await Promise.all(opened.map(({ sink }) => sink.abort()));
       const empty = { rows: 0, files: 0, quarantined: 0, requests: 0 };
       if (error instanceof HttpError && error.status === 403) {
         const why = `not enabled for this organization (the API answered 403${endpoint.module ? `; module ${endpoint.module}` : ''})`;
