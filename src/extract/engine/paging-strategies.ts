@@ -2,16 +2,13 @@ import type { QueryValue } from '../../sources/endpoint-declaration.js';
 import type { SnapshotPaging } from '../../sources/resource-spec.js';
 import { listAllPages } from '../paging/page-index-lister.js';
 
-/**
- * What a paging strategy needs of one request target: fetch a page, find its items, hand
- * them on. What a page's answer is (its body, its bytes) is the reader's business.
- */
+/** What a paging strategy needs of one request target: fetch a page, find its items, hand them on. */
 export interface PageReader {
-  /** The answer to one request with the strategy's paging parameters added. */
+  /** The body of one request with the strategy's paging parameters added; undefined when there is nothing. */
   fetch(paging: Readonly<Record<string, QueryValue>>, page?: number): Promise<unknown>;
-  items(answer: unknown): readonly unknown[];
+  items(body: unknown): readonly unknown[];
   /** Receives every page in order. */
-  take(items: readonly unknown[], answer: unknown): Promise<void>;
+  take(items: readonly unknown[], body: unknown): Promise<void>;
 }
 
 export interface PagingOptions {
@@ -33,16 +30,16 @@ export const SNAPSHOT_PAGING: Readonly<Record<SnapshotPaging['style'], PagingStr
       pageSize,
       wave,
       fetchPage: async (pageIndex) => {
-        const answer = await reader.fetch({ pageIndex, pageSize }, pageIndex);
-        return { items: reader.items(answer), answer };
+        const body = await reader.fetch({ pageIndex, pageSize }, pageIndex);
+        return { items: reader.items(body), body: (body ?? {}) as Record<string, unknown> };
       },
-      onPage: ({ items, answer }) => reader.take(items, answer),
+      onPage: ({ items, body }) => reader.take(items, body),
     });
     return requests;
   },
   none: async (reader) => {
-    const answer = await reader.fetch({});
-    await reader.take(reader.items(answer), answer);
+    const body = await reader.fetch({});
+    await reader.take(reader.items(body), body);
     return 1;
   },
 };

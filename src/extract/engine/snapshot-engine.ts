@@ -5,7 +5,6 @@ import { type HttpClient, HttpError } from '../http/index.js';
 import type { ExtractProgress } from '../progress.js';
 import { MAX_ERRORS_PER_RESOURCE, type ResourceResult, skippedResult } from '../resource-result.js';
 import { ResourceSink, type RunContext } from '../resource-sink.js';
-import { rawArrayItems } from '../spool/raw-items.js';
 import { type PageReader, SNAPSHOT_PAGING } from './paging-strategies.js';
 import { planEndpoints } from './plan-endpoints.js';
 import { fillPath, withQuery } from './request-target.js';
@@ -45,12 +44,6 @@ interface ReadOutcome {
 interface Feed<S> {
   readonly endpoint: EndpointDeclaration<S>;
   readonly queue: WorkQueue<ChildRequest>;
-}
-
-/** What one request answered: the parsed body and its bytes as received. */
-interface Answer {
-  readonly body: unknown;
-  readonly raw: Buffer;
 }
 
 /** A table being written: its sink, its progress key, and the fan-outs its items feed. */
@@ -101,19 +94,19 @@ export async function extractSnapshot<S>(run: SnapshotRun<S>, endpoints: readonl
   const headers = { authorization: run.connection.authorization, accept: run.accept };
   const credentialHint = run.connection.credentialHint;
 
-  const get = async (endpoint: EndpointDeclaration<S>, pathAndQuery: string, page?: number): Promise<Answer | undefined> => {
+  const get = async (endpoint: EndpointDeclaration<S>, pathAndQuery: string, page?: number): Promise<unknown> => {
     const response = await run.client.getJson(baseUrl + pathAndQuery, {
       headers,
       context: page === undefined ? { source, resource: endpoint.name } : { source, resource: endpoint.name, page },
       credentialHint,
       acceptStatuses: endpoint.notFound === 'empty' ? NOT_FOUND_IS_EMPTY : NONE_ACCEPTED,
     });
-    return response.status === 404 ? undefined : { body: response.body, raw: response.raw };
+    return response.status === 404 ? undefined : response.body;
   };
 
-  const accept = async (table: Table<S>, items: readonly unknown[], raw?: readonly Uint8Array[]) => {
+  const accept = async (table: Table<S>, items: readonly unknown[]) => {
     // Most fan-out answers hold one item or none: an empty page costs no trip through the sink.
-    if (items.length > 0) await table.sink.accept(items, raw);
+    if (items.length > 0) await table.sink.accept(items);
     run.progress.page(table.key, items.length);
     for (const { endpoint, queue } of table.feeds) {
       for (const item of items) {
@@ -144,15 +137,9 @@ export async function extractSnapshot<S>(run: SnapshotRun<S>, endpoints: readonl
         if (feeding.length > 0) await room(feeding);
         return get(endpoint, withQuery(path, { ...query, ...paging }), page);
       },
-      items: (answer) => {
-        const body = (answer as Answer | undefined)?.body;
-        return endpoint.items && child ? endpoint.items(body, child) : asArray(endpoint.itemsKey ? (body as Json | undefined)?.[endpoint.itemsKey] : body);
-      },
-      take: async (items, answer) => {
-        const { body, raw } = (answer as Answer | undefined) ?? {};
-        // Items as the API sent them go to the spool as they came; a hook's or an injected column's change them.
-        const asSent = raw !== undefined && items.length > 0 && !inject && !endpoint.items;
-        await accept(own, inject ? items.map((item) => ({ ...inject, ...(item as Json) })) : items, asSent ? rawArrayItems(raw, endpoint.itemsKey, items.length) : undefined);
+      items: (body) => (endpoint.items && child ? endpoint.items(body, child) : asArray(endpoint.itemsKey ? (body as Json | undefined)?.[endpoint.itemsKey] : body)),
+      take: async (items, body) => {
+        await accept(own, inject ? items.map((item) => ({ ...inject, ...(item as Json) })) : items);
         if (linked.length === 0) return;
         const members = ((body as Json | undefined)?.linked ?? {}) as Json;
         for (let k = 0; k < linked.length; k++) await accept(linked[k]!, asArray(members[endpoint.linked![k]!.member]));

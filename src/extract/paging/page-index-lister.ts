@@ -3,8 +3,8 @@ import { CODE } from '../../core/error-codes.js';
 
 export interface IndexPage {
   readonly items: readonly unknown[];
-  /** The page's whole answer, for what else it holds (linked members). */
-  readonly answer: unknown;
+  /** The whole response body, for linked members. */
+  readonly body: Record<string, unknown>;
 }
 
 export interface PageIndexOptions {

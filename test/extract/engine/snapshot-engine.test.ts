@@ -40,10 +40,6 @@ const ENDPOINTS: EndpointDeclaration<Settings>[] = [
     notFound: 'error',
     fanOut: { children: (_parent, settings) => settings.regions.map((region) => ({ query: { region }, inject: { region }, label: `region ${region}` })) },
   },
-  {
-    name: 'counters', path: '/counters', paging: { style: 'page-index' }, itemsKey: 'counters', primaryKey: ['id'],
-    fields: { id: 'string', total: 'id' }, notFound: 'empty',
-  },
   { name: 'vault', path: '/vault', paging: { style: 'none' }, primaryKey: ['id'], fields: { id: 'string' }, module: 'vault', notFound: 'empty' },
 ];
 
@@ -71,11 +67,6 @@ beforeEach(async () => {
     if (path === '/scores') {
       const region = url.searchParams.get('region');
       return region === 'nowhere' ? json(404, {})(req, res, n) : json(200, [{ id: 'a', score: 1 }, { id: 'b', score: 2 }])(req, res, n);
-    }
-    if (path === '/counters') {
-      // A number JavaScript cannot hold exactly: only the bytes as sent keep it.
-      res.writeHead(200, { 'content-type': 'application/json' });
-      return res.end('{"counters":[{"id":"c1","total":9007199254740993}]}');
     }
     if (path === '/vault') return json(403, { message: 'Module vault is not enabled' })(req, res, n);
     return json(500, {})(req, res, n);
@@ -138,12 +129,6 @@ describe('extractSnapshot', () => {
     ]);
 
     expect(byName.vault).toMatchObject({ status: 'skipped', rows: 0, errors: [], notes: ['not enabled for this organization (the API answered 403; module vault)'] });
-  });
-
-  it('spools items as the API sent them', async () => {
-    const results = await extractSnapshot(run({ regions: [] }, ['counters']), ENDPOINTS);
-    expect(results).toEqual([expect.objectContaining({ resource: 'counters', status: 'ok', rows: 1 })]);
-    expect(await parquetRows('counters')).toEqual([{ id: 'c1', total: '9007199254740993' }]);
   });
 
   it('fails a child whose 404 the declaration calls an error', async () => {

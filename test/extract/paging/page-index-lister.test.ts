@@ -4,7 +4,7 @@ import { type IndexPage, listAllPages } from '../../../src/extract/paging/page-i
 /** A list of `total` numbered items served in pages of `pageSize`. */
 function pageOf(total: number, pageSize: number, pageIndex: number): IndexPage {
   const items = Array.from({ length: Math.max(0, Math.min(pageSize, total - pageIndex * pageSize)) }, (_, k) => pageIndex * pageSize + k);
-  return { items, answer: { pageIndex } };
+  return { items, body: { pageIndex } };
 }
 
 describe('listAllPages', () => {
@@ -37,7 +37,7 @@ describe('listAllPages', () => {
       },
       onPage: async (page) => {
         taken.push(...(page.items as number[]));
-        if ((page.answer as { pageIndex: number }).pageIndex === 1) sawPageOne();
+        if (page.body.pageIndex === 1) sawPageOne();
       },
     });
     expect(taken).toEqual([0, 1]);
