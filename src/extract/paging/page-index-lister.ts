@@ -36,8 +36,9 @@ export async function listAllPages(options: PageIndexOptions): Promise<{ pages: 
     const fetching: (Promise<IndexPage> | undefined)[] = [];
     for (let k = 0; k < wave; k++) {
       const page = options.fetchPage(next + k);
-      // Handled here; each is awaited in turn below, where its failure ends the list.
-      page.catch(() => undefined);
+      // A later page may fail while an earlier one is awaited: handled here, its failure
+      // still ends the list when its turn comes below.
+      if (k > 0) page.catch(() => undefined);
       fetching.push(page);
     }
     requests += wave;
@@ -47,7 +48,7 @@ export async function listAllPages(options: PageIndexOptions): Promise<{ pages: 
       await options.onPage(page);
       if (page.items.length < options.pageSize) {
         // The rest of the wave lies past the end: its answers are dropped once they are in.
-        await Promise.allSettled(fetching);
+        if (k + 1 < wave) await Promise.allSettled(fetching);
         return { pages: next + k + 1, requests };
       }
     }
