@@ -1,12 +1,13 @@
 import { type ErrorRecord, toErrorRecord } from '../../core/error-record.js';
-import { type SourceConnection, endpointUrl } from '../../sources/connection.js';
-import { type ChildRequest, type EndpointDeclaration, type Json, type QueryValue, asArray, childName, tablesOf } from '../../sources/endpoint-declaration.js';
+import type { SourceConnection } from '../../sources/connection.js';
+import { type ChildRequest, type EndpointDeclaration, type Json, asArray, childName, tablesOf } from '../../sources/endpoint-declaration.js';
 import { type HttpClient, HttpError } from '../http/index.js';
 import type { ExtractProgress } from '../progress.js';
 import { MAX_ERRORS_PER_RESOURCE, type ResourceResult, skippedResult } from '../resource-result.js';
 import { ResourceSink, type RunContext } from '../resource-sink.js';
 import { type PageReader, SNAPSHOT_PAGING } from './paging-strategies.js';
 import { planEndpoints } from './plan-endpoints.js';
+import { fillPath, withQuery } from './request-target.js';
 import { WorkQueue } from './work-queue.js';
 
 export interface SnapshotRun<S> extends RunContext {
@@ -23,10 +24,14 @@ export interface SnapshotRun<S> extends RunContext {
   readonly only?: readonly string[];
 }
 
-type Sinks = Record<string, ResourceSink>;
+
 
 /** Children queued per fan-out worker before the parent's paging waits: enough to keep every worker busy. */
 const QUEUED_CHILDREN_PER_WORKER = 64;
+
+/** Statuses a request accepts as answers besides 2xx, shared by every request (the client only reads them). */
+const NOT_FOUND_IS_EMPTY = [404];
+const NONE_ACCEPTED: number[] = [];
 
 /** What an endpoint's requests came to: child requests that failed after their retries, the first few as records. */
 interface ReadOutcome {
@@ -39,6 +44,20 @@ interface ReadOutcome {
 interface Feed<S> {
   readonly endpoint: EndpointDeclaration<S>;
   readonly queue: WorkQueue<ChildRequest>;
+}
+
+/** A table being written: its sink, its progress key, and the fan-outs its items feed. */
+interface Table<S> {
+  readonly sink: ResourceSink;
+  readonly key: string;
+  readonly feeds: readonly Feed<S>[];
+}
+
+/** Where one endpoint's answers go: its own table, its linked members' (in declaration order), and those of them that feed fan-outs. */
+interface Writing<S> {
+  readonly own: Table<S>;
+  readonly linked: readonly Table<S>[];
+  readonly feeding: readonly Table<S>[];
 }
 
 /**
@@ -70,48 +89,67 @@ export async function extractSnapshot<S>(run: SnapshotRun<S>, endpoints: readonl
     feeds.set(fanOut.parent, [...(feeds.get(fanOut.parent) ?? []), { endpoint, queue }]);
   }
 
-  const get = async (endpoint: EndpointDeclaration<S>, path: string, query: Record<string, QueryValue>, page?: number): Promise<unknown> => {
-    const response = await run.client.getJson(endpointUrl(run.connection.baseUrl, path, query), {
-      headers: { authorization: run.connection.authorization, accept: run.accept },
-      context: { source, resource: endpoint.name, ...(page === undefined ? {} : { page }) },
-      credentialHint: run.connection.credentialHint,
-      acceptStatuses: endpoint.notFound === 'empty' ? [404] : [],
+  // What every request shares; only the URL and the context differ from one to the next.
+  const baseUrl = run.connection.baseUrl.replace(/\/+$/, '');
+  const headers = { authorization: run.connection.authorization, accept: run.accept };
+  const credentialHint = run.connection.credentialHint;
+
+  const get = async (endpoint: EndpointDeclaration<S>, pathAndQuery: string, page?: number): Promise<unknown> => {
+    const response = await run.client.getJson(baseUrl + pathAndQuery, {
+      headers,
+      context: page === undefined ? { source, resource: endpoint.name } : { source, resource: endpoint.name, page },
+      credentialHint,
+      acceptStatuses: endpoint.notFound === 'empty' ? NOT_FOUND_IS_EMPTY : NONE_ACCEPTED,
     });
     return response.status === 404 ? undefined : response.body;
   };
 
-  const accept = async (sink: ResourceSink, items: readonly unknown[]) => {
-    await sink.accept(items);
-    run.progress.page(`${source}.${sink.spec.name}`, items.length);
-    for (const { endpoint, queue } of feeds.get(sink.spec.name) ?? []) {
+  const accept = async (table: Table<S>, items: readonly unknown[]) => {
+    // Most fan-out answers hold one item or none: an empty page costs no trip through the sink.
+    if (items.length > 0) await table.sink.accept(items);
+    run.progress.page(table.key, items.length);
+    for (const { endpoint, queue } of table.feeds) {
       for (const item of items) {
         if (typeof item !== 'object' || item === null) continue;
         for (const child of childrenOf(endpoint, item as Json, run.settings)) queue.push(child);
       }
-      // The parent's paging waits while its fan-out is far behind (see WorkQueue.room).
-      await queue.room(QUEUED_CHILDREN_PER_WORKER * run.concurrency * 2);
     }
   };
 
+  /**
+   * A parent waits before it fetches while a fan-out it feeds is far behind (see
+   * WorkQueue.room), not after: a page that waited for room once it had arrived was held,
+   * parsed, for thousands of child requests, long enough for V8 to copy it to the old
+   * generation; now it is taken as soon as it arrives and dies young.
+   */
+  const room = async (tables: readonly Table<S>[]) => {
+    for (const table of tables) for (const { queue } of table.feeds) await queue.room(QUEUED_CHILDREN_PER_WORKER * run.concurrency * 2);
+  };
+
   /** Reads one request target (the endpoint itself, or one child of its fan-out) to its end. */
-  const read = (endpoint: EndpointDeclaration<S>, sinks: Sinks, child?: ChildRequest): Promise<number> => {
+  const read = (endpoint: EndpointDeclaration<S>, writing: Writing<S>, child?: ChildRequest): Promise<number> => {
     const path = fillPath(endpoint.path, child?.params);
-    const query = { ...endpoint.query, ...child?.query };
+    const query = child?.query ? { ...endpoint.query, ...child.query } : endpoint.query ?? {};
     const inject = child?.inject;
+    const { own, linked, feeding } = writing;
     const reader: PageReader = {
-      fetch: (paging, page) => get(endpoint, path, { ...query, ...paging }, page),
+      fetch: async (paging, page) => {
+        if (feeding.length > 0) await room(feeding);
+        return get(endpoint, withQuery(path, { ...query, ...paging }), page);
+      },
       items: (body) => (endpoint.items && child ? endpoint.items(body, child) : asArray(endpoint.itemsKey ? (body as Json | undefined)?.[endpoint.itemsKey] : body)),
       take: async (items, body) => {
-        await accept(sinks[endpoint.name]!, inject ? items.map((item) => ({ ...inject, ...(item as Json) })) : items);
+        await accept(own, inject ? items.map((item) => ({ ...inject, ...(item as Json) })) : items);
+        if (linked.length === 0) return;
         const members = ((body as Json | undefined)?.linked ?? {}) as Json;
-        for (const member of endpoint.linked ?? []) await accept(sinks[member.name]!, asArray(members[member.member]));
+        for (let k = 0; k < linked.length; k++) await accept(linked[k]!, asArray(members[endpoint.linked![k]!.member]));
       },
     };
     return SNAPSHOT_PAGING[endpoint.paging.style](reader, { pageSize: run.pageSize, wave: run.concurrency });
   };
 
   /** Runs one child request per queued item, each retried by the client; failures are counted, the first few kept whole. */
-  const fanOut = async (endpoint: EndpointDeclaration<S>, sinks: Sinks): Promise<ReadOutcome> => {
+  const fanOut = async (endpoint: EndpointDeclaration<S>, writing: Writing<S>): Promise<ReadOutcome> => {
     const queue = queues.get(endpoint)!;
     const errors: ErrorRecord[] = [];
     let failedChildren = 0;
@@ -122,7 +160,7 @@ export async function extractSnapshot<S>(run: SnapshotRun<S>, endpoints: readonl
       for (let child = await queue.next(); child !== undefined; child = await queue.next()) {
         try {
           // Not `requests += await ...`: that reads the total before the await and loses the other workers' counts.
-          const spent = await read(endpoint, sinks, child);
+          const spent = await read(endpoint, writing, child);
           requests += spent;
         } catch (error) {
           if (error instanceof HttpError && error.status === 403) throw error;
@@ -143,10 +181,13 @@ export async function extractSnapshot<S>(run: SnapshotRun<S>, endpoints: readonl
   const extract = async (endpoint: EndpointDeclaration<S>): Promise<void> => {
     const started = performance.now();
     const tables = tablesOf(endpoint);
-    const sinks: Sinks = Object.fromEntries(
-      tables.map((table) => [table.name, new ResourceSink(run, { source, ...table }, { dedupe: 'dedupe' in table && table.dedupe === true })]),
-    );
-    const fed = tables.flatMap((table) => feeds.get(table.name) ?? []);
+    const opened = tables.map((table): Table<S> => ({
+      sink: new ResourceSink(run, { source, ...table }, { dedupe: 'dedupe' in table && table.dedupe === true }),
+      key: `${source}.${table.name}`,
+      feeds: feeds.get(table.name) ?? [],
+    }));
+    const writing: Writing<S> = { own: opened[0]!, linked: opened.slice(1), feeding: opened.filter((table) => table.feeds.length > 0) };
+    const fed = opened.flatMap((table) => table.feeds);
     let fedClosed = false;
     for (const table of tables) run.progress.started(`${source}.${table.name}`);
     const finish = (name: string, result: Omit<ResourceResult, 'source' | 'resource' | 'seconds' | 'retries'>) => {
@@ -155,13 +196,14 @@ export async function extractSnapshot<S>(run: SnapshotRun<S>, endpoints: readonl
       results.push(full);
     };
     try {
-      const outcome = endpoint.fanOut ? await fanOut(endpoint, sinks) : { failedChildren: 0, errors: [], requests: await read(endpoint, sinks) };
+      const outcome = endpoint.fanOut ? await fanOut(endpoint, writing) : { failedChildren: 0, errors: [], requests: await read(endpoint, writing) };
       // The fan-outs this endpoint feeds may finish while it commits.
       for (const { queue } of fed) queue.close();
       fedClosed = true;
       const { failedChildren } = outcome;
       const snapshot = failedChildren === 0;
-      for (const [name, sink] of Object.entries(sinks)) {
+      for (const { sink } of opened) {
+        const name = sink.spec.name;
         const written = await sink.commit({ snapshot });
         const own = name === endpoint.name;
         const notes = [
@@ -172,7 +214,7 @@ export async function extractSnapshot<S>(run: SnapshotRun<S>, endpoints: readonl
       }
     } catch (error) {
       if (!fedClosed) for (const { queue } of fed) queue.fail(error);
-      await Promise.all(Object.values(sinks).map((sink) => sink.abort()));
+      await Promise.all(opened.map(({ sink }) => sink.abort()));
       const empty = { rows: 0, files: 0, quarantined: 0, requests: 0 };
       if (error instanceof HttpError && error.status === 403) {
         const why = `not enabled for this organization (the API answered 403${endpoint.module ? `; module ${endpoint.module}` : ''})`;
@@ -199,9 +241,4 @@ function childrenOf<S>(endpoint: EndpointDeclaration<S>, parent: Json | undefine
   const value = parent[fanOut.key];
   if (value === undefined || value === null) return [];
   return [{ params: { [fanOut.key]: String(value) }, label: fanOut.label ?? `${fanOut.key} {${fanOut.key}}` }];
-}
-
-/** Fills `{name}` placeholders with URL-encoded values. */
-function fillPath(path: string, params: Readonly<Record<string, string>> | undefined): string {
-  return params ? path.replace(/\{(\w+)\}/g, (placeholder, name: string) => (name in params ? encodeURIComponent(params[name]!) : placeholder)) : path;
 }

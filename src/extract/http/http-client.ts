@@ -1,5 +1,5 @@
 import pLimit from 'p-limit';
-import { Agent, type Dispatcher, request as undiciRequest } from 'undici';
+import { Agent } from 'undici';
 import { redact } from '../../config/secrets.js';
 import { type ErrorContext, UsageError } from '../../core/errors.js';
 import { backoffDelay, parseRetryAfter, sleep } from './backoff.js';
@@ -17,7 +17,8 @@ import {
   timeoutError,
   truncatedError,
 } from './http-errors.js';
-import { type DecodedBody, decodeBody, readBody, readErrorText } from './response-body.js';
+import { type GetAttempt, type GetReply, sendGet } from './get-attempt.js';
+import { type DecodedBody, decodeBody, ERROR_BODY_LIMIT } from './response-body.js';
 import { honoursRetryAfter, judgeStatus, networkErrorCode } from './retry-policy.js';
 import { CODE } from '../../core/error-codes.js';
 
@@ -145,59 +146,32 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   const stats: RetryStats = { requests: 0, attempts: 0, retries: 0, gaveUp: 0 };
   let closed = false;
 
-  async function runAttempt(url: URL, request: JsonRequest, facts: RequestFacts): Promise<AttemptResult> {
+  async function runAttempt(url: URL, request: JsonRequest, get: Omit<GetAttempt, 'url'>, facts: RequestFacts): Promise<AttemptResult> {
     request.signal?.throwIfAborted();
-    // One controller per attempt: its timer covers headers and body, and it relays the caller's abort.
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort(new Error(`attempt timed out after ${timeoutMs} ms`));
-    }, timeoutMs);
-    const relayAbort = (): void => controller.abort(request.signal?.reason);
-    request.signal?.addEventListener('abort', relayAbort, { once: true });
-    let response: Dispatcher.ResponseData | undefined;
-    try {
-      response = await undiciRequest(url, {
-        dispatcher: agent,
-        method: 'GET',
-        headers: headersFor(request, userAgent),
-        signal: controller.signal,
-      });
-      return await judgeResponse(response, request, facts);
-    } catch (error) {
-      if (request.signal?.aborted) throw request.signal.reason;
-      if (timedOut) return { ok: false, error: timeoutError(facts, timeoutMs, response ? 'body' : 'headers') };
-      const code = networkErrorCode(error);
-      if (code === undefined) throw requestError(facts, redact(errorText(error)), error);
-      const failure = response
-        ? truncatedError(facts, `connection broke while reading (${code})`, error)
-        : networkError(facts, code, error);
-      return { ok: false, error: failure };
-    } finally {
-      clearTimeout(timer);
-      request.signal?.removeEventListener('abort', relayAbort);
-      // Unread bodies pin their socket; destroying frees it.
-      if (response && !response.body.readableEnded) response.body.destroy();
-    }
+    const outcome = await sendGet({ ...get, url });
+    if (outcome.ok) return judgeResponse(outcome, request, facts);
+    const { error } = outcome;
+    if (request.signal?.aborted) throw request.signal.reason;
+    if (outcome.timedOut) return { ok: false, error: timeoutError(facts, timeoutMs, outcome.gotHeaders ? 'body' : 'headers') };
+    const code = networkErrorCode(error);
+    if (code === undefined) throw requestError(facts, redact(errorText(error)), error);
+    const failure = outcome.gotHeaders
+      ? truncatedError(facts, `connection broke while reading (${code})`, error)
+      : networkError(facts, code, error);
+    return { ok: false, error: failure };
   }
 
-  async function judgeResponse(
-    response: Dispatcher.ResponseData,
-    request: JsonRequest,
-    facts: RequestFacts,
-  ): Promise<AttemptResult> {
-    const status = response.statusCode;
+  function judgeResponse(reply: GetReply, request: JsonRequest, facts: RequestFacts): AttemptResult {
+    const { status, body } = reply;
     const verdict = judgeStatus(status, request.acceptStatuses);
     if (verdict === 'success') {
-      const buffer = await readBody(response.body);
-      return { ok: true, received: { status, buffer, contentType: response.headers['content-type'] } };
+      return { ok: true, received: { status, buffer: body, contentType: reply.headers['content-type'] } };
     }
-    const text = await readErrorText(response.body);
+    const text = body.toString('utf8');
     switch (verdict) {
       case 'retry': {
         const retryAfterMs = honoursRetryAfter(status)
-          ? parseRetryAfter(response.headers['retry-after'], backoff.maxDelayMs)
+          ? parseRetryAfter(reply.headers['retry-after'], backoff.maxDelayMs)
           : undefined;
         return { ok: false, error: retryableStatusError(facts, status, text), retryAfterMs };
       }
@@ -212,12 +186,21 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     const url = parseUrl(input, request.context);
     if (closed) throw requestError({ url, context: request.context, attempts: 0 }, 'the HTTP client is closed');
     stats.requests += 1;
+    const accepted = request.acceptStatuses;
+    const get = {
+      dispatcher: agent,
+      headers: headersFor(request, userAgent),
+      timeoutMs,
+      wholeBody: (status: number) => judgeStatus(status, accepted) === 'success',
+      errorBodyLimit: ERROR_BODY_LIMIT,
+      signal: request.signal,
+    };
     for (let attempt = 1; ; attempt += 1) {
       const facts: RequestFacts = { url, context: request.context, attempts: attempt };
       stats.attempts += 1;
       // The slot is held for the attempt only; the wait below happens outside the limiter,
       // and so does parsing the body, so the next request need not wait for it.
-      const attempted = await limit(() => runAttempt(url, request, facts));
+      const attempted = await limit(() => runAttempt(url, request, get, facts));
       const result = attempted.ok ? decodeReceived(attempted.received, facts, request.decode) : attempted;
       if (result.ok) return { ...result.response, attempts: attempt };
       const { error } = result;

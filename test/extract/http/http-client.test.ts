@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { registerSecret } from '../../../src/config/secrets.js';
 import { createHttpClient, type HttpClient, HttpError, type HttpClientOptions } from '../../../src/extract/http/index.js';
-import { json, type LoopbackServer, rejectionOf, startServer, text } from './loopback-server.js';
+import { json, type LoopbackServer, rejectionOf, type Step, startServer, text } from './loopback-server.js';
 
 const defaults: HttpClientOptions = {
   concurrency: 2,
@@ -96,6 +96,32 @@ describe('getJson fail fast', () => {
   });
 });
 
+describe('error bodies', () => {
+  it('reads only the start of a long error body and frees the connection for the next request', async () => {
+    // 64 KB of an error page and then nothing: a client that waited for the end would time out.
+    const endless: Step = (_req, res) => {
+      res.writeHead(400, { 'content-type': 'text/html' });
+      res.write(`<html>bad request ${'x'.repeat(64 * 1024)}`);
+    };
+    server = await startServer([endless, json(200, { ok: true })]);
+    const http = clientFor({ concurrency: 1, timeoutMs: 30_000 });
+    const error = await rejectionOf(http.getJson(`${server.origin}/x`));
+    expect(error).toMatchObject({ code: 'E_HTTP_STATUS', status: 400 });
+    expect((error as HttpError).context.bodyExcerpt).toContain('bad request');
+    expect(await http.getJson(`${server.origin}/y`)).toMatchObject({ status: 200, body: { ok: true } });
+  });
+
+  it('reports the status of an error body that breaks off, with what arrived', async () => {
+    server = await startServer((_req, res) => {
+      res.writeHead(400, { 'content-type': 'text/plain' });
+      res.write('since is not a date', () => res.socket?.destroy());
+    });
+    const error = await rejectionOf(clientFor().getJson(`${server.origin}/x`));
+    expect(error).toMatchObject({ code: 'E_HTTP_STATUS', status: 400 });
+    expect((error as HttpError).context.bodyExcerpt).toContain('since is not a date');
+  });
+});
+
 describe('concurrency', () => {
   it('keeps at most `concurrency` requests in flight', async () => {
     let inFlight = 0;
@@ -138,6 +164,13 @@ describe('cancellation and lifetime', () => {
     server = await startServer(() => controller.abort(new Error('run cancelled')));
     const pending = clientFor().getJson(`${server.origin}/x`, { signal: controller.signal });
     await expect(pending).rejects.toThrow('run cancelled');
+  });
+
+  it('sends nothing when the signal aborted before the request', async () => {
+    server = await startServer(json(200, {}));
+    const pending = clientFor().getJson(`${server.origin}/x`, { signal: AbortSignal.abort(new Error('run cancelled')) });
+    await expect(pending).rejects.toThrow('run cancelled');
+    expect(server.hits).toBe(0);
   });
 
   it('refuses requests after close', async () => {
