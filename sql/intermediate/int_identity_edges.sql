@@ -88,29 +88,11 @@ block_members as (
 
 ),
 
--- A value on more records than the rule's cap is a placeholder (noreply@, 00000000), not a
--- person: its block is dropped. Whether a block holds several first names, and several
--- birth dates among records of one first name, tells whether a record lacking one can
--- still be told whose it is (see leveled). min <> max rather than count(distinct): cheaper,
--- and "more than one" is all that is asked.
-first_name_groups as (
-
-    select
-        block_on,
-        block_value,
-        first_name_spelling,
-        count(*) as records,
-        any_value(block_cap) as block_cap,
-        min(birth_date_key) <> max(birth_date_key) as has_several_birth_dates,
-        min(phone_number) <> max(phone_number) as has_several_phones,
-        min(system) as first_system,
-        max(system) as last_system,
-
-    from block_members
-    group by all
-
-),
-
+-- The blocks that hold a pair to compare. A value on more records than the rule's cap is a
+-- placeholder (noreply@, 00000000), not a person: its block is dropped. Whether a block holds
+-- several first names tells whether a record lacking one can still be told whose it is (see
+-- leveled). min <> max rather than count(distinct): cheaper, and "more than one" is all
+-- that is asked.
 blocks as (
 
     select
@@ -118,14 +100,16 @@ blocks as (
         block_value,
         min(first_name_spelling) <> max(first_name_spelling) as has_several_first_names,
 
-    from first_name_groups
+    from block_members
     group by block_on, block_value
-    having sum(records) <= coalesce(any_value(block_cap), sum(records))
+    having count(*) between 2 and coalesce(any_value(block_cap), count(*))
         -- an external id pairs an identity with a ticketing user; alone it pairs nothing
-        and (block_on <> 'external_id' or min(first_system) <> max(last_system))
+        and (block_on <> 'external_id' or min(system) <> max(system))
 
 ),
 
+-- Members of those blocks, and whether the block holds several birth dates, or phones, among
+-- the records of one first name (father and son of one name in one family mailbox).
 counted_members as (
 
     select
@@ -133,17 +117,14 @@ counted_members as (
         block_members.block_on,
         block_members.block_value,
         blocks.has_several_first_names,
-        coalesce(first_name_groups.has_several_birth_dates, false) as has_several_birth_dates,
-        coalesce(first_name_groups.has_several_phones, false) as has_several_phones,
+        coalesce(min(block_members.birth_date_key) over first_names <> max(block_members.birth_date_key) over first_names, false) as has_several_birth_dates,
+        coalesce(min(block_members.phone_number) over first_names <> max(block_members.phone_number) over first_names, false) as has_several_phones,
 
     from block_members
     inner join blocks
         on blocks.block_on = block_members.block_on
         and blocks.block_value = block_members.block_value
-    inner join first_name_groups
-        on first_name_groups.block_on = block_members.block_on
-        and first_name_groups.block_value = block_members.block_value
-        and first_name_groups.first_name_spelling is not distinct from block_members.first_name_spelling
+    window first_names as (partition by block_members.block_on, block_members.block_value, block_members.first_name_spelling)
 
 ),
 
@@ -167,13 +148,29 @@ candidates as (
 
 ),
 
+-- What matching compares of a record, and nothing else: the pairs carry only this.
+match_keys as (
+
+    select
+        record_number,
+        first_name_spelling,
+        last_name_spelling,
+        first_name_tokens,
+        last_name_tokens,
+        birth_date_key,
+        email,
+        phone_key,
+        name_records,
+
+    from records
+
+),
+
 -- Each attribute of each candidate pair compared once: equal, missing on a side, or how alike.
 compared as (
 
     select
         candidates.*,
-        from_records.record_key as from_key,
-        to_records.record_key as to_key,
         from_records.first_name_spelling as from_first_name,
         to_records.first_name_spelling as to_first_name,
         from_records.last_name_spelling as from_last_name,
@@ -198,9 +195,9 @@ compared as (
         case when not last_name_same then damerau_levenshtein(from_records.last_name_spelling, to_records.last_name_spelling) end as last_name_edits,
 
     from candidates
-    inner join records as from_records
+    inner join match_keys as from_records
         on from_records.record_number = candidates.from_number
-    inner join records as to_records
+    inner join match_keys as to_records
         on to_records.record_number = candidates.to_number
 
 ),
@@ -245,16 +242,18 @@ leveled as (
         rules.max_name_records,
 
     from compared
-    cross join unnest(compared.shared_blocks) as shared(block_on)
     inner join rules
-        on rules.block_on = shared.block_on
+        on list_contains(compared.shared_blocks, rules.block_on)
 
 ),
 
 accepted as (
 
     select
-        *,
+        from_number,
+        to_number,
+        match_rule,
+        rule_rank,
         -- how alike the names are (1 when equal, missing names count as alike): what a reviewer weighs
         least(
             case when first_name_same then 1 else coalesce(first_name_similarity, 1) end,
@@ -273,29 +272,47 @@ accepted as (
 ),
 
 -- one link per pair: the strongest rule that accepted it
-final as (
+strongest as (
 
     select
         from_number,
         to_number,
-        from_key,
-        to_key,
-        match_rule,
-        rule_rank,
-        score,
-        from_first_name,
-        to_first_name,
-        from_last_name,
-        to_last_name,
-        from_birth_date,
-        to_birth_date,
-        from_email,
-        to_email,
-        from_phone,
-        to_phone,
+        arg_min(match_rule, rule_rank) as match_rule,
+        min(rule_rank) as rule_rank,
+        any_value(score) as score,
 
     from accepted
-    qualify row_number() over (partition by from_number, to_number order by rule_rank) = 1
+    group by from_number, to_number
+
+),
+
+-- with the keys and the values compared, for the evidence
+final as (
+
+    select
+        strongest.from_number,
+        strongest.to_number,
+        from_records.record_key as from_key,
+        to_records.record_key as to_key,
+        strongest.match_rule,
+        strongest.rule_rank,
+        strongest.score,
+        from_records.first_name_spelling as from_first_name,
+        to_records.first_name_spelling as to_first_name,
+        from_records.last_name_spelling as from_last_name,
+        to_records.last_name_spelling as to_last_name,
+        from_records.birth_date_key as from_birth_date,
+        to_records.birth_date_key as to_birth_date,
+        from_records.email as from_email,
+        to_records.email as to_email,
+        from_records.phone_key as from_phone,
+        to_records.phone_key as to_phone,
+
+    from strongest
+    inner join records as from_records
+        on from_records.record_number = strongest.from_number
+    inner join records as to_records
+        on to_records.record_number = strongest.to_number
 
 )
 
