@@ -216,25 +216,66 @@ borrowed as (
 
 -- Beside the folded keys, the transliterated ones (macros.name_transliterated): "Bjoern" and
 -- "Bjørn", "Pettersen" and "Petersen" agree there. Matching compares these; the folded keys
--- stay for what reads them.
+-- stay for what reads them. Names repeat (many a Kari, many a Hansen), so each distinct key is
+-- spelt once: spelling is the costly part of this model.
+key_spellings as (
+
+    select
+        name_key,
+        macros.name_transliterated(name_key) as spelling,
+
+    from (
+        select first_name_key as name_key from borrowed
+        union
+        select last_name_key as name_key from borrowed
+    ) as name_keys
+    where name_key is not null
+
+),
+
+-- every name written in a field, so "Kari Marie" and "Kari" share "kari": once per distinct
+-- field as written; a field of one word is its own key (the tokens' transliteration is the
+-- costly part)
+field_tokens as (
+
+    select
+        name_field,
+        regexp_matches(trim(name_field), '[ ,.-]') as is_split,
+        case when is_split then macros.name_tokens(name_field) end as tokens,
+
+    from (
+        select first_name as name_field from borrowed
+        union
+        select last_name as name_field from borrowed
+    ) as name_fields
+    where name_field is not null
+
+),
+
 spelt as (
 
     select
-        *,
-        macros.name_transliterated(first_name_key) as written_first_spelling,
-        macros.name_transliterated(last_name_key) as written_last_spelling,
-        -- every name written in each field, so "Kari Marie" and "Kari" share "kari"; a field of
-        -- one word is its own key (the tokens' transliteration is the costly part)
+        borrowed.*,
+        first_spellings.spelling as written_first_spelling,
+        last_spellings.spelling as written_last_spelling,
         case
-            when regexp_matches(trim(first_name), '[ ,.-]') then macros.name_tokens(first_name)
+            when first_fields.is_split then first_fields.tokens
             when written_first_spelling is not null then [written_first_spelling]
         end as written_first_tokens,
         case
-            when regexp_matches(trim(last_name), '[ ,.-]') then macros.name_tokens(last_name)
+            when last_fields.is_split then last_fields.tokens
             when written_last_spelling is not null then [written_last_spelling]
         end as written_last_tokens,
 
     from borrowed
+    left join key_spellings as first_spellings
+        on first_spellings.name_key = borrowed.first_name_key
+    left join key_spellings as last_spellings
+        on last_spellings.name_key = borrowed.last_name_key
+    left join field_tokens as first_fields
+        on first_fields.name_field = borrowed.first_name
+    left join field_tokens as last_fields
+        on last_fields.name_field = borrowed.last_name
 
 ),
 
