@@ -164,7 +164,10 @@ affected as (
 
 ),
 
--- Each block member, marked whether affected: a pair needs an affected end to be compared.
+-- The members of every block an affected record is in, marked whether affected: a pair
+-- needs an affected end to be compared. The first build (and --full-refresh) drops this
+-- condition with the others that read this model's own table: then every block is in scope,
+-- without looking each one up.
 block_scope as (
 
     select
@@ -172,6 +175,13 @@ block_scope as (
         block_members.record_number in (select record_number from affected) as is_affected,
 
     from block_members
+    where {'block_on': block_members.block_on, 'block_value': block_members.block_value} in (
+            select {'block_on': touched.block_on, 'block_value': touched.block_value}
+            from block_members as touched
+            semi join affected
+                on affected.record_number = touched.record_number
+        )
+        or not exists (select 1 from intermediate.int_identity_matches)
 
 ),
 
@@ -189,8 +199,7 @@ blocks as (
 
     from block_scope
     group by block_on, block_value
-    having bool_or(is_affected)
-        and count(*) between 2 and coalesce(any_value(block_cap), count(*))
+    having count(*) between 2 and coalesce(any_value(block_cap), count(*))
         -- an external id pairs an identity with a ticketing user; alone it pairs nothing
         and (block_on <> 'external_id' or min(system) <> max(system))
 
@@ -331,9 +340,11 @@ leveled as (
         rules.phone as phone_condition,
         rules.max_name_records,
 
-    from compared
+    from (
+        select * exclude (shared_blocks), unnest(shared_blocks) as block_on from compared
+    ) as compared
     inner join rules
-        on list_contains(compared.shared_blocks, rules.block_on)
+        on rules.block_on = compared.block_on
 
 ),
 
@@ -389,10 +400,11 @@ linked as (
 
     select
         record_links.record_number,
-        list(
+        -- sorted by the other record's key (the struct's first field); list_sort, because an
+        -- ordered aggregate (list(... order by ...)) took most of a full build
+        list_sort(list(
             {'other_key': others.record_key, 'match_rule': record_links.match_rule, 'rule_rank': record_links.rule_rank, 'score': record_links.score}
-            order by others.record_key
-        ) as links,
+        )) as links,
 
     from record_links
     semi join affected
