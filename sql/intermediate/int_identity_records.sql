@@ -179,12 +179,23 @@ profile_groups as (
 
 ),
 
+-- a dense number in record_key order: clustering joins on integers, not text (numbered over
+-- the keys alone, not by sorting whole rows)
+numbered as (
+
+    select
+        record_key,
+        row_number() over (order by record_key) as record_number,
+
+    from keyed
+
+),
+
 borrowed as (
 
     select
         keyed.record_key,
-        -- a dense number in record_key order: clustering joins on integers, not text
-        row_number() over (order by keyed.record_key) as record_number,
+        numbered.record_number,
         keyed.system,
         keyed.record_id,
         keyed.customer_profile_id,
@@ -209,6 +220,8 @@ borrowed as (
         ) as birth_date_key,
 
     from keyed
+    inner join numbered
+        on numbered.record_key = keyed.record_key
     left join profile_groups
         on profile_groups.customer_profile_id = keyed.customer_profile_id
 
@@ -297,32 +310,56 @@ word_uses as (
 
 ),
 
--- First and last name written in each other's fields ("Hansen Kari"): taken as swapped when
--- the first field's word is more often a last name and the last field's more often a first
--- name. The name pair (alphabetical) meets either order too.
-final as (
+-- Records per name pair, either order (least and greatest skip a missing name, so "Kari" alone
+-- counts with "Kari Kari").
+name_counts as (
 
     select
-        spelt.* exclude (written_first_spelling, written_last_spelling, written_first_tokens, written_last_tokens),
-        case when is_swapped then spelt.written_last_spelling else spelt.written_first_spelling end as first_name_spelling,
-        case when is_swapped then spelt.written_first_spelling else spelt.written_last_spelling end as last_name_spelling,
-        case when is_swapped then spelt.written_last_tokens else spelt.written_first_tokens end as first_name_tokens,
-        case when is_swapped then spelt.written_first_tokens else spelt.written_last_tokens end as last_name_tokens,
-        least(spelt.written_first_spelling, spelt.written_last_spelling)
-            || ' ' || greatest(spelt.written_first_spelling, spelt.written_last_spelling) as name_pair_spelling,
-        -- how common the name is: a common name and one birth date are no evidence of one person
-        case when spelt.written_first_spelling is not null and spelt.written_last_spelling is not null then
-            count(*) over (partition by least(spelt.written_first_spelling, spelt.written_last_spelling), greatest(spelt.written_first_spelling, spelt.written_last_spelling))
-        end as name_records,
+        least(written_first_spelling, written_last_spelling) as lesser_spelling,
+        greatest(written_first_spelling, written_last_spelling) as greater_spelling,
+        count(*) as name_records,
+
+    from spelt
+    group by all
+
+),
+
+-- First and last name written in each other's fields ("Hansen Kari"): taken as swapped when
+-- the first field's word is more often a last name and the last field's more often a first
+-- name.
+swapped as (
+
+    select
+        spelt.*,
+        coalesce(first_words.last_uses > first_words.first_uses and last_words.first_uses > last_words.last_uses, false) as is_swapped,
 
     from spelt
     left join word_uses as first_words
         on first_words.word = spelt.written_first_spelling
     left join word_uses as last_words
         on last_words.word = spelt.written_last_spelling
-    cross join lateral (
-        select coalesce(first_words.last_uses > first_words.first_uses and last_words.first_uses > last_words.last_uses, false) as is_swapped
-    ) as swapping
+
+),
+
+-- The name pair (alphabetical) meets either order too.
+final as (
+
+    select
+        swapped.* exclude (written_first_spelling, written_last_spelling, written_first_tokens, written_last_tokens, is_swapped),
+        case when is_swapped then written_last_spelling else written_first_spelling end as first_name_spelling,
+        case when is_swapped then written_first_spelling else written_last_spelling end as last_name_spelling,
+        case when is_swapped then written_last_tokens else written_first_tokens end as first_name_tokens,
+        case when is_swapped then written_first_tokens else written_last_tokens end as last_name_tokens,
+        least(written_first_spelling, written_last_spelling) || ' ' || greatest(written_first_spelling, written_last_spelling) as name_pair_spelling,
+        -- how common the name is: a common name and one birth date are no evidence of one person
+        case when written_first_spelling is not null and written_last_spelling is not null then
+            name_counts.name_records
+        end as name_records,
+
+    from swapped
+    left join name_counts
+        on name_counts.lesser_spelling = least(written_first_spelling, written_last_spelling)
+        and name_counts.greater_spelling = greatest(written_first_spelling, written_last_spelling)
 
 )
 
