@@ -79,9 +79,10 @@ link_ends as (
 
 ),
 
--- All a record's fan depends on is its links: the links int_identity_matches keeps for it
--- (sorted by the other record's key), and one hash per analysts' decision naming it, summed
--- so their order does not matter.
+-- All a record's fan depends on is its links: a hash of the links int_identity_matches keeps on
+-- its row (to larger record keys, sorted), and one hash per analysts' decision naming it, summed
+-- so their order does not matter. A link kept on the other end's row changes that record's
+-- signature, and its whole component (this record too) is recomputed.
 link_signatures as (
 
     select
@@ -132,7 +133,9 @@ touched as (
 ),
 
 -- What is recomputed: the changed records, their neighbours, and every record of the components
--- they were in. A component none of whose records changed keeps its links, so its fans stand.
+-- they or a removed record were in (a removed record's links were kept on its own row too, so
+-- its neighbours' signatures need not show them). A component none of whose records changed
+-- keeps its links, so its fans stand.
 affected as (
 
     select
@@ -147,8 +150,8 @@ affected as (
             select stored.record_key from intermediate.int_identity_clusters as stored
             where stored.component_key in (
                 select touched_stored.component_key from intermediate.int_identity_clusters as touched_stored
-                inner join touched
-                    on touched.record_key = touched_stored.record_key
+                where touched_stored.record_key in (select record_key from touched)
+                    or touched_stored.record_key not in (select record_key from records)
             )
         )
 

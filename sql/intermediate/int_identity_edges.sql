@@ -20,7 +20,7 @@ records as (
 
 ),
 
--- each link once, from its smaller record key (record numbers follow record keys)
+-- each link once, from its smaller record key (the row that keeps it)
 links as (
 
     select
@@ -33,7 +33,6 @@ links as (
     from (
         select record_key, unnest(links) as link from matches
     ) as record_links
-    where record_key < link.other_key
 
 ),
 

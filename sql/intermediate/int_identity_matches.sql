@@ -1,7 +1,7 @@
 -- materialized: incremental
 -- unique_key: record_key
 -- incremental_delete: record_key not in (select record_key from intermediate.int_identity_records)
--- description: One row per record: the records identity resolution linked it to (links: the other record's key, the strongest rule that accepted the pair, its rank and score), with what the links were computed from (match_signature, blocks). The rules are data (seeds.identity_match_rules): each names the block it compares within (records sharing a value: an e-mail, a phone, a name and birth date...), the block's cap, and how much each attribute must agree (same, similar, not_different, any) with its similarity thresholds; this one step applies them all. Incremental: only records in a block that a changed, new or removed record is or was in are compared again; see docs/decisions.md.
+-- description: One row per record: the records with a larger key identity resolution linked it to (links: the other record's key, the strongest rule that accepted the pair, its rank and score; each link is kept once, on its smaller record key's row), with what the links were computed from (match_signature, blocks). The rules are data (seeds.identity_match_rules): each names the block it compares within (records sharing a value: an e-mail, a phone, a name and birth date...), the block's cap, and how much each attribute must agree (same, similar, not_different, any) with its similarity thresholds; this one step applies them all. Incremental: only records in a block that a changed, new or removed record is or was in are compared again; see docs/decisions.md.
 -- test: unique(record_key)
 -- test: not_null(record_key, match_signature, blocks, links)
 
@@ -28,7 +28,12 @@ block_keys as (
         record_number,
         system,
         first_name_spelling,
+        last_name_spelling,
+        first_name_tokens,
+        last_name_tokens,
         birth_date_key,
+        email,
+        phone_key,
         phone_key as phone_number,
         name_records,
         [
@@ -88,42 +93,49 @@ block_members as (
 ),
 
 -- The name counts rules draw a line at (max_name_records): all a name's count tells matching
--- is on which side of each it falls.
-name_limits as (
+-- is the smallest limit it is within (so, on which side of each it falls). Per count, not per
+-- record: counts repeat.
+name_sides as (
 
-    select distinct max_name_records as name_limit
-    from rules
-    where max_name_records is not null
+    select
+        counts.name_records,
+        min(limits.max_name_records) as name_limit,
+
+    from (select distinct name_records from block_keys) as counts
+    left join rules as limits
+        on limits.max_name_records >= counts.name_records
+    group by counts.name_records
 
 ),
 
--- All a record's links are computed from: its match keys, its blocks and the rules. A
--- different signature than at the last build means the record changed for matching. A
--- name's count enters only as the smallest limit it is within (so, the side of every limit),
--- or a record going from 57 namesakes to 56 would count as changed.
+-- All a record's links are computed from: its key, match keys, blocks, the side of each name
+-- limit its name falls on (not the count itself, or a record going from 57 namesakes to 56
+-- would count as changed) and the rules. A signature not stored at the last build means the
+-- record is new or changed for matching.
 signed as (
 
     select
-        records.record_key,
-        records.record_number,
+        block_keys.record_key,
+        block_keys.record_number,
         block_keys.blocks,
         hash(
-            records.first_name_spelling,
-            records.last_name_spelling,
-            records.first_name_tokens,
-            records.last_name_tokens,
-            records.birth_date_key,
-            records.email,
-            records.phone_key,
-            (select min(name_limit) from name_limits where name_limit >= records.name_records),
+            block_keys.record_key,
             block_keys.system,
+            block_keys.first_name_spelling,
+            block_keys.last_name_spelling,
+            block_keys.first_name_tokens,
+            block_keys.last_name_tokens,
+            block_keys.birth_date_key,
+            block_keys.email,
+            block_keys.phone_key,
+            name_sides.name_limit,
             block_keys.blocks,
             (select hash(list(rules order by rules.rule_rank, rules.match_rule)) from rules as rules)
         ) as match_signature,
 
-    from records
-    inner join block_keys
-        on block_keys.record_number = records.record_number
+    from block_keys
+    left join name_sides
+        on name_sides.name_records = block_keys.name_records
 
 ),
 
@@ -134,8 +146,7 @@ changed as (
     select record_number, blocks from signed
     where not exists (
         select 1 from intermediate.int_identity_matches as stored
-        where stored.record_key = signed.record_key
-            and stored.match_signature = signed.match_signature
+        where stored.match_signature = signed.match_signature
     )
 
 ),
@@ -157,8 +168,7 @@ affected as (
             select unnest(stored.blocks) from intermediate.int_identity_matches as stored
             where not exists (
                 select 1 from signed
-                where signed.record_key = stored.record_key
-                    and signed.match_signature = stored.match_signature
+                where signed.match_signature = stored.match_signature
             )
         )
 
@@ -261,7 +271,7 @@ match_keys as (
         phone_key,
         name_records,
 
-    from records
+    from block_keys
 
 ),
 
@@ -387,35 +397,28 @@ strongest as (
 
 ),
 
--- each link from both ends
-record_links as (
-
-    select from_number as record_number, to_number as other_number, match_rule, rule_rank, score from strongest
-    union all
-    select to_number as record_number, from_number as other_number, match_rule, rule_rank, score from strongest
-
-),
-
+-- Each link once, on the row of its smaller record key (record numbers follow record keys).
+-- Both ends of a changed pair are recomputed, so the row that holds a link is always among them.
 linked as (
 
     select
-        record_links.record_number,
+        strongest.from_number as record_number,
         -- sorted by the other record's key (the struct's first field); list_sort, because an
         -- ordered aggregate (list(... order by ...)) took most of a full build
         list_sort(list(
-            {'other_key': others.record_key, 'match_rule': record_links.match_rule, 'rule_rank': record_links.rule_rank, 'score': record_links.score}
+            {'other_key': others.record_key, 'match_rule': strongest.match_rule, 'rule_rank': strongest.rule_rank, 'score': strongest.score}
         )) as links,
 
-    from record_links
+    from strongest
     semi join affected
-        on affected.record_number = record_links.record_number
-    inner join records as others
-        on others.record_number = record_links.other_number
-    group by record_links.record_number
+        on affected.record_number = strongest.from_number
+    inner join block_keys as others
+        on others.record_number = strongest.to_number
+    group by strongest.from_number
 
 ),
 
--- every affected record with all its links (none: an empty list)
+-- every affected record with its links (none: an empty list)
 final as (
 
     select
