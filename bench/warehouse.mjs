@@ -1,7 +1,8 @@
 // Warehouse benchmark: full load + build at a scale, then an incremental load + build after
 // 1% of the ticketing records changed, and after 1% of the users, members and customer
 // profiles changed (extraction not counted), each as a ratio of the full one; the identity
-// models' share of each build; then check and the rendering of every report in reports/.
+// models' share of each build and the slowest models of the last; then check and the
+// rendering of every report in reports/.
 import { CREDENTIALS, fmt, runMeasured, startSimulator, tempDir } from './lib.mjs';
 
 const TICKETING = ['users', 'members', 'tickets', 'merchandise', 'user_permissions'];
