@@ -257,24 +257,6 @@ candidates as (
 
 ),
 
--- What matching compares of a record, and nothing else: the pairs carry only this.
-match_keys as (
-
-    select
-        record_number,
-        first_name_spelling,
-        last_name_spelling,
-        first_name_tokens,
-        last_name_tokens,
-        birth_date_key,
-        email,
-        phone_key,
-        name_records,
-
-    from block_keys
-
-),
-
 -- Each attribute of each candidate pair compared once: equal, missing on a side, or how alike.
 compared as (
 
@@ -303,10 +285,11 @@ compared as (
         case when not last_name_same then jaro_winkler_similarity(from_records.last_name_spelling, to_records.last_name_spelling) end as last_name_similarity,
         case when not last_name_same then damerau_levenshtein(from_records.last_name_spelling, to_records.last_name_spelling) end as last_name_edits,
 
+    -- block_keys holds what matching compares of a record, and nothing else: the pairs carry only this
     from candidates
-    inner join match_keys as from_records
+    inner join block_keys as from_records
         on from_records.record_number = candidates.from_number
-    inner join match_keys as to_records
+    inner join block_keys as to_records
         on to_records.record_number = candidates.to_number
 
 ),
