@@ -1,7 +1,7 @@
 -- materialized: incremental
 -- unique_key: record_key
 -- incremental_delete: record_key not in (select record_key from intermediate.int_identity_records)
--- description: One row per record: its fan, the connected component of its links (int_identity_edges and the analysts' same-fan overrides) it belongs to, the part of it its fan is once different-fan overrides cut it, and the strongest rule that linked it. A record that matches nobody is its own fan. Incremental: only the components holding a record whose links changed (link_signature) are recomputed; see docs/decisions.md.
+-- description: One row per record: its fan, the connected component of its links (int_identity_edges, kept per record in int_identity_matches, and the analysts' same-fan overrides) it belongs to, the part of it its fan is once different-fan overrides cut it, and the strongest rule that linked it. A record that matches nobody is its own fan. Incremental: only the components holding a record whose links changed (link_signature) are recomputed; see docs/decisions.md.
 -- test: unique(record_key)
 -- test: not_null(record_key, fan_id, cluster_key, component_key, match_rule, link_signature)
 
@@ -16,6 +16,12 @@ records as (
 rule_edges as (
 
     select * from intermediate.int_identity_edges
+
+),
+
+matches as (
+
+    select * from intermediate.int_identity_matches
 
 ),
 
@@ -73,23 +79,32 @@ link_ends as (
 
 ),
 
--- All a record's fan depends on is its links: a sum of one hash per link, so order does not matter.
+-- All a record's fan depends on is its links: a hash of the links int_identity_matches keeps on
+-- its row (to larger record keys, sorted), and one hash per analysts' decision naming it, summed
+-- so their order does not matter. A link kept on the other end's row changes that record's
+-- signature, and its whole component (this record too) is recomputed.
 link_signatures as (
 
     select
         records.record_key,
         records.record_number,
-        coalesce(signed.link_signature, 0) as link_signature,
+        hash(coalesce(matches.links, []), coalesce(decided.decision_signature, 0)) as link_signature,
 
     from records
+    left join matches
+        on matches.record_key = records.record_key
     left join (
         select
             record_number,
-            sum(hash(other_key, match_rule, rule_rank)) as link_signature,
-        from link_ends
+            sum(hash(other_key, decision)) as decision_signature,
+        from (
+            select from_number as record_number, to_key as other_key, decision from overrides
+            union all
+            select to_number as record_number, from_key as other_key, decision from overrides
+        ) as decision_ends
         group by record_number
-    ) as signed
-        on signed.record_number = records.record_number
+    ) as decided
+        on decided.record_number = records.record_number
 
 ),
 
@@ -118,7 +133,9 @@ touched as (
 ),
 
 -- What is recomputed: the changed records, their neighbours, and every record of the components
--- they were in. A component none of whose records changed keeps its links, so its fans stand.
+-- they or a removed record were in (a removed record's links were kept on its own row too, so
+-- its neighbours' signatures need not show them). A component none of whose records changed
+-- keeps its links, so its fans stand.
 affected as (
 
     select
@@ -133,8 +150,8 @@ affected as (
             select stored.record_key from intermediate.int_identity_clusters as stored
             where stored.component_key in (
                 select touched_stored.component_key from intermediate.int_identity_clusters as touched_stored
-                inner join touched
-                    on touched.record_key = touched_stored.record_key
+                where touched_stored.record_key in (select record_key from touched)
+                    or touched_stored.record_key not in (select record_key from records)
             )
         )
 

@@ -1,5 +1,5 @@
 -- materialized: table
--- description: One row per pair of records that identity resolution linked, with the strongest rule that accepted them, its score and the values compared. The rules are data (seeds.identity_match_rules): each names the block it compares within (records sharing a value: an e-mail, a phone, a name and birth date...), the block's cap, and how much each attribute must agree (same, similar, not_different, any) with its similarity thresholds; this one step applies them all. Rules by strength: external_id, customer_profile, email_name, phone_name, name_birth_date, similar_last_name, similar_first_name.
+-- description: One row per pair of records that identity resolution linked (int_identity_matches, where the rules of seeds.identity_match_rules are applied), with the strongest rule that accepted them, its score and the values compared; from is the smaller record key. Rules by strength: external_id, customer_profile, email_name_birth_date, email_name, phone_name, name_birth_date, similar_last_name, similar_first_name.
 -- test: not_null(from_number, to_number, from_key, to_key, match_rule, rule_rank)
 -- test: unique(from_number, to_number)
 -- test: relationships(match_rule -> seeds.identity_match_rules.match_rule)
@@ -8,172 +8,44 @@
 
 with
 
+matches as (
+
+    select * from intermediate.int_identity_matches
+
+),
+
 records as (
 
     select * from intermediate.int_identity_records
 
 ),
 
-rules as (
+-- each link once, from its smaller record key (the row that keeps it)
+links as (
 
-    select * from seeds.identity_match_rules
+    select
+        record_key as from_key,
+        link.other_key as to_key,
+        link.match_rule,
+        link.rule_rank,
+        link.score,
+
+    from (
+        select record_key, unnest(links) as link from matches
+    ) as record_links
 
 ),
 
--- Every value a record can be blocked on. Only records in one block are ever compared, so
--- the work grows with the blocks' sizes (capped), not with the square of the records.
-block_keys as (
+final as (
 
     select
-        record_number,
-        system,
-        first_name_spelling,
-        birth_date_key,
-        phone_key as phone_number,
-        email,
-        phone_key,
-        -- an ApiApp identity and the ticketing user it names meet on the user's id
-        case
-            when system = 'ticketing_user' then record_id
-            else cast(external_user_id as varchar)
-        end as external_id,
-        cast(customer_profile_id as varchar) as customer_profile,
-        name_pair_spelling || ' ' || birth_date_key as name_birth_date,
-        first_name_spelling || ' ' || birth_date_key as first_name_birth_date,
-        last_name_spelling || ' ' || birth_date_key as last_name_birth_date,
-        name_records,
-
-    from records
-
-),
-
--- the blocks rules compare within, with the smallest cap and the largest name count any allows
-block_rules as (
-
-    select
-        block_on,
-        min(block_cap) as block_cap,
-        -- NULL (no limit) wins over any number
-        case when count(*) = count(max_name_records) then max(max_name_records) end as max_name_records,
-
-    from rules
-    group by block_on
-
-),
-
-block_members as (
-
-    select
-        unpivoted.record_number,
-        unpivoted.system,
-        unpivoted.first_name_spelling,
-        unpivoted.birth_date_key,
-        unpivoted.phone_number,
-        unpivoted.block_on,
-        unpivoted.block_value,
-        block_rules.block_cap,
-
-    from block_keys
-    unpivot (
-        block_value for block_on in (
-            external_id, customer_profile, email, phone_key as 'phone', name_birth_date, first_name_birth_date, last_name_birth_date
-        )
-    ) as unpivoted
-    inner join block_rules
-        on block_rules.block_on = unpivoted.block_on
-    -- a name too common for the block's rules need not be compared at all (the pair's name
-    -- count is the larger of the two records')
-    where block_rules.max_name_records is null
-        or unpivoted.name_records <= block_rules.max_name_records
-
-),
-
--- A value on more records than the rule's cap is a placeholder (noreply@, 00000000), not a
--- person: its block is dropped. Whether a block holds several first names, and several
--- birth dates among records of one first name, tells whether a record lacking one can
--- still be told whose it is (see leveled). min <> max rather than count(distinct): cheaper,
--- and "more than one" is all that is asked.
-first_name_groups as (
-
-    select
-        block_on,
-        block_value,
-        first_name_spelling,
-        count(*) as records,
-        any_value(block_cap) as block_cap,
-        min(birth_date_key) <> max(birth_date_key) as has_several_birth_dates,
-        min(phone_number) <> max(phone_number) as has_several_phones,
-        min(system) as first_system,
-        max(system) as last_system,
-
-    from block_members
-    group by all
-
-),
-
-blocks as (
-
-    select
-        block_on,
-        block_value,
-        min(first_name_spelling) <> max(first_name_spelling) as has_several_first_names,
-
-    from first_name_groups
-    group by block_on, block_value
-    having sum(records) <= coalesce(any_value(block_cap), sum(records))
-        -- an external id pairs an identity with a ticketing user; alone it pairs nothing
-        and (block_on <> 'external_id' or min(first_system) <> max(last_system))
-
-),
-
-counted_members as (
-
-    select
-        block_members.record_number,
-        block_members.block_on,
-        block_members.block_value,
-        blocks.has_several_first_names,
-        coalesce(first_name_groups.has_several_birth_dates, false) as has_several_birth_dates,
-        coalesce(first_name_groups.has_several_phones, false) as has_several_phones,
-
-    from block_members
-    inner join blocks
-        on blocks.block_on = block_members.block_on
-        and blocks.block_value = block_members.block_value
-    inner join first_name_groups
-        on first_name_groups.block_on = block_members.block_on
-        and first_name_groups.block_value = block_members.block_value
-        and first_name_groups.first_name_spelling is not distinct from block_members.first_name_spelling
-
-),
-
--- Each pair once, with every block it shares; a pair sharing several values is compared once.
-candidates as (
-
-    select
-        lower_members.record_number as from_number,
-        higher_members.record_number as to_number,
-        list(lower_members.block_on) as shared_blocks,
-        coalesce(bool_or(lower_members.has_several_first_names), false) as has_several_first_names,
-        bool_or(lower_members.has_several_birth_dates or higher_members.has_several_birth_dates) as has_several_birth_dates,
-        bool_or(lower_members.has_several_phones or higher_members.has_several_phones) as has_several_phones,
-
-    from counted_members as lower_members
-    inner join counted_members as higher_members
-        on higher_members.block_on = lower_members.block_on
-        and higher_members.block_value = lower_members.block_value
-        and higher_members.record_number > lower_members.record_number
-    group by lower_members.record_number, higher_members.record_number
-
-),
-
--- Each attribute of each candidate pair compared once: equal, missing on a side, or how alike.
-compared as (
-
-    select
-        candidates.*,
-        from_records.record_key as from_key,
-        to_records.record_key as to_key,
+        from_records.record_number as from_number,
+        to_records.record_number as to_number,
+        links.from_key,
+        links.to_key,
+        links.match_rule,
+        links.rule_rank,
+        links.score,
         from_records.first_name_spelling as from_first_name,
         to_records.first_name_spelling as to_first_name,
         from_records.last_name_spelling as from_last_name,
@@ -184,118 +56,12 @@ compared as (
         to_records.email as to_email,
         from_records.phone_key as from_phone,
         to_records.phone_key as to_phone,
-        greatest(from_records.name_records, to_records.name_records) as name_records,
-        -- first and last name written in each other's fields (a word of each shared crosswise)
-        list_has_any(from_records.first_name_tokens, to_records.last_name_tokens)
-            and list_has_any(from_records.last_name_tokens, to_records.first_name_tokens) as is_crossed,
-        -- a shared given name counts as the same first name, so a middle name in one system does not matter
-        coalesce(list_has_any(from_records.first_name_tokens, to_records.first_name_tokens) or is_crossed, false) as first_name_same,
-        -- a shared word of the last name too: a member's one name field puts a middle name there ("Kari Marie Hansen")
-        coalesce(list_has_any(from_records.last_name_tokens, to_records.last_name_tokens) or is_crossed, false) as last_name_same,
-        case when not first_name_same then jaro_winkler_similarity(from_records.first_name_spelling, to_records.first_name_spelling) end as first_name_similarity,
-        case when not first_name_same then damerau_levenshtein(from_records.first_name_spelling, to_records.first_name_spelling) end as first_name_edits,
-        case when not last_name_same then jaro_winkler_similarity(from_records.last_name_spelling, to_records.last_name_spelling) end as last_name_similarity,
-        case when not last_name_same then damerau_levenshtein(from_records.last_name_spelling, to_records.last_name_spelling) end as last_name_edits,
 
-    from candidates
+    from links
     inner join records as from_records
-        on from_records.record_number = candidates.from_number
+        on from_records.record_key = links.from_key
     inner join records as to_records
-        on to_records.record_number = candidates.to_number
-
-),
-
--- Levels (macros.match_level) under each rule whose block the pair shares; similarity is the
--- rule's threshold. A first name, birth date or phone missing on one side is "missing"
--- (nothing against it), except where a shared block holds several first names, or several
--- birth dates or phones under one first name: a record without one cannot be told whose it
--- is there (a household mailbox, father and son of one name), so it is "different".
-leveled as (
-
-    select
-        compared.*,
-        rules.match_rule,
-        rules.rule_rank,
-        macros.match_level(
-            compared.first_name_same,
-            (compared.from_first_name is null or compared.to_first_name is null) and not compared.has_several_first_names,
-            compared.first_name_similarity >= rules.min_similarity and compared.first_name_edits <= rules.max_edits
-        ) as first_name_level,
-        macros.match_level(
-            compared.last_name_same,
-            compared.from_last_name is null or compared.to_last_name is null,
-            compared.last_name_similarity >= rules.min_similarity and compared.last_name_edits <= rules.max_edits
-        ) as last_name_level,
-        macros.match_level(
-            compared.from_birth_date = compared.to_birth_date,
-            (compared.from_birth_date is null or compared.to_birth_date is null) and not compared.has_several_birth_dates,
-            false
-        ) as birth_date_level,
-        macros.match_level(compared.from_email = compared.to_email, compared.from_email is null or compared.to_email is null, false) as email_level,
-        macros.match_level(
-            compared.from_phone = compared.to_phone,
-            (compared.from_phone is null or compared.to_phone is null) and not compared.has_several_phones,
-            false
-        ) as phone_level,
-        rules.first_name as first_name_condition,
-        rules.last_name as last_name_condition,
-        rules.birth_date as birth_date_condition,
-        rules.email as email_condition,
-        rules.phone as phone_condition,
-        rules.max_name_records,
-
-    from compared
-    cross join unnest(compared.shared_blocks) as shared(block_on)
-    inner join rules
-        on rules.block_on = shared.block_on
-
-),
-
-accepted as (
-
-    select
-        *,
-        -- how alike the names are (1 when equal, missing names count as alike): what a reviewer weighs
-        least(
-            case when first_name_same then 1 else coalesce(first_name_similarity, 1) end,
-            case when last_name_same then 1 else coalesce(last_name_similarity, 1) end
-        ) as score,
-
-    from leveled
-    where first_name_level >= macros.match_condition(first_name_condition)
-        and last_name_level >= macros.match_condition(last_name_condition)
-        and birth_date_level >= macros.match_condition(birth_date_condition)
-        and email_level >= macros.match_condition(email_condition)
-        and phone_level >= macros.match_condition(phone_condition)
-        -- a common name and one birth date are no evidence of one person
-        and (max_name_records is null or name_records <= max_name_records)
-
-),
-
--- one link per pair: the strongest rule that accepted it
-final as (
-
-    select
-        from_number,
-        to_number,
-        from_key,
-        to_key,
-        match_rule,
-        rule_rank,
-        score,
-        from_first_name,
-        to_first_name,
-        from_last_name,
-        to_last_name,
-        from_birth_date,
-        to_birth_date,
-        from_email,
-        to_email,
-        from_phone,
-        to_phone,
-
-    from accepted
-    qualify row_number() over (partition by from_number, to_number order by rule_rank) = 1
+        on to_records.record_key = links.to_key
 
 )
 

@@ -179,12 +179,23 @@ profile_groups as (
 
 ),
 
+-- a dense number in record_key order: clustering joins on integers, not text (numbered over
+-- the keys alone, not by sorting whole rows)
+numbered as (
+
+    select
+        record_key,
+        row_number() over (order by record_key) as record_number,
+
+    from keyed
+
+),
+
 borrowed as (
 
     select
         keyed.record_key,
-        -- a dense number in record_key order: clustering joins on integers, not text
-        row_number() over (order by keyed.record_key) as record_number,
+        numbered.record_number,
         keyed.system,
         keyed.record_id,
         keyed.customer_profile_id,
@@ -209,6 +220,8 @@ borrowed as (
         ) as birth_date_key,
 
     from keyed
+    inner join numbered
+        on numbered.record_key = keyed.record_key
     left join profile_groups
         on profile_groups.customer_profile_id = keyed.customer_profile_id
 
@@ -216,25 +229,66 @@ borrowed as (
 
 -- Beside the folded keys, the transliterated ones (macros.name_transliterated): "Bjoern" and
 -- "Bjørn", "Pettersen" and "Petersen" agree there. Matching compares these; the folded keys
--- stay for what reads them.
+-- stay for what reads them. Names repeat (many a Kari, many a Hansen), so each distinct key is
+-- spelt once: spelling is the costly part of this model.
+key_spellings as (
+
+    select
+        name_key,
+        macros.name_transliterated(name_key) as spelling,
+
+    from (
+        select first_name_key as name_key from borrowed
+        union
+        select last_name_key as name_key from borrowed
+    ) as name_keys
+    where name_key is not null
+
+),
+
+-- every name written in a field, so "Kari Marie" and "Kari" share "kari": once per distinct
+-- field as written; a field of one word is its own key (the tokens' transliteration is the
+-- costly part)
+field_tokens as (
+
+    select
+        name_field,
+        regexp_matches(trim(name_field), '[ ,.-]') as is_split,
+        case when is_split then macros.name_tokens(name_field) end as tokens,
+
+    from (
+        select first_name as name_field from borrowed
+        union
+        select last_name as name_field from borrowed
+    ) as name_fields
+    where name_field is not null
+
+),
+
 spelt as (
 
     select
-        *,
-        macros.name_transliterated(first_name_key) as written_first_spelling,
-        macros.name_transliterated(last_name_key) as written_last_spelling,
-        -- every name written in each field, so "Kari Marie" and "Kari" share "kari"; a field of
-        -- one word is its own key (the tokens' transliteration is the costly part)
+        borrowed.*,
+        first_spellings.spelling as written_first_spelling,
+        last_spellings.spelling as written_last_spelling,
         case
-            when regexp_matches(trim(first_name), '[ ,.-]') then macros.name_tokens(first_name)
+            when first_fields.is_split then first_fields.tokens
             when written_first_spelling is not null then [written_first_spelling]
         end as written_first_tokens,
         case
-            when regexp_matches(trim(last_name), '[ ,.-]') then macros.name_tokens(last_name)
+            when last_fields.is_split then last_fields.tokens
             when written_last_spelling is not null then [written_last_spelling]
         end as written_last_tokens,
 
     from borrowed
+    left join key_spellings as first_spellings
+        on first_spellings.name_key = borrowed.first_name_key
+    left join key_spellings as last_spellings
+        on last_spellings.name_key = borrowed.last_name_key
+    left join field_tokens as first_fields
+        on first_fields.name_field = borrowed.first_name
+    left join field_tokens as last_fields
+        on last_fields.name_field = borrowed.last_name
 
 ),
 
@@ -256,32 +310,56 @@ word_uses as (
 
 ),
 
--- First and last name written in each other's fields ("Hansen Kari"): taken as swapped when
--- the first field's word is more often a last name and the last field's more often a first
--- name. The name pair (alphabetical) meets either order too.
-final as (
+-- Records per name pair, either order (least and greatest skip a missing name, so "Kari" alone
+-- counts with "Kari Kari").
+name_counts as (
 
     select
-        spelt.* exclude (written_first_spelling, written_last_spelling, written_first_tokens, written_last_tokens),
-        case when is_swapped then spelt.written_last_spelling else spelt.written_first_spelling end as first_name_spelling,
-        case when is_swapped then spelt.written_first_spelling else spelt.written_last_spelling end as last_name_spelling,
-        case when is_swapped then spelt.written_last_tokens else spelt.written_first_tokens end as first_name_tokens,
-        case when is_swapped then spelt.written_first_tokens else spelt.written_last_tokens end as last_name_tokens,
-        least(spelt.written_first_spelling, spelt.written_last_spelling)
-            || ' ' || greatest(spelt.written_first_spelling, spelt.written_last_spelling) as name_pair_spelling,
-        -- how common the name is: a common name and one birth date are no evidence of one person
-        case when spelt.written_first_spelling is not null and spelt.written_last_spelling is not null then
-            count(*) over (partition by least(spelt.written_first_spelling, spelt.written_last_spelling), greatest(spelt.written_first_spelling, spelt.written_last_spelling))
-        end as name_records,
+        least(written_first_spelling, written_last_spelling) as lesser_spelling,
+        greatest(written_first_spelling, written_last_spelling) as greater_spelling,
+        count(*) as name_records,
+
+    from spelt
+    group by all
+
+),
+
+-- First and last name written in each other's fields ("Hansen Kari"): taken as swapped when
+-- the first field's word is more often a last name and the last field's more often a first
+-- name.
+swapped as (
+
+    select
+        spelt.*,
+        coalesce(first_words.last_uses > first_words.first_uses and last_words.first_uses > last_words.last_uses, false) as is_swapped,
 
     from spelt
     left join word_uses as first_words
         on first_words.word = spelt.written_first_spelling
     left join word_uses as last_words
         on last_words.word = spelt.written_last_spelling
-    cross join lateral (
-        select coalesce(first_words.last_uses > first_words.first_uses and last_words.first_uses > last_words.last_uses, false) as is_swapped
-    ) as swapping
+
+),
+
+-- The name pair (alphabetical) meets either order too.
+final as (
+
+    select
+        swapped.* exclude (written_first_spelling, written_last_spelling, written_first_tokens, written_last_tokens, is_swapped),
+        case when is_swapped then written_last_spelling else written_first_spelling end as first_name_spelling,
+        case when is_swapped then written_first_spelling else written_last_spelling end as last_name_spelling,
+        case when is_swapped then written_last_tokens else written_first_tokens end as first_name_tokens,
+        case when is_swapped then written_first_tokens else written_last_tokens end as last_name_tokens,
+        least(written_first_spelling, written_last_spelling) || ' ' || greatest(written_first_spelling, written_last_spelling) as name_pair_spelling,
+        -- how common the name is: a common name and one birth date are no evidence of one person
+        case when written_first_spelling is not null and written_last_spelling is not null then
+            name_counts.name_records
+        end as name_records,
+
+    from swapped
+    left join name_counts
+        on name_counts.lesser_spelling = least(written_first_spelling, written_last_spelling)
+        and name_counts.greater_spelling = greatest(written_first_spelling, written_last_spelling)
 
 )
 

@@ -34,14 +34,20 @@ export interface TableMergeOutcome {
 // Session-private scratch tables; replaced per table, dropped at the end.
 const BATCH = 'temp.main._fanlake_batch';
 const WINNERS = 'temp.main._fanlake_winners';
-const IS_NEW = '_fanlake_is_new';
-const EXISTED = '_fanlake_existed';
+const SAME = 'temp.main._fanlake_same';
+/** A batch row's position in the batch; NULL on a winner that is the table's own row. */
+const POSITION = '_fanlake_position';
+/** The rowid of the table row of a winner's key; NULL for a key new to the table. */
+const ROW = '_fanlake_row';
 
 /**
  * Merges new Parquet files into a raw table inside the caller's transaction: adapts the
  * table to the files' columns, keeps the newest version of each key from the batch and the
- * table together, then deletes the replaced rows and inserts the winners. Only the new files
- * and the table rows sharing their keys are read, so the cost follows the new data.
+ * table together, then deletes the replaced rows and inserts the winners. A winner whose
+ * values equal the row it replaces only brings its lineage (`_run_id`, `_extracted_at`):
+ * a snapshot repeats nearly every row, and rewriting each one cost most of an incremental
+ * load. Only the new files and the table rows sharing their keys are read, and only the
+ * rows that changed are written, so the cost follows the new data.
  */
 export async function mergeTable(connection: DuckDBConnection, input: TableMergeInput): Promise<TableMergeOutcome> {
   if (input.files.length === 0) return { rowsIn: 0, inserted: 0, updated: 0, unchanged: 0, drift: [] };
@@ -55,20 +61,34 @@ export async function mergeTable(connection: DuckDBConnection, input: TableMerge
   await applySchema(connection, table, existing === undefined, plan);
 
   // No try/finally: on failure the caller rolls back, which drops these scratch tables too.
-  await connection.run(`create or replace temp table _fanlake_batch as\n${batchSelect(files, plan.target)}`);
+  await connection.run(`create or replace temp table _fanlake_batch as\nselect *, row_number() over () as ${POSITION}\nfrom (\n${batchSelect(files, plan.target)}\n)`);
   await connection.run(winnersSql(table, keys, cursor));
-  const counts = await countOutcome(connection, table, keys, plan.target);
+  await connection.run(sameValuesSql(table, plan.target));
+  const counts = await countOutcome(connection);
   await connection.run(`
-delete from ${table} as target
-using ${WINNERS} as winner
-where winner.${IS_NEW} and winner.${EXISTED} and ${keyMatch('target', 'winner', keys)}`);
+update ${table} as target
+set ${RUN_ID_COLUMN} = same.${RUN_ID_COLUMN}, ${EXTRACTED_AT_COLUMN} = same.${EXTRACTED_AT_COLUMN}
+from ${SAME} as same
+where target.rowid = same.${ROW}`);
+  await connection.run(`
+delete from ${table}
+where rowid in (
+    select ${ROW} from ${WINNERS} where ${POSITION} is not null and ${ROW} is not null
+    except
+    select ${ROW} from ${SAME}
+)`);
   await connection.run(`
 insert into ${table} by name
-select * exclude (${IS_NEW}, ${EXISTED})
-from ${WINNERS}
-where ${IS_NEW}`);
+select batch.* exclude (${POSITION})
+from ${BATCH} as batch
+semi join (
+    select ${POSITION} from ${WINNERS} where ${POSITION} is not null
+    except
+    select ${POSITION} from ${SAME}
+) as changed on changed.${POSITION} = batch.${POSITION}`);
   await connection.run(`drop table ${BATCH}`);
   await connection.run(`drop table ${WINNERS}`);
+  await connection.run(`drop table ${SAME}`);
   return { ...counts, drift: describeDrift(plan) };
 }
 
@@ -104,73 +124,70 @@ async function applySchema(
 
 /**
  * Every row of the batch and every table row with one of its keys compete per key; the
- * newest wins, and on a full tie the table's row stays (so reloading changes nothing).
+ * newest wins, and on a full tie the table's row stays (so reloading changes nothing). Only
+ * the keys and the columns that order versions take part: one row per key, naming the
+ * winner (its batch position, NULL when the table's row won) and the table's row (rowid).
  */
 function winnersSql(table: string, keys: readonly string[], cursor: string | undefined): string {
   const partition = keys.map(quoteIdent).join(', ');
+  const competing = [...new Set([...keys, ...(cursor === undefined ? [] : [cursor]), EXTRACTED_AT_COLUMN, RUN_ID_COLUMN])].map(quoteIdent).join(', ');
   const newest = [
     ...(cursor === undefined
       ? []
       : [`try_cast(${quoteIdent(cursor)} as timestamptz) desc nulls last`, `cast(${quoteIdent(cursor)} as varchar) desc nulls last`]),
     `${EXTRACTED_AT_COLUMN} desc nulls last`,
     `${RUN_ID_COLUMN} desc nulls last`,
-    IS_NEW,
+    `${POSITION} nulls first`,
   ].join(',\n                ');
   return `
 create or replace temp table _fanlake_winners as
 with
     batch as (
-        select * from ${BATCH}
+        select ${competing}, ${POSITION}, null::bigint as ${ROW} from ${BATCH}
     ),
     current_rows as (
-        select target.*
+        select ${competing}, null::bigint as ${POSITION}, target.rowid as ${ROW}
         from ${table} as target
         semi join batch on ${keyMatch('target', 'batch', keys)}
     ),
-    candidates as (
-        select *, false as ${IS_NEW} from current_rows
-        union all by name
-        select *, true as ${IS_NEW} from batch
-    ),
     ranked as (
         select
-            *,
+            ${POSITION},
             row_number() over (
                 partition by ${partition}
                 order by
                 ${newest}
             ) as _fanlake_rank,
-            bool_or(not ${IS_NEW}) over (partition by ${partition}) as ${EXISTED}
-        from candidates
+            max(${ROW}) over (partition by ${partition}) as ${ROW}
+        from (select * from current_rows union all select * from batch)
     )
-select * exclude (_fanlake_rank)
+select ${POSITION}, ${ROW}
 from ranked
 where _fanlake_rank = 1`;
 }
 
-async function countOutcome(
-  connection: DuckDBConnection,
-  table: string,
-  keys: readonly string[],
-  target: ColumnTypes,
-): Promise<Omit<TableMergeOutcome, 'drift'>> {
+/** Winners from the batch whose values (lineage aside) equal the table row of their key. */
+function sameValuesSql(table: string, target: ColumnTypes): string {
   const dataColumns = [...target.keys()].filter((name) => !isLineageColumn(name));
-  const sameValues = dataColumns
-    .map((name) => `winner.${quoteIdent(name)} is not distinct from target.${quoteIdent(name)}`)
-    .join(' and ');
+  const sameValues = dataColumns.map((name) => `batch.${quoteIdent(name)} is not distinct from target.${quoteIdent(name)}`).join(' and ');
+  return `
+create or replace temp table _fanlake_same as
+select winner.${POSITION}, winner.${ROW}, batch.${RUN_ID_COLUMN}, batch.${EXTRACTED_AT_COLUMN}
+from ${WINNERS} as winner
+inner join ${BATCH} as batch on batch.${POSITION} = winner.${POSITION}
+inner join ${table} as target on target.rowid = winner.${ROW}
+where ${sameValues || 'true'}`;
+}
+
+async function countOutcome(connection: DuckDBConnection): Promise<Omit<TableMergeOutcome, 'drift'>> {
   const [row] = await queryRows(
     connection,
     `
 select
     (select count(*) from ${BATCH}) as rows_in,
     (select count(*) from ${WINNERS}) as keys,
-    (select count(*) from ${WINNERS} where ${IS_NEW} and not ${EXISTED}) as inserted,
-    (
-        select count(*)
-        from ${WINNERS} as winner
-        inner join ${table} as target on ${keyMatch('target', 'winner', keys)}
-        where winner.${IS_NEW} and not (${sameValues || 'true'})
-    ) as updated`,
+    (select count(*) from ${WINNERS} where ${POSITION} is not null and ${ROW} is null) as inserted,
+    (select count(*) from ${WINNERS} where ${POSITION} is not null and ${ROW} is not null) - (select count(*) from ${SAME}) as updated`,
   );
   const inserted = Number(row.inserted);
   const updated = Number(row.updated);

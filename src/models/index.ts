@@ -50,6 +50,13 @@
  * A MERGE never deletes: a model whose rows can lose their source declares the rows to drop
  * before each merge, `-- incremental_delete: record_key not in (select record_key from
  * intermediate.int_identity_records)` (int_identity_clusters does).
+ * Where no timestamp says what changed (a parent rebuilt in full), a model keeps a signature of
+ * each row's inputs and compares it in a self-reading WHERE condition, `where not exists
+ * (select 1 from <itself> as stored where stored.key = x.key and stored.signature =
+ * x.signature)`: the rows whose inputs changed are computed again, and on the first build,
+ * the condition dropped, all of them (int_identity_matches, int_identity_clusters). A condition
+ * that narrows the work only on later builds may say so with `or not exists (select 1 from
+ * <itself>)`, which the first build drops with it.
  *
  * ## Running
  * Seeds load first, then models in dependency order; a failed model keeps its previous

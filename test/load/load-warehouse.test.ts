@@ -155,6 +155,59 @@ describe('loadWarehouse', () => {
     expect(await warehouseRows(warehouse, 'select status from raw.ticketing_users')).toEqual([{ status: 'new' }]);
   });
 
+  it('rewrites only the changed rows of a repeated snapshot: the others take its lineage, the missing ones are flagged vanished', async () => {
+    const profiles = (extractedAt: string, records: Record<string, unknown>[]) =>
+      writeRun(dataDir, {
+        source: 'engagement',
+        resource: 'customer_profiles',
+        extractedAt,
+        columns: { id: 'BIGINT', name: 'VARCHAR', tags: 'VARCHAR[]' },
+        primaryKey: ['id'],
+        snapshot: true,
+        pages: [records],
+      });
+    const rowsNow = () => warehouseRows(warehouse, 'select id, name, tags, _run_id, _extracted_at, _vanished_at from raw.engagement_customer_profiles order by id');
+    await profiles('2024-05-01T10:00:00.000Z', [
+      { id: 1, name: 'Kari', tags: ['a'] },
+      { id: 2, name: 'Ola', tags: null },
+      { id: 3, name: 'Per', tags: ['b'] },
+    ]);
+    await loadWarehouse({ dataDir });
+    // a row rewritten (deleted and inserted) gets a new rowid; one whose lineage was updated keeps it
+    const rowIds = async () => new Map((await warehouseRows(warehouse, 'select id, rowid as row from raw.engagement_customer_profiles')).map((row) => [row.id, row.row]));
+    const before = await rowIds();
+    const second = await profiles('2024-05-02T10:00:00.000Z', [
+      { id: 1, name: 'Kari', tags: ['a'] },
+      { id: 2, name: 'Ola', tags: ['c'] },
+      { id: 4, name: 'Eva', tags: null },
+    ]);
+    const [merged] = await loadWarehouse({ dataDir });
+    expect(merged).toMatchObject({ status: 'ok', rowsIn: 3, inserted: 1, updated: 1, unchanged: 1, vanished: 1 });
+    const after = await rowIds();
+    expect(after.get('1')).toBe(before.get('1'));
+    expect(after.get('2')).not.toBe(before.get('2'));
+    const secondAt = '2024-05-02 10:00:00+00';
+    expect(await rowsNow()).toEqual([
+      { id: '1', name: 'Kari', tags: ['a'], _run_id: second.runId, _extracted_at: expect.stringContaining(secondAt), _vanished_at: null },
+      { id: '2', name: 'Ola', tags: ['c'], _run_id: second.runId, _extracted_at: expect.stringContaining(secondAt), _vanished_at: null },
+      // last seen in the first snapshot, flagged by the first one that lacked it
+      { id: '3', name: 'Per', tags: ['b'], _run_id: expect.not.stringContaining(second.runId), _extracted_at: expect.stringContaining('2024-05-01 10:00:00'), _vanished_at: expect.stringContaining(secondAt) },
+      { id: '4', name: 'Eva', tags: null, _run_id: second.runId, _extracted_at: expect.stringContaining(secondAt), _vanished_at: null },
+    ]);
+
+    // a record that comes back unchanged loses its flag
+    const third = await profiles('2024-05-03T10:00:00.000Z', [
+      { id: 1, name: 'Kari', tags: ['a'] },
+      { id: 2, name: 'Ola', tags: ['c'] },
+      { id: 3, name: 'Per', tags: ['b'] },
+      { id: 4, name: 'Eva', tags: null },
+    ]);
+    const [back] = await loadWarehouse({ dataDir });
+    expect(back).toMatchObject({ status: 'ok', inserted: 0, updated: 1, unchanged: 3, vanished: 0 });
+    const rows = await rowsNow();
+    expect(rows.map((row) => [row.id, row._run_id, row._vanished_at])).toEqual(['1', '2', '3', '4'].map((id) => [id, third.runId, null]));
+  });
+
   it('adds new columns and widens changed types, reporting each drift once', async () => {
     await writeRun(dataDir, {
       source: 'engagement',

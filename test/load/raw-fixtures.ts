@@ -13,6 +13,8 @@ export interface RunFixture {
   columns: Record<string, string>;
   primaryKey: string[];
   cursorField?: string;
+  /** A complete snapshot (no cursor): the load flags the keys it lacks as vanished. */
+  snapshot?: boolean;
   /** Pages of records; a generator keeps large runs out of memory. */
   pages: Iterable<Record<string, unknown>[]>;
   rowsPerFile?: number;
@@ -47,7 +49,7 @@ export async function writeRun(dataDir: string, fixture: RunFixture): Promise<Ma
     extractedAt: fixture.extractedAt,
     primaryKey: fixture.primaryKey,
     cursorField: fixture.cursorField,
-    snapshot: false,
+    snapshot: fixture.snapshot ?? false,
     columns: result.columns,
     files: result.files,
     rows: result.rows,

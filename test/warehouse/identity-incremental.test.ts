@@ -12,7 +12,15 @@ import { cliEnv, runCliOk } from './identity-fixture.js';
  * and build again, which recomputes only the components that changed; then `build
  * --full-refresh` must give exactly the same marts.
  */
-const MARTS = ['intermediate.int_identity_clusters', 'marts.fan_identity_links', 'marts.dim_fan', 'marts.fan_identity_evidence', 'marts.fan_identity_review'];
+const MARTS = [
+  'intermediate.int_identity_matches',
+  'intermediate.int_identity_edges',
+  'intermediate.int_identity_clusters',
+  'marts.fan_identity_links',
+  'marts.dim_fan',
+  'marts.fan_identity_evidence',
+  'marts.fan_identity_review',
+];
 
 let sim: Simulator;
 let dataDir: string;
@@ -115,8 +123,8 @@ afterAll(async () => {
 });
 
 describe('incremental identity resolution', () => {
-  it('recomputed only the components that changed', () => {
-    const written = /intermediate\.int_identity_clusters\s+incremental\s+ok\s+(\d+)/.exec(incrementalOutput);
+  it.each(['int_identity_matches', 'int_identity_clusters'])('%s recomputed only the records the changes touched', (model) => {
+    const written = new RegExp(`intermediate\\.${model}\\s+incremental\\s+ok\\s+(\\d+)`).exec(incrementalOutput);
     expect(written, incrementalOutput).not.toBeNull();
     expect(Number(written![1])).toBeGreaterThan(0);
     expect(Number(written![1])).toBeLessThan(recordCount * 0.25);

@@ -1,0 +1,421 @@
+-- materialized: incremental
+-- unique_key: record_key
+-- incremental_delete: record_key not in (select record_key from intermediate.int_identity_records)
+-- description: One row per record: the records with a larger key identity resolution linked it to (links: the other record's key, the strongest rule that accepted the pair, its rank and score; each link is kept once, on its smaller record key's row), with what the links were computed from (match_signature, blocks). The rules are data (seeds.identity_match_rules): each names the block it compares within (records sharing a value: an e-mail, a phone, a name and birth date...), the block's cap, and how much each attribute must agree (same, similar, not_different, any) with its similarity thresholds; this one step applies them all. Incremental: only records in a block that a changed, new or removed record is or was in are compared again; see docs/decisions.md.
+-- test: unique(record_key)
+-- test: not_null(record_key, match_signature, blocks, links)
+
+with
+
+records as (
+
+    select * from intermediate.int_identity_records
+
+),
+
+rules as (
+
+    select * from seeds.identity_match_rules
+
+),
+
+-- Every value a record can be blocked on. Only records in one block are ever compared, so
+-- the work grows with the blocks' sizes (capped), not with the square of the records.
+block_keys as (
+
+    select
+        record_key,
+        record_number,
+        system,
+        first_name_spelling,
+        last_name_spelling,
+        first_name_tokens,
+        last_name_tokens,
+        birth_date_key,
+        email,
+        phone_key,
+        phone_key as phone_number,
+        name_records,
+        [
+            -- an ApiApp identity and the ticketing user it names meet on the user's id
+            {
+                'block_on': 'external_id',
+                'block_value': case when system = 'ticketing_user' then record_id else cast(external_user_id as varchar) end
+            },
+            {'block_on': 'customer_profile', 'block_value': cast(customer_profile_id as varchar)},
+            {'block_on': 'email', 'block_value': email},
+            {'block_on': 'phone', 'block_value': phone_key},
+            {'block_on': 'name_birth_date', 'block_value': name_pair_spelling || ' ' || birth_date_key},
+            {'block_on': 'first_name_birth_date', 'block_value': first_name_spelling || ' ' || birth_date_key},
+            {'block_on': 'last_name_birth_date', 'block_value': last_name_spelling || ' ' || birth_date_key}
+        ] as blocks,
+
+    from records
+
+),
+
+-- the blocks rules compare within, with the smallest cap and the largest name count any allows
+block_rules as (
+
+    select
+        block_on,
+        min(block_cap) as block_cap,
+        -- NULL (no limit) wins over any number
+        case when count(*) = count(max_name_records) then max(max_name_records) end as max_name_records,
+
+    from rules
+    group by block_on
+
+),
+
+block_members as (
+
+    select
+        block_keys.record_number,
+        block_keys.system,
+        block_keys.first_name_spelling,
+        block_keys.birth_date_key,
+        block_keys.phone_number,
+        block_keys.block.block_on,
+        block_keys.block.block_value,
+        block_rules.block_cap,
+
+    from (
+        select * exclude (blocks), unnest(blocks) as block from block_keys
+    ) as block_keys
+    inner join block_rules
+        on block_rules.block_on = block_keys.block.block_on
+    where block_keys.block.block_value is not null
+        -- a name too common for the block's rules need not be compared at all (the pair's name
+        -- count is the larger of the two records')
+        and (block_rules.max_name_records is null or block_keys.name_records <= block_rules.max_name_records)
+
+),
+
+-- The name counts rules draw a line at (max_name_records): all a name's count tells matching
+-- is the smallest limit it is within (so, on which side of each it falls). Per count, not per
+-- record: counts repeat.
+name_sides as (
+
+    select
+        counts.name_records,
+        min(limits.max_name_records) as name_limit,
+
+    from (select distinct name_records from block_keys) as counts
+    left join rules as limits
+        on limits.max_name_records >= counts.name_records
+    group by counts.name_records
+
+),
+
+-- All a record's links are computed from: its key, match keys, blocks, the side of each name
+-- limit its name falls on (not the count itself, or a record going from 57 namesakes to 56
+-- would count as changed) and the rules. A signature not stored at the last build means the
+-- record is new or changed for matching.
+signed as (
+
+    select
+        block_keys.record_key,
+        block_keys.record_number,
+        block_keys.blocks,
+        hash(
+            block_keys.record_key,
+            block_keys.system,
+            block_keys.first_name_spelling,
+            block_keys.last_name_spelling,
+            block_keys.first_name_tokens,
+            block_keys.last_name_tokens,
+            block_keys.birth_date_key,
+            block_keys.email,
+            block_keys.phone_key,
+            name_sides.name_limit,
+            block_keys.blocks,
+            (select hash(list(rules order by rules.rule_rank, rules.match_rule)) from rules as rules)
+        ) as match_signature,
+
+    from block_keys
+    left join name_sides
+        on name_sides.name_records = block_keys.name_records
+
+),
+
+-- Records new or changed since the last build. The first build (and --full-refresh) drops
+-- the conditions that read this table, so every record counts as changed.
+changed as (
+
+    select record_number, blocks from signed
+    where not exists (
+        select 1 from intermediate.int_identity_matches as stored
+        where stored.match_signature = signed.match_signature
+    )
+
+),
+
+-- What is compared again: every record of a block that a changed, new or removed record is
+-- in now or was in at the last build (its stored blocks), and the changed records. A pair's
+-- links depend only on the two records and the members of the blocks they share, so a pair
+-- outside these blocks keeps its links.
+affected as (
+
+    select record_number from changed
+
+    union
+
+    select block_members.record_number
+    from block_members
+    where {'block_on': block_members.block_on, 'block_value': block_members.block_value} in (select unnest(blocks) from changed)
+        or {'block_on': block_members.block_on, 'block_value': block_members.block_value} in (
+            select unnest(stored.blocks) from intermediate.int_identity_matches as stored
+            where not exists (
+                select 1 from signed
+                where signed.match_signature = stored.match_signature
+            )
+        )
+
+),
+
+-- The members of every block an affected record is in, marked whether affected: a pair
+-- needs an affected end to be compared. The first build (and --full-refresh) drops this
+-- condition with the others that read this model's own table: then every block is in scope,
+-- without looking each one up.
+block_scope as (
+
+    select
+        block_members.*,
+        block_members.record_number in (select record_number from affected) as is_affected,
+
+    from block_members
+    where {'block_on': block_members.block_on, 'block_value': block_members.block_value} in (
+            select {'block_on': touched.block_on, 'block_value': touched.block_value}
+            from block_members as touched
+            semi join affected
+                on affected.record_number = touched.record_number
+        )
+        or not exists (select 1 from intermediate.int_identity_matches)
+
+),
+
+-- The blocks that hold a pair to compare. A value on more records than the rule's cap is a
+-- placeholder (noreply@, 00000000), not a person: its block is dropped. Whether a block holds
+-- several first names tells whether a record lacking one can still be told whose it is (see
+-- leveled). min <> max rather than count(distinct): cheaper, and "more than one" is all
+-- that is asked.
+blocks as (
+
+    select
+        block_on,
+        block_value,
+        min(first_name_spelling) <> max(first_name_spelling) as has_several_first_names,
+
+    from block_scope
+    group by block_on, block_value
+    having count(*) between 2 and coalesce(any_value(block_cap), count(*))
+        -- an external id pairs an identity with a ticketing user; alone it pairs nothing
+        and (block_on <> 'external_id' or min(system) <> max(system))
+
+),
+
+-- Members of those blocks, and whether the block holds several birth dates, or phones, among
+-- the records of one first name (father and son of one name in one family mailbox).
+counted_members as (
+
+    select
+        block_scope.record_number,
+        block_scope.block_on,
+        block_scope.block_value,
+        block_scope.is_affected,
+        blocks.has_several_first_names,
+        coalesce(min(block_scope.birth_date_key) over first_names <> max(block_scope.birth_date_key) over first_names, false) as has_several_birth_dates,
+        coalesce(min(block_scope.phone_number) over first_names <> max(block_scope.phone_number) over first_names, false) as has_several_phones,
+
+    from block_scope
+    inner join blocks
+        on blocks.block_on = block_scope.block_on
+        and blocks.block_value = block_scope.block_value
+    window first_names as (partition by block_scope.block_on, block_scope.block_value, block_scope.first_name_spelling)
+
+),
+
+-- Each pair once, with every block it shares; a pair sharing several values is compared once.
+candidates as (
+
+    select
+        lower_members.record_number as from_number,
+        higher_members.record_number as to_number,
+        list(lower_members.block_on) as shared_blocks,
+        coalesce(bool_or(lower_members.has_several_first_names), false) as has_several_first_names,
+        bool_or(lower_members.has_several_birth_dates or higher_members.has_several_birth_dates) as has_several_birth_dates,
+        bool_or(lower_members.has_several_phones or higher_members.has_several_phones) as has_several_phones,
+
+    from counted_members as lower_members
+    inner join counted_members as higher_members
+        on higher_members.block_on = lower_members.block_on
+        and higher_members.block_value = lower_members.block_value
+        and higher_members.record_number > lower_members.record_number
+    where lower_members.is_affected or higher_members.is_affected
+    group by lower_members.record_number, higher_members.record_number
+
+),
+
+-- Each attribute of each candidate pair compared once: equal, missing on a side, or how alike.
+compared as (
+
+    select
+        candidates.*,
+        from_records.first_name_spelling as from_first_name,
+        to_records.first_name_spelling as to_first_name,
+        from_records.last_name_spelling as from_last_name,
+        to_records.last_name_spelling as to_last_name,
+        from_records.birth_date_key as from_birth_date,
+        to_records.birth_date_key as to_birth_date,
+        from_records.email as from_email,
+        to_records.email as to_email,
+        from_records.phone_key as from_phone,
+        to_records.phone_key as to_phone,
+        greatest(from_records.name_records, to_records.name_records) as name_records,
+        -- first and last name written in each other's fields (a word of each shared crosswise)
+        list_has_any(from_records.first_name_tokens, to_records.last_name_tokens)
+            and list_has_any(from_records.last_name_tokens, to_records.first_name_tokens) as is_crossed,
+        -- a shared given name counts as the same first name, so a middle name in one system does not matter
+        coalesce(list_has_any(from_records.first_name_tokens, to_records.first_name_tokens) or is_crossed, false) as first_name_same,
+        -- a shared word of the last name too: a member's one name field puts a middle name there ("Kari Marie Hansen")
+        coalesce(list_has_any(from_records.last_name_tokens, to_records.last_name_tokens) or is_crossed, false) as last_name_same,
+        case when not first_name_same then jaro_winkler_similarity(from_records.first_name_spelling, to_records.first_name_spelling) end as first_name_similarity,
+        case when not first_name_same then damerau_levenshtein(from_records.first_name_spelling, to_records.first_name_spelling) end as first_name_edits,
+        case when not last_name_same then jaro_winkler_similarity(from_records.last_name_spelling, to_records.last_name_spelling) end as last_name_similarity,
+        case when not last_name_same then damerau_levenshtein(from_records.last_name_spelling, to_records.last_name_spelling) end as last_name_edits,
+
+    -- block_keys holds what matching compares of a record, and nothing else: the pairs carry only this
+    from candidates
+    inner join block_keys as from_records
+        on from_records.record_number = candidates.from_number
+    inner join block_keys as to_records
+        on to_records.record_number = candidates.to_number
+
+),
+
+-- Levels (macros.match_level) under each rule whose block the pair shares; similarity is the
+-- rule's threshold. A first name, birth date or phone missing on one side is "missing"
+-- (nothing against it), except where a shared block holds several first names, or several
+-- birth dates or phones under one first name: a record without one cannot be told whose it
+-- is there (a household mailbox, father and son of one name), so it is "different".
+leveled as (
+
+    select
+        compared.*,
+        rules.match_rule,
+        rules.rule_rank,
+        macros.match_level(
+            compared.first_name_same,
+            (compared.from_first_name is null or compared.to_first_name is null) and not compared.has_several_first_names,
+            compared.first_name_similarity >= rules.min_similarity and compared.first_name_edits <= rules.max_edits
+        ) as first_name_level,
+        macros.match_level(
+            compared.last_name_same,
+            compared.from_last_name is null or compared.to_last_name is null,
+            compared.last_name_similarity >= rules.min_similarity and compared.last_name_edits <= rules.max_edits
+        ) as last_name_level,
+        macros.match_level(
+            compared.from_birth_date = compared.to_birth_date,
+            (compared.from_birth_date is null or compared.to_birth_date is null) and not compared.has_several_birth_dates,
+            false
+        ) as birth_date_level,
+        macros.match_level(compared.from_email = compared.to_email, compared.from_email is null or compared.to_email is null, false) as email_level,
+        macros.match_level(
+            compared.from_phone = compared.to_phone,
+            (compared.from_phone is null or compared.to_phone is null) and not compared.has_several_phones,
+            false
+        ) as phone_level,
+        rules.first_name as first_name_condition,
+        rules.last_name as last_name_condition,
+        rules.birth_date as birth_date_condition,
+        rules.email as email_condition,
+        rules.phone as phone_condition,
+        rules.max_name_records,
+
+    from (
+        select * exclude (shared_blocks), unnest(shared_blocks) as block_on from compared
+    ) as compared
+    inner join rules
+        on rules.block_on = compared.block_on
+
+),
+
+accepted as (
+
+    select
+        from_number,
+        to_number,
+        match_rule,
+        rule_rank,
+        -- how alike the names are (1 when equal, missing names count as alike): what a reviewer weighs
+        least(
+            case when first_name_same then 1 else coalesce(first_name_similarity, 1) end,
+            case when last_name_same then 1 else coalesce(last_name_similarity, 1) end
+        ) as score,
+
+    from leveled
+    where first_name_level >= macros.match_condition(first_name_condition)
+        and last_name_level >= macros.match_condition(last_name_condition)
+        and birth_date_level >= macros.match_condition(birth_date_condition)
+        and email_level >= macros.match_condition(email_condition)
+        and phone_level >= macros.match_condition(phone_condition)
+        -- a common name and one birth date are no evidence of one person
+        and (max_name_records is null or name_records <= max_name_records)
+
+),
+
+-- one link per pair: the strongest rule that accepted it
+strongest as (
+
+    select
+        from_number,
+        to_number,
+        arg_min(match_rule, rule_rank) as match_rule,
+        min(rule_rank) as rule_rank,
+        any_value(score) as score,
+
+    from accepted
+    group by from_number, to_number
+
+),
+
+-- Each link once, on the row of its smaller record key (record numbers follow record keys).
+-- Both ends of a changed pair are recomputed, so the row that holds a link is always among them.
+linked as (
+
+    select
+        strongest.from_number as record_number,
+        -- sorted by the other record's key (the struct's first field); list_sort, because an
+        -- ordered aggregate (list(... order by ...)) took most of a full build
+        list_sort(list(
+            {'other_key': others.record_key, 'match_rule': strongest.match_rule, 'rule_rank': strongest.rule_rank, 'score': strongest.score}
+        )) as links,
+
+    from strongest
+    semi join affected
+        on affected.record_number = strongest.from_number
+    inner join block_keys as others
+        on others.record_number = strongest.to_number
+    group by strongest.from_number
+
+),
+
+-- every affected record with its links (none: an empty list)
+final as (
+
+    select
+        signed.record_key,
+        signed.match_signature,
+        signed.blocks,
+        coalesce(linked.links, []) as links,
+
+    from signed
+    semi join affected
+        on affected.record_number = signed.record_number
+    left join linked
+        on linked.record_number = signed.record_number
+
+)
+
+select * from final
