@@ -124,7 +124,7 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
         const node = graph.nodes.get(relation)!;
         const result = isUnchanged(relation)
           ? { ...identity(node), status: 'unchanged' as const, seconds: 0 }
-          : await buildNode(connections[slot]!, node, sources, optional, options.fullRefresh ?? false);
+          : await buildNode(connections[slot]!, node, sources, optional, options.fullRefresh ?? false, absentParents(graph, node, chosen, existing, sources));
         if (result.status === 'ok' && node.kind === 'model') await recordBuild(connections[slot]!, relation, fingerprints.get(relation)!);
         results.set(relation, result);
         options.onEvent?.({ type: 'node-finished', result });
@@ -168,12 +168,37 @@ export async function loadModelGraph(modelsDir: string = DEFAULT_MODELS_DIR, ins
   }
 }
 
+/** A parent that is neither selected nor in the warehouse, and the raw tables missing upstream of it. */
+interface AbsentParent {
+  relation: string;
+  missingSources: string[];
+}
+
+/**
+ * Parents of `node` that this build will not make and the warehouse does not hold (a
+ * `--select` that leaves out a parent skipped earlier because its optional source was not
+ * loaded), each with the raw tables missing anywhere upstream of it.
+ */
+function absentParents(graph: ModelGraph, node: GraphNode, chosen: ReadonlySet<string>, existing: ReadonlySet<string>, sources: ReadonlySet<string>): AbsentParent[] {
+  const missingUpstream = (relation: string, seen = new Set<string>()): string[] => {
+    if (seen.has(relation)) return [];
+    seen.add(relation);
+    const parent = graph.nodes.get(relation);
+    if (!parent) return [];
+    return [...new Set([...parent.sources.filter((source) => !sources.has(source)), ...parent.parents.flatMap((up) => missingUpstream(up, seen))])];
+  };
+  return node.parents
+    .filter((relation) => !chosen.has(relation) && !existing.has(relation.toLowerCase()))
+    .map((relation) => ({ relation, missingSources: missingUpstream(relation) }));
+}
+
 async function buildNode(
   connection: DuckDBConnection,
   node: GraphNode,
   sources: ReadonlySet<string>,
   optional: ReadonlySet<string>,
   fullRefresh: boolean,
+  absent: readonly AbsentParent[] = [],
 ): Promise<ModelResult> {
   const started = performance.now();
   const seconds = () => Math.round(performance.now() - started) / 1000;
@@ -185,6 +210,17 @@ async function buildNode(
     const missing = node.sources.filter((source) => !sources.has(source));
     if (missing.length > 0 && missing.every((source) => optional.has(source))) {
       return { ...identity(node), status: 'skipped', seconds: 0, reason: `optional source ${missing.join(', ')} is not loaded` };
+    }
+    const upstream = [...new Set(absent.flatMap((parent) => parent.missingSources))];
+    if (absent.length > 0 && upstream.length > 0 && upstream.every((source) => optional.has(source))) {
+      const parents = absent.map((parent) => parent.relation).join(', ');
+      return { ...identity(node), status: 'skipped', seconds: 0, reason: `parent ${parents} is not built: optional source ${upstream.join(', ')} is not loaded` };
+    }
+    if (absent.length > 0 && missing.length === 0) {
+      const parents = absent.map((parent) => parent.relation).join(', ');
+      throw new FanlakeError(MODEL_ERROR_CODES.modelFailed, `${node.relation} (${node.file}) reads ${parents}, which is not built and not selected; build it first (--select +${node.name})`, {
+        context: { model: node.relation, parents: absent.map((parent) => parent.relation) },
+      });
     }
     if (missing.length > 0) {
       throw new FanlakeError(

@@ -33,6 +33,23 @@ describe('optional sources', () => {
     expect(checksFailed(checks)).toBe(false);
   });
 
+  it('skips a selected model whose unselected parent was never built for want of an optional source, and names a parent that is simply not built', async () => {
+    await ws.exec('create schema raw; create table raw.fans as select * from (values (1), (2)) as fans(id);');
+    await ws.write({ ...PROJECT, 'marts/fan_totals.sql': 'select id from marts.dim_fans\n' });
+    await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir, select: ['dim_fans'] });
+
+    // `--select fan_loyalty` leaves out staging.stg_loyalty, which no build has made
+    const loyalty = await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir, select: ['fan_loyalty', 'dim_fans'] });
+    const byModel = Object.fromEntries(loyalty.map((r) => [r.model, r]));
+    expect(byModel.fan_loyalty).toMatchObject({ status: 'skipped', reason: 'parent staging.stg_loyalty is not built: optional source raw.loyalty is not loaded' });
+    expect(byModel.dim_fans).toMatchObject({ status: 'unchanged' });
+
+    await ws.exec('drop table marts.dim_fans');
+    const [totals] = await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir, select: ['fan_totals'] }).then((results) => results.filter((r) => r.model === 'fan_totals'));
+    expect(totals).toMatchObject({ status: 'failed' });
+    expect(totals!.error?.message).toContain('reads marts.dim_fans, which is not built and not selected; build it first (--select +fan_totals)');
+  });
+
   it('builds and checks them once the source is loaded', async () => {
     await ws.exec('create schema raw; create table raw.fans as select 1 as id; create table raw.loyalty as select 1 as id, 10 as balance;');
     await ws.write(PROJECT);
