@@ -13,11 +13,12 @@ import { startTestSimulator, ticketingGet } from '../helpers/simulator.js';
 // converted to Parquet by a DuckDB opened for it and closed after, in row groups of 8,192,
 // with V8's young generation kept small by bin/fanlake. Before that design these 300k wide
 // ticket rows peaked at about 450 MB (b83438f) and grew with the data; with every page
-// parsed into objects at 250 to 286 MB; now at about 223 MB. The bound leaves room for GC
-// timing on a busy machine and still fails the design before issue 13 by far.
+// parsed into objects at 250 to 286 MB; now at 250 to 260 MB (223 to 229 MB with a 2 MB
+// semi-space, which cost engagement 13% more CPU). The bound is issue 13's goal for 1M rows,
+// leaves room for GC timing on a busy machine and still fails the design before it by far.
 const ROWS = 300_000;
 const PAGE_SIZE = 200;
-const PEAK_RSS_BOUND_MB = 280;
+const PEAK_RSS_BOUND_MB = 300;
 
 const TOKEN = 'memory-test-token';
 const LAST_UPDATE = '2026-05-01T12:00:00.000Z';
