@@ -28,12 +28,12 @@ const RAW_TABLES: Record<string, FieldDeclarations> = {
 export type RawRecords = Partial<Record<string, Record<string, unknown>[]>>;
 
 /**
- * Creates every raw table with the loader's column types (the field declarations through
- * `duckdbColumns`, plus the lineage columns) holding the given items as the API would send
- * them; tables without items are empty. Engagement tables (snapshot resources) carry
- * `_vanished_at` too, as the loader creates it with their first load.
+ * Creates (or replaces) every raw table with the loader's column types (the field declarations
+ * through `duckdbColumns`, plus the lineage columns) holding the given items as the API would
+ * send them, extracted at `extractedAt`; tables without items are empty. Engagement tables
+ * (snapshot resources) carry `_vanished_at` too, as the loader creates it with their first load.
  */
-export async function writeRawTables(warehousePath: string, records: RawRecords): Promise<void> {
+export async function writeRawTables(warehousePath: string, records: RawRecords, extractedAt = '2026-06-01T00:00:00Z'): Promise<void> {
   const folder = mkdtempSync(join(tmpdir(), 'fanlake-identity-raw-'));
   await withConnection(warehousePath, async (connection) => {
     await connection.run('create schema if not exists raw');
@@ -43,14 +43,14 @@ export async function writeRawTables(warehousePath: string, records: RawRecords)
       if (table.startsWith('engagement_')) columns._vanished_at = 'TIMESTAMPTZ';
       const target = `raw.${quoteIdent(table)}`;
       if (items.length === 0) {
-        await connection.run(`create table ${target} (${Object.entries(columns).map(([name, type]) => `${quoteIdent(name)} ${type}`).join(', ')})`);
+        await connection.run(`create or replace table ${target} (${Object.entries(columns).map(([name, type]) => `${quoteIdent(name)} ${type}`).join(', ')})`);
         continue;
       }
       const file = join(folder, `${table}.ndjson`);
-      const lineage = { _run_id: 'fixture', _extracted_at: '2026-06-01T00:00:00Z' };
+      const lineage = { _run_id: 'fixture', _extracted_at: extractedAt };
       writeFileSync(file, items.map((item) => JSON.stringify({ ...lineage, ...item })).join('\n') + '\n');
       const spec = `{${Object.entries(columns).map(([name, type]) => `${quoteLiteral(name)}: ${quoteLiteral(type)}`).join(', ')}}`;
-      await connection.run(`create table ${target} as select * from read_json(${quoteLiteral(file)}, format = 'newline_delimited', columns = ${spec})`);
+      await connection.run(`create or replace table ${target} as select * from read_json(${quoteLiteral(file)}, format = 'newline_delimited', columns = ${spec})`);
     }
   });
 }

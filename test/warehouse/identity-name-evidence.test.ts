@@ -1,6 +1,8 @@
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { buildModels, type ModelResult } from '../../src/models/index.js';
 import { queryWarehouse } from '../helpers/warehouse.js';
-import { itPlacesTraps, placeTrapRecords, type TrapPlacement } from './identity-fixture.js';
+import { itPlacesTraps, placeTrapRecords, writeRawTables, type TrapPlacement } from './identity-fixture.js';
 
 /**
  * Trap records for the rules that link on a name without a shared e-mail, phone or birth date
@@ -105,5 +107,76 @@ describe('links on a name without a shared e-mail, phone or birth date', () => {
     expect(listed.get('ticketing_member:601 ticketing_user:304')!.values_a).toContain('phone 41000601');
     expect(listed.get('engagement_customer_profile:2302 ticketing_user:302')).toMatchObject({ match_rule: 'name_address' });
     expect(listed.has('engagement_customer_profile:2301 ticketing_user:301')).toBe(false);
+  });
+});
+
+// The same records a build later: a second user of 304's rare name (a new record sharing no
+// block with 304 but the name's, which its count now leaves out), so the name is no longer
+// unique and 304 and member 601 part although neither changed; and profile 2311 moved to user
+// 311's address, so the two of one common name now meet at one address.
+const MOVED = {
+  ...RAW,
+  ticketing_users: [
+    ...RAW.ticketing_users,
+    user(311, { name_first: 'Kari', name_last: 'Nordmann', email: 'kari.nordmann@epost.example', address: 'Elvegata 5', zip_code: '9008' }),
+  ],
+  engagement_customer_profiles: [
+    ...RAW.engagement_customer_profiles,
+    profile(2311, { firstName: 'Kari', lastName: 'Nordmann', email: 'kn@jobb.example', street: 'Parkveien 1', postalCode: '9008' }),
+  ],
+};
+const CHANGED = {
+  ...MOVED,
+  ticketing_users: [...MOVED.ticketing_users, user(308, { name_first: 'Vebjørn', name_last: 'Tangen-Aas', email: 'vebjorn@tangen.example', birthday: '1991-03-04' })],
+  engagement_customer_profiles: MOVED.engagement_customer_profiles.map((record) => (record.id === '2311' ? { ...record, street: 'ELVEGATA 5' } : record)),
+};
+
+/** Everything identity matching keeps, as sorted JSON lines, to compare builds. */
+const IDENTITY_TABLES = ['intermediate.int_identity_matches', 'intermediate.int_identity_edges', 'intermediate.int_identity_clusters', 'marts.fan_identity_links'];
+async function identitySnapshot(dataDir: string): Promise<Map<string, string>> {
+  const tables = new Map<string, string>();
+  for (const relation of IDENTITY_TABLES) {
+    tables.set(relation, (await queryWarehouse(dataDir, `select * from ${relation} order by all`)).map((row) => JSON.stringify(row)).join('\n'));
+  }
+  return tables;
+}
+
+describe('an incremental build after only an address or a name\'s rarity changed', () => {
+  let before: TrapPlacement;
+  let incremental: Map<string, string>;
+  let full: Map<string, string>;
+  let after: Map<string, string>;
+  let matchesBuilt: ModelResult | undefined;
+
+  beforeAll(async () => {
+    before = await placeTrapRecords(MOVED);
+    await writeRawTables(join(before.dataDir, 'warehouse.duckdb'), CHANGED, '2026-06-02T00:00:00Z');
+    const results = await buildModels({ dataDir: before.dataDir, select: ['+fan_identity_links'] });
+    matchesBuilt = results.find((result) => result.model === 'int_identity_matches');
+    incremental = await identitySnapshot(before.dataDir);
+    after = new Map((await queryWarehouse(before.dataDir, `select system || ':' || record_id as record_key, fan_id from marts.fan_identity_links`)).map((row) => [row.record_key as string, row.fan_id as string]));
+    await buildModels({ dataDir: before.dataDir, select: ['+fan_identity_links'], fullRefresh: true });
+    full = await identitySnapshot(before.dataDir);
+  });
+
+  it('compared only the records the changes touched', () => {
+    expect(matchesBuilt).toMatchObject({ status: 'ok' });
+    expect(matchesBuilt!.rows).toBeGreaterThan(0);
+    expect(matchesBuilt!.rows).toBeLessThan(before.fanOf.size / 4);
+  });
+
+  it('parts the records of a name that a second user made common', () => {
+    expect(before.fanOf.get('ticketing_user:304')).toBe(before.fanOf.get('ticketing_member:601'));
+    expect(after.get('ticketing_user:304')).not.toBe(after.get('ticketing_member:601'));
+  });
+
+  it('links the records of one name that an address change brought together', () => {
+    expect(before.fanOf.get('ticketing_user:311')).not.toBe(before.fanOf.get('engagement_customer_profile:2311'));
+    expect(after.get('ticketing_user:311')).toBe(after.get('engagement_customer_profile:2311'));
+  });
+
+  it.each(IDENTITY_TABLES)('leaves %s exactly as a full rebuild does', (relation) => {
+    expect(incremental.get(relation)!.length).toBeGreaterThan(0);
+    expect(incremental.get(relation)).toBe(full.get(relation));
   });
 });
