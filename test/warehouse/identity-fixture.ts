@@ -74,6 +74,16 @@ export async function runCliOk(args: string[], env: Record<string, string>): Pro
   return result.stdout;
 }
 
+/** Every row of each relation as sorted JSON lines, to compare two builds (incremental and full). */
+export async function tableSnapshot(dataDir: string, relations: readonly string[]): Promise<Map<string, string>> {
+  const tables = new Map<string, string>();
+  for (const relation of relations) {
+    const rows = await queryWarehouse(dataDir, `select * from ${relation} order by all`);
+    tables.set(relation, rows.map((row) => JSON.stringify(row)).join('\n'));
+  }
+  return tables;
+}
+
 /** Where identity resolution put hand-made records: each record key's fan and the rule that linked it. */
 export interface TrapPlacement {
   dataDir: string;

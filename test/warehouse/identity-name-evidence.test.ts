@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildModels, type ModelResult } from '../../src/models/index.js';
 import { queryWarehouse } from '../helpers/warehouse.js';
-import { itPlacesTraps, placeTrapRecords, writeRawTables, type TrapPlacement } from './identity-fixture.js';
+import { itPlacesTraps, placeTrapRecords, tableSnapshot, writeRawTables, type TrapPlacement } from './identity-fixture.js';
 
 /**
  * Trap records for the rules that link on a name without a shared e-mail, phone or birth date
@@ -131,15 +131,8 @@ const CHANGED = {
   engagement_customer_profiles: MOVED.engagement_customer_profiles.map((record) => (record.id === '2311' ? { ...record, street: 'ELVEGATA 5' } : record)),
 };
 
-/** Everything identity matching keeps, as sorted JSON lines, to compare builds. */
+/** Everything identity matching keeps, to compare builds. */
 const IDENTITY_TABLES = ['intermediate.int_identity_matches', 'intermediate.int_identity_edges', 'intermediate.int_identity_clusters', 'marts.fan_identity_links'];
-async function identitySnapshot(dataDir: string): Promise<Map<string, string>> {
-  const tables = new Map<string, string>();
-  for (const relation of IDENTITY_TABLES) {
-    tables.set(relation, (await queryWarehouse(dataDir, `select * from ${relation} order by all`)).map((row) => JSON.stringify(row)).join('\n'));
-  }
-  return tables;
-}
 
 describe('an incremental build after only an address or a name\'s rarity changed', () => {
   let before: TrapPlacement;
@@ -153,10 +146,10 @@ describe('an incremental build after only an address or a name\'s rarity changed
     await writeRawTables(join(before.dataDir, 'warehouse.duckdb'), CHANGED, '2026-06-02T00:00:00Z');
     const results = await buildModels({ dataDir: before.dataDir, select: ['+fan_identity_links'] });
     matchesBuilt = results.find((result) => result.model === 'int_identity_matches');
-    incremental = await identitySnapshot(before.dataDir);
+    incremental = await tableSnapshot(before.dataDir, IDENTITY_TABLES);
     after = new Map((await queryWarehouse(before.dataDir, `select system || ':' || record_id as record_key, fan_id from marts.fan_identity_links`)).map((row) => [row.record_key as string, row.fan_id as string]));
     await buildModels({ dataDir: before.dataDir, select: ['+fan_identity_links'], fullRefresh: true });
-    full = await identitySnapshot(before.dataDir);
+    full = await tableSnapshot(before.dataDir, IDENTITY_TABLES);
   });
 
   it('compared only the records the changes touched', () => {
