@@ -1,5 +1,5 @@
 -- materialized: table
--- description: One row per pair of records that identity resolution linked (int_identity_matches, where the rules of seeds.identity_match_rules are applied), with the strongest rule that accepted them, its score and the values compared; from is the smaller record key. Rules by strength: external_id, customer_profile, email_name_birth_date, email_name, phone_name, name_birth_date, similar_last_name, similar_first_name.
+-- description: One row per pair of records that identity resolution linked (int_identity_matches, where the rules of seeds.identity_match_rules are applied), with the strongest rule that accepted them, its score and the values compared; from is the smaller record key. Rules by strength: external_id, customer_profile, email_name_birth_date, email_name, phone_name, name_birth_date, similar_last_name, similar_first_name, name_address_birth_date, name_address, unique_name.
 -- test: not_null(from_number, to_number, from_key, to_key, match_rule, rule_rank)
 -- test: unique(from_number, to_number)
 -- test: relationships(match_rule -> seeds.identity_match_rules.match_rule)

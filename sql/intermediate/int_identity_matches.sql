@@ -36,18 +36,23 @@ block_keys as (
         phone_key,
         phone_key as phone_number,
         name_records,
+        name_system_records,
+        name_expected_records,
+        -- blocked on as hashes (macros.block_key): integers group, join and store smaller than text
         [
             -- an ApiApp identity and the ticketing user it names meet on the user's id
             {
                 'block_on': 'external_id',
-                'block_value': case when system = 'ticketing_user' then record_id else cast(external_user_id as varchar) end
+                'block_value': macros.block_key(case when system = 'ticketing_user' then record_id else cast(external_user_id as varchar) end)
             },
-            {'block_on': 'customer_profile', 'block_value': cast(customer_profile_id as varchar)},
-            {'block_on': 'email', 'block_value': email},
-            {'block_on': 'phone', 'block_value': phone_key},
-            {'block_on': 'name_birth_date', 'block_value': name_pair_spelling || ' ' || birth_date_key},
-            {'block_on': 'first_name_birth_date', 'block_value': first_name_spelling || ' ' || birth_date_key},
-            {'block_on': 'last_name_birth_date', 'block_value': last_name_spelling || ' ' || birth_date_key}
+            {'block_on': 'customer_profile', 'block_value': macros.block_key(cast(customer_profile_id as varchar))},
+            {'block_on': 'email', 'block_value': macros.block_key(email)},
+            {'block_on': 'phone', 'block_value': macros.block_key(phone_key)},
+            {'block_on': 'name_birth_date', 'block_value': macros.block_key(name_pair_spelling || ' ' || birth_date_key)},
+            {'block_on': 'first_name_birth_date', 'block_value': macros.block_key(first_name_spelling || ' ' || birth_date_key)},
+            {'block_on': 'last_name_birth_date', 'block_value': macros.block_key(last_name_spelling || ' ' || birth_date_key)},
+            {'block_on': 'name', 'block_value': macros.block_key(name_pair_spelling)},
+            {'block_on': 'name_address', 'block_value': macros.block_key(name_pair_spelling || ' ' || address_key)}
         ] as blocks,
 
     from records
@@ -62,6 +67,8 @@ block_rules as (
         min(block_cap) as block_cap,
         -- NULL (no limit) wins over any number
         case when count(*) = count(max_name_records) then max(max_name_records) end as max_name_records,
+        case when count(*) = count(max_name_system_records) then max(max_name_system_records) end as max_name_system_records,
+        case when count(*) = count(max_name_expected_records) then max(max_name_expected_records) end as max_name_expected_records,
 
     from rules
     group by block_on
@@ -89,27 +96,34 @@ block_members as (
         -- a name too common for the block's rules need not be compared at all (the pair's name
         -- count is the larger of the two records')
         and (block_rules.max_name_records is null or block_keys.name_records <= block_rules.max_name_records)
+        and (block_rules.max_name_system_records is null or block_keys.name_system_records <= block_rules.max_name_system_records)
+        and (block_rules.max_name_expected_records is null or block_keys.name_expected_records <= block_rules.max_name_expected_records)
 
 ),
 
--- The name counts rules draw a line at (max_name_records): all a name's count tells matching
--- is the smallest limit it is within (so, on which side of each it falls). Per count, not per
--- record: counts repeat.
+-- The name counts rules draw a line at (max_name_records, max_name_system_records,
+-- max_name_expected_records): all a name's counts tell matching is the smallest limit of each
+-- they are within (so, on which side of each they fall). Per name's counts, not per record:
+-- names repeat.
 name_sides as (
 
     select
         counts.name_records,
-        min(limits.max_name_records) as name_limit,
+        counts.name_system_records,
+        counts.name_expected_records,
+        min(limits.max_name_records) filter (where limits.max_name_records >= counts.name_records) as name_limit,
+        min(limits.max_name_system_records) filter (where limits.max_name_system_records >= counts.name_system_records) as name_system_limit,
+        min(limits.max_name_expected_records) filter (where limits.max_name_expected_records >= counts.name_expected_records) as name_expected_limit,
 
-    from (select distinct name_records from block_keys) as counts
-    left join rules as limits
-        on limits.max_name_records >= counts.name_records
-    group by counts.name_records
+    from (select distinct name_records, name_system_records, name_expected_records from block_keys) as counts
+    cross join rules as limits
+    group by counts.name_records, counts.name_system_records, counts.name_expected_records
 
 ),
 
--- All a record's links are computed from: its key, match keys, blocks, the side of each name
--- limit its name falls on (not the count itself, or a record going from 57 namesakes to 56
+-- All a record's links are computed from: its key, match keys, blocks (the postal address
+-- enters through its block), the side of each name limit its name falls on (not the counts
+-- themselves, or a record going from 57 namesakes to 56, or a word's uses from 90 to 91,
 -- would count as changed) and the rules. A signature not stored at the last build means the
 -- record is new or changed for matching.
 signed as (
@@ -129,13 +143,17 @@ signed as (
             block_keys.email,
             block_keys.phone_key,
             name_sides.name_limit,
+            name_sides.name_system_limit,
+            name_sides.name_expected_limit,
             block_keys.blocks,
             (select hash(list(rules order by rules.rule_rank, rules.match_rule)) from rules as rules)
         ) as match_signature,
 
     from block_keys
     left join name_sides
-        on name_sides.name_records = block_keys.name_records
+        on name_sides.name_records is not distinct from block_keys.name_records
+        and name_sides.name_system_records is not distinct from block_keys.name_system_records
+        and name_sides.name_expected_records is not distinct from block_keys.name_expected_records
 
 ),
 
@@ -273,6 +291,8 @@ compared as (
         from_records.phone_key as from_phone,
         to_records.phone_key as to_phone,
         greatest(from_records.name_records, to_records.name_records) as name_records,
+        greatest(from_records.name_system_records, to_records.name_system_records) as name_system_records,
+        greatest(from_records.name_expected_records, to_records.name_expected_records) as name_expected_records,
         -- first and last name written in each other's fields (a word of each shared crosswise)
         list_has_any(from_records.first_name_tokens, to_records.last_name_tokens)
             and list_has_any(from_records.last_name_tokens, to_records.first_name_tokens) as is_crossed,
@@ -332,6 +352,8 @@ leveled as (
         rules.email as email_condition,
         rules.phone as phone_condition,
         rules.max_name_records,
+        rules.max_name_system_records,
+        rules.max_name_expected_records,
 
     from (
         select * exclude (shared_blocks), unnest(shared_blocks) as block_on from compared
@@ -362,6 +384,10 @@ accepted as (
         and phone_level >= macros.match_condition(phone_condition)
         -- a common name and one birth date are no evidence of one person
         and (max_name_records is null or name_records <= max_name_records)
+        -- a name one system holds for two people is no evidence on its own
+        and (max_name_system_records is null or name_system_records <= max_name_system_records)
+        -- nor a name common enough for two people to carry it by chance
+        and (max_name_expected_records is null or name_expected_records <= max_name_expected_records)
 
 ),
 

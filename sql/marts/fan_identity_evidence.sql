@@ -44,6 +44,8 @@ rule_fields as (
             when 'name_birth_date' then ['name pair', 'birth date']
             when 'first_name_birth_date' then ['first name', 'birth date']
             when 'last_name_birth_date' then ['last name', 'birth date']
+            when 'name' then ['name pair']
+            when 'name_address' then ['name pair', 'address']
             else [replace(block_on, '_', ' ')]
         end as block_fields,
         list_filter(
@@ -88,7 +90,8 @@ record_values as (
             'name pair': name_pair_spelling,
             'first name': first_name_spelling,
             'last name': last_name_spelling,
-            'birth date': cast(birth_date_key as varchar)
+            'birth date': cast(birth_date_key as varchar),
+            'address': address_key
         } as record_values,
 
     from records
@@ -100,7 +103,7 @@ described as (
 
     select
         links.*,
-        coalesce(rule_fields.fields, ['record', 'external id', 'customer profile', 'email', 'phone', 'name pair', 'first name', 'last name', 'birth date']) as fields,
+        coalesce(rule_fields.fields, ['record', 'external id', 'customer profile', 'email', 'phone', 'name pair', 'first name', 'last name', 'birth date', 'address']) as fields,
         from_values.last_name_spelling as from_last_name,
         to_values.last_name_spelling as to_last_name,
         list_transform(

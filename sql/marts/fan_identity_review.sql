@@ -1,5 +1,5 @@
 -- materialized: table
--- description: One row per borderline pair of records for an analyst to settle in the identity overrides file (record_a, record_b, decision same or different). reason near_similarity: same birth date and first name, last names alike but short of the similar-last-name rule (score at least min_similarity - 0.05, at most two edits), in different fans. household_split: one e-mail or phone, one last name, first names different but alike (Jaro-Winkler at least 0.85), so the household guard kept them apart. weak_link: a link made on alike rather than equal names (its score below 1) whose two records no path of up to three exact links joins, so it alone makes them one fan. override_not_applied: a line of the overrides file naming a record the warehouse does not have. Pairs the file already settles are left out.
+-- description: One row per borderline pair of records for an analyst to settle in the identity overrides file (record_a, record_b, decision same or different). reason near_similarity: same birth date and first name, last names alike but short of the similar-last-name rule (score at least min_similarity - 0.05, at most two edits), in different fans. household_split: one e-mail or phone, one last name, first names different but alike (Jaro-Winkler at least 0.85), so the household guard kept them apart. weak_link: a link made on alike rather than equal names (its score below 1), or by a rule the seed marks for review (review true: a name and an address, a rare name alone), whose two records no path of up to three other links (exact, of rules not marked) joins, so it alone makes them one fan. override_not_applied: a line of the overrides file naming a record the warehouse does not have. Pairs the file already settles are left out.
 -- test: not_null(record_a, record_b, reason)
 -- test: accepted_values(reason: near_similarity, household_split, weak_link, override_not_applied)
 
@@ -156,9 +156,11 @@ household_split as (
 
 ),
 
--- (3) A similarity link whose two ends no path of exact links (of up to three links) joins:
--- that one fuzzy comparison alone makes them one fan, as far as the neighbourhood shows.
--- the links made on alike, not equal, names (score below 1) that hold inside one fan (a different-fan override may have cut some)
+-- (3) A weak link whose two ends no path of exact links (of up to three links) joins: that
+-- one fuzzy comparison, or one rule the seed marks for review, alone makes them one fan, as
+-- far as the neighbourhood shows.
+-- the links made on alike, not equal, names (score below 1) or by a rule marked for review,
+-- that hold inside one fan (a different-fan override may have cut some)
 similar_links as (
 
     select
@@ -178,7 +180,7 @@ similar_links as (
     inner join keyed as to_records
         on to_records.record_number = edges.to_number
     where from_records.fan_id = to_records.fan_id
-        and edges.score < 1
+        and (edges.score < 1 or rules.review)
 
 ),
 
@@ -189,9 +191,11 @@ exact_links as (
         links.to_number,
 
     from (
-        select from_number, to_number, score from edges
+        select edges.from_number, edges.to_number, edges.score, rules.review from edges
+        inner join rules
+            on rules.match_rule = edges.match_rule
         union all
-        select from_number, to_number, 1.0 as score from overrides
+        select from_number, to_number, 1.0 as score, false as review from overrides
         where decision = 'same'
     ) as links
     inner join keyed as from_records
@@ -202,6 +206,7 @@ exact_links as (
         on similar_links.fan_id = from_records.fan_id
     where from_records.fan_id = to_records.fan_id
         and links.score = 1
+        and not links.review
 
 ),
 
@@ -262,8 +267,15 @@ weak_link as (
         similar_links.match_rule,
         jaro_winkler_similarity(records_a.last_name_spelling, records_b.last_name_spelling) as score,
         similar_links.min_similarity,
-        concat_ws('; ', 'last name ' || records_a.last_name_spelling, 'birth date ' || records_a.birth_date_key) as values_a,
-        concat_ws('; ', 'last name ' || records_b.last_name_spelling, 'birth date ' || records_b.birth_date_key) as values_b,
+        -- what else each side has, to tell a namesake from the same fan
+        concat_ws('; ',
+            'last name ' || records_a.last_name_spelling, 'birth date ' || records_a.birth_date_key,
+            'phone ' || records_a.phone_key, 'email ' || records_a.email, 'address ' || records_a.address_key
+        ) as values_a,
+        concat_ws('; ',
+            'last name ' || records_b.last_name_spelling, 'birth date ' || records_b.birth_date_key,
+            'phone ' || records_b.phone_key, 'email ' || records_b.email, 'address ' || records_b.address_key
+        ) as values_b,
 
     from similar_links
     anti join backed_links

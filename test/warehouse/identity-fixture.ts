@@ -1,13 +1,15 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect } from 'vitest';
+import { expect, it } from 'vitest';
 import { quoteIdent, quoteLiteral, withConnection } from '../../src/core/duckdb.js';
+import { buildModels } from '../../src/models/index.js';
 import { ENGAGEMENT_TABLES } from '../../src/sources/engagement/index.js';
 import { duckdbColumns, type FieldDeclarations } from '../../src/sources/fields.js';
 import { TICKETING_RESOURCES } from '../../src/sources/ticketing/resources.js';
 import type { Simulator } from '../../src/simulator/simulator.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, tempDataDir } from '../helpers/cli.js';
+import { queryWarehouse } from '../helpers/warehouse.js';
 
 /** `build --select` arguments for identity resolution, everything it reads, and the other engagement staging models. */
 export const IDENTITY_SELECT = [
@@ -26,12 +28,12 @@ const RAW_TABLES: Record<string, FieldDeclarations> = {
 export type RawRecords = Partial<Record<string, Record<string, unknown>[]>>;
 
 /**
- * Creates every raw table with the loader's column types (the field declarations through
- * `duckdbColumns`, plus the lineage columns) holding the given items as the API would send
- * them; tables without items are empty. Engagement tables (snapshot resources) carry
- * `_vanished_at` too, as the loader creates it with their first load.
+ * Creates (or replaces) every raw table with the loader's column types (the field declarations
+ * through `duckdbColumns`, plus the lineage columns) holding the given items as the API would
+ * send them, extracted at `extractedAt`; tables without items are empty. Engagement tables
+ * (snapshot resources) carry `_vanished_at` too, as the loader creates it with their first load.
  */
-export async function writeRawTables(warehousePath: string, records: RawRecords): Promise<void> {
+export async function writeRawTables(warehousePath: string, records: RawRecords, extractedAt = '2026-06-01T00:00:00Z'): Promise<void> {
   const folder = mkdtempSync(join(tmpdir(), 'fanlake-identity-raw-'));
   await withConnection(warehousePath, async (connection) => {
     await connection.run('create schema if not exists raw');
@@ -41,14 +43,14 @@ export async function writeRawTables(warehousePath: string, records: RawRecords)
       if (table.startsWith('engagement_')) columns._vanished_at = 'TIMESTAMPTZ';
       const target = `raw.${quoteIdent(table)}`;
       if (items.length === 0) {
-        await connection.run(`create table ${target} (${Object.entries(columns).map(([name, type]) => `${quoteIdent(name)} ${type}`).join(', ')})`);
+        await connection.run(`create or replace table ${target} (${Object.entries(columns).map(([name, type]) => `${quoteIdent(name)} ${type}`).join(', ')})`);
         continue;
       }
       const file = join(folder, `${table}.ndjson`);
-      const lineage = { _run_id: 'fixture', _extracted_at: '2026-06-01T00:00:00Z' };
+      const lineage = { _run_id: 'fixture', _extracted_at: extractedAt };
       writeFileSync(file, items.map((item) => JSON.stringify({ ...lineage, ...item })).join('\n') + '\n');
       const spec = `{${Object.entries(columns).map(([name, type]) => `${quoteLiteral(name)}: ${quoteLiteral(type)}`).join(', ')}}`;
-      await connection.run(`create table ${target} as select * from read_json(${quoteLiteral(file)}, format = 'newline_delimited', columns = ${spec})`);
+      await connection.run(`create or replace table ${target} as select * from read_json(${quoteLiteral(file)}, format = 'newline_delimited', columns = ${spec})`);
     }
   });
 }
@@ -70,4 +72,53 @@ export async function runCliOk(args: string[], env: Record<string, string>): Pro
   const result = await runCli(args, env);
   expect(result.code, `fanlake ${args.join(' ')}\n${result.stdout}\n${result.stderr}`).toBe(0);
   return result.stdout;
+}
+
+/** Every row of each relation as sorted JSON lines, to compare two builds (incremental and full). */
+export async function tableSnapshot(dataDir: string, relations: readonly string[]): Promise<Map<string, string>> {
+  const tables = new Map<string, string>();
+  for (const relation of relations) {
+    const rows = await queryWarehouse(dataDir, `select * from ${relation} order by all`);
+    tables.set(relation, rows.map((row) => JSON.stringify(row)).join('\n'));
+  }
+  return tables;
+}
+
+/** Where identity resolution put hand-made records: each record key's fan and the rule that linked it. */
+export interface TrapPlacement {
+  dataDir: string;
+  fanOf: Map<string, string>;
+  ruleOf: Map<string, string>;
+}
+
+/** Writes hand-made raw records, builds `+fan_identity_links` (and the `also` selections) through the real models, and reads where each record went. */
+export async function placeTrapRecords(records: RawRecords, also: string[] = []): Promise<TrapPlacement> {
+  const dataDir = tempDataDir();
+  await writeRawTables(join(dataDir, 'warehouse.duckdb'), records);
+  const results = await buildModels({ dataDir, select: ['+fan_identity_links', ...also] });
+  const failed = results.filter((result) => result.status !== 'ok');
+  expect(failed.map((result) => `${result.schema}.${result.model}: ${result.error?.message ?? result.reason}`)).toEqual([]);
+  const links = await queryWarehouse(dataDir, `select fan_id, system || ':' || record_id as record_key, match_rule from marts.fan_identity_links`);
+  return {
+    dataDir,
+    fanOf: new Map(links.map((link) => [link.record_key as string, link.fan_id as string])),
+    ruleOf: new Map(links.map((link) => [link.record_key as string, link.match_rule as string])),
+  };
+}
+
+/** One test per pair of record keys that must be one fan (linked by the rule named) and per pair that must stay apart. */
+export function itPlacesTraps(sameFan: [string, string, string][], apart: [string, string][], placement: () => TrapPlacement): void {
+  it.each(sameFan)('links %s and %s by %s', (left, right, rule) => {
+    const { fanOf, ruleOf } = placement();
+    expect(fanOf.get(left)).toBeDefined();
+    expect(fanOf.get(left)).toBe(fanOf.get(right));
+    expect([ruleOf.get(left), ruleOf.get(right)]).toContain(rule);
+  });
+
+  it.each(apart)('keeps %s and %s apart', (left, right) => {
+    const { fanOf } = placement();
+    expect(fanOf.get(left)).toBeDefined();
+    expect(fanOf.get(right)).toBeDefined();
+    expect(fanOf.get(left)).not.toBe(fanOf.get(right));
+  });
 }

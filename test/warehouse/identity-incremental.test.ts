@@ -4,7 +4,7 @@ import type { Simulator } from '../../src/simulator/simulator.js';
 import { tempDataDir } from '../helpers/cli.js';
 import { startTestSimulator } from '../helpers/simulator.js';
 import { queryWarehouse } from '../helpers/warehouse.js';
-import { cliEnv, runCliOk } from './identity-fixture.js';
+import { cliEnv, runCliOk, tableSnapshot } from './identity-fixture.js';
 
 /**
  * Incremental identity resolution through the real CLI: build, change users, members and
@@ -46,14 +46,7 @@ const linksOf = async () =>
   );
 
 /** Every mart as sorted JSON lines, to compare builds. */
-async function snapshot(): Promise<Map<string, string>> {
-  const tables = new Map<string, string>();
-  for (const relation of MARTS) {
-    const rows = await queryWarehouse(dataDir, `select * from ${relation} order by all`);
-    tables.set(relation, rows.map((row) => JSON.stringify(row)).join('\n'));
-  }
-  return tables;
-}
+const snapshot = () => tableSnapshot(dataDir, MARTS);
 
 beforeAll(async () => {
   // with the simulator's noise, so the review list has near misses and weak links to compare

@@ -1,9 +1,5 @@
-import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { buildModels } from '../../src/models/index.js';
-import { tempDataDir } from '../helpers/cli.js';
-import { queryWarehouse } from '../helpers/warehouse.js';
-import { writeRawTables } from './identity-fixture.js';
+import { beforeAll, describe } from 'vitest';
+import { itPlacesTraps, placeTrapRecords, type TrapPlacement } from './identity-fixture.js';
 
 /**
  * Hand-made trap records for each kind of real-world noise the simulator learned (docs/decisions.md
@@ -93,30 +89,12 @@ const APART: [string, string][] = [
   ['ticketing_user:215', 'engagement_customer_profile:2015'],
 ];
 
-let fanOf: Map<string, string>;
-let ruleOf: Map<string, string>;
+let placement: TrapPlacement;
 
 beforeAll(async () => {
-  const dataDir = tempDataDir();
-  await writeRawTables(join(dataDir, 'warehouse.duckdb'), RAW);
-  const results = await buildModels({ dataDir, select: ['+fan_identity_links'] });
-  const failed = results.filter((result) => result.status !== 'ok');
-  expect(failed.map((result) => `${result.schema}.${result.model}: ${result.error?.message ?? result.reason}`)).toEqual([]);
-  const links = await queryWarehouse(dataDir, `select fan_id, system || ':' || record_id as record_key, match_rule from marts.fan_identity_links`);
-  fanOf = new Map(links.map((link) => [link.record_key as string, link.fan_id as string]));
-  ruleOf = new Map(links.map((link) => [link.record_key as string, link.match_rule as string]));
+  placement = await placeTrapRecords(RAW);
 });
 
 describe('identity resolution through real-world noise', () => {
-  it.each(SAME_FAN)('links %s and %s by %s', (left, right, rule) => {
-    expect(fanOf.get(left)).toBeDefined();
-    expect(fanOf.get(left)).toBe(fanOf.get(right));
-    expect([ruleOf.get(left), ruleOf.get(right)]).toContain(rule);
-  });
-
-  it.each(APART)('keeps %s and %s apart', (left, right) => {
-    expect(fanOf.get(left)).toBeDefined();
-    expect(fanOf.get(right)).toBeDefined();
-    expect(fanOf.get(left)).not.toBe(fanOf.get(right));
-  });
+  itPlacesTraps(SAME_FAN, APART, () => placement);
 });

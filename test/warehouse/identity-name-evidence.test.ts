@@ -1,0 +1,175 @@
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildModels, type ModelResult } from '../../src/models/index.js';
+import { queryWarehouse } from '../helpers/warehouse.js';
+import { itPlacesTraps, placeTrapRecords, tableSnapshot, writeRawTables, type TrapPlacement } from './identity-fixture.js';
+
+/**
+ * Trap records for the rules that link on a name without a shared e-mail, phone or birth date
+ * (seeds.identity_match_rules: name_address_birth_date, name_address, unique_name; docs/decisions.md
+ * "Identity rules"), built through the real models: for each, a link it must make and
+ * namesakes it must keep apart, and how the links show to analysts.
+ */
+const user = (id: number, fields: Record<string, unknown>) => ({ id, last_update: '2026-01-01T00:00:00.000Z', enabled: true, phone: '', ...fields });
+const member = (id: number, name: string, phone: string) => ({ id, last_update: '2026-01-01T00:00:00.000Z', name, phone, category: 'Silver', category_id: 2 });
+const profile = (id: number, fields: Record<string, unknown>) => ({ id: String(id), type: 'customerProfiles', ...fields });
+const born = (date: string) => `${date}T00:00:00.000Z`;
+
+// A fan base where "Kari Nordmann" is on more records than name_birth_date allows (150), each
+// with a birth date of their own, and Olsen is a common last name: "Kari Olsen" is then a name
+// two people may well carry by chance (unique_name's max_name_expected_records).
+const namesakes = Array.from({ length: 155 }, (_, at) =>
+  user(1000 + at, { name_first: 'Kari', name_last: 'Nordmann', email: `kari.nordmann.${at}@example.org`, birthday: new Date(Date.UTC(1950, 0, 1 + at)).toISOString().slice(0, 10) }),
+);
+const olsens = ['Anders', 'Bente', 'Frode', 'Hege', 'Jonas', 'Lise', 'Rune', 'Siri'].map((first, at) =>
+  user(1200 + at, { name_first: first, name_last: 'Olsen', email: `olsen.${at}@example.org` }),
+);
+
+const RAW = {
+  ticketing_users: [
+    ...namesakes,
+    ...olsens,
+    // one common name and birth date at one address, the profile signed up elsewhere: name_address_birth_date
+    user(301, { name_first: 'Kari', name_last: 'Nordmann', email: 'kari.n@gmail.com', birthday: '1977-07-07', address: 'Kirkeveien 12', zip_code: '7011' }),
+    // one name at one address, no birth dates: name_address
+    user(302, { name_first: 'Kari', name_last: 'Nordmann', email: 'knordmann@online.no', address: 'Fjordgata 3', zip_code: '5003' }),
+    // father and son of one name at one address, told apart by birth date
+    user(303, { name_first: 'Arne', name_last: 'Vold', email: 'arne.vold@online.no', birthday: '1950-01-01', address: 'Storgata 7', zip_code: '0150' }),
+    // a rare name, held once by each system, nothing differing: unique_name (the user has no phone)
+    user(304, { name_first: 'Vebjørn', name_last: 'Tangen-Aas', email: 'vebjorn.ta@online.no' }),
+    // a rare name the ticketing system holds for two people: the member is neither's
+    user(305, { name_first: 'Synnøve', name_last: 'Fjeld', email: 'synnove.f@gmail.com' }),
+    user(306, { name_first: 'Synnøve', name_last: 'Fjeld', email: 'fjeld.s@hotmail.com' }),
+    // a rare name on two phones: the profile without a phone cannot be told whose it is
+    user(307, { name_first: 'Torunn', name_last: 'Brekke', email: 'torunn.b@gmail.com', phone: '41000307' }),
+  ],
+  ticketing_members: [
+    member(601, 'TANGEN-AAS, Vebjørn', '41000601'),
+    member(602, 'Synnøve Fjeld', '41000602'),
+    member(603, 'Torunn Brekke', '41000603'),
+    // a name of common words, once in each system, nothing differing: no evidence of one person
+    member(604, 'Kari Olsen', '41000604'),
+  ],
+  engagement_customer_profiles: [
+    profile(2301, { firstName: 'Kari', lastName: 'Nordmann', email: 'kari@work.example', phoneNumber: '41002301', dateOfBirth: born('1977-07-07'), street: 'KIRKEVEIEN 12', postalCode: '7011' }),
+    profile(2302, { firstName: 'KARI', lastName: 'NORDMANN', email: 'kari.nordmann@work.example', street: 'Fjordgata 3', postalCode: '5003' }),
+    profile(2303, { firstName: 'Arne', lastName: 'Vold', email: 'arne@vold.example', dateOfBirth: born('1980-02-02'), street: 'Storgata 7', postalCode: '0150' }),
+    profile(2307, { firstName: 'Torunn', lastName: 'Brekke', email: 'torunn.brekke@work.example' }),
+    profile(2304, { firstName: 'Kari', lastName: 'Olsen', email: 'kari.olsen@work.example' }),
+  ],
+};
+
+const SAME_FAN: [string, string, string][] = [
+  ['ticketing_user:301', 'engagement_customer_profile:2301', 'name_address_birth_date'],
+  ['ticketing_user:302', 'engagement_customer_profile:2302', 'name_address'],
+  ['ticketing_user:304', 'ticketing_member:601', 'unique_name'],
+];
+const APART: [string, string][] = [
+  ['ticketing_user:303', 'engagement_customer_profile:2303'],
+  ['ticketing_member:602', 'ticketing_user:305'],
+  ['ticketing_member:602', 'ticketing_user:306'],
+  ['engagement_customer_profile:2307', 'ticketing_user:307'],
+  ['engagement_customer_profile:2307', 'ticketing_member:603'],
+  ['ticketing_member:604', 'engagement_customer_profile:2304'],
+];
+
+let evidence: Record<string, any>[];
+let review: Record<string, any>[];
+let placement: TrapPlacement;
+
+beforeAll(async () => {
+  placement = await placeTrapRecords(RAW, ['+fan_identity_evidence', '+fan_identity_review']);
+  evidence = await queryWarehouse(placement.dataDir, `select * from marts.fan_identity_evidence where match_rule in ('name_address_birth_date', 'name_address', 'unique_name')`);
+  review = await queryWarehouse(placement.dataDir, `select * from marts.fan_identity_review where reason = 'weak_link'`);
+});
+
+const keysOf = (row: Record<string, any>) => [row.from_key ?? row.record_a, row.to_key ?? row.record_b].sort().join(' ');
+
+describe('links on a name without a shared e-mail, phone or birth date', () => {
+  itPlacesTraps(SAME_FAN, APART, () => placement);
+
+  it('shows each link in the evidence with the fields it compared', () => {
+    const byPair = new Map(evidence.map((row) => [keysOf(row), row]));
+    expect(byPair.get('engagement_customer_profile:2302 ticketing_user:302')).toMatchObject({
+      match_rule: 'name_address',
+      compared_fields: 'name pair, address, first name, last name, birth date, phone',
+    });
+    expect(byPair.get('engagement_customer_profile:2302 ticketing_user:302')!.from_values).toContain('address fjordgata3 5003');
+    expect(byPair.get('ticketing_member:601 ticketing_user:304')).toMatchObject({
+      match_rule: 'unique_name',
+      compared_fields: 'name pair, first name, last name, birth date, phone',
+    });
+  });
+
+  it('lists the links on a name alone, or a name and an address, for review, and not those with a birth date too', () => {
+    const listed = new Map(review.map((row) => [keysOf(row), row]));
+    expect(listed.get('ticketing_member:601 ticketing_user:304')).toMatchObject({ match_rule: 'unique_name' });
+    expect(listed.get('ticketing_member:601 ticketing_user:304')!.values_a).toContain('phone 41000601');
+    expect(listed.get('engagement_customer_profile:2302 ticketing_user:302')).toMatchObject({ match_rule: 'name_address' });
+    expect(listed.has('engagement_customer_profile:2301 ticketing_user:301')).toBe(false);
+  });
+});
+
+// The same records a build later: a second user of 304's rare name (a new record sharing no
+// block with 304 but the name's, which its count now leaves out), so the name is no longer
+// unique and 304 and member 601 part although neither changed; and profile 2311 moved to user
+// 311's address, so the two of one common name now meet at one address.
+const MOVED = {
+  ...RAW,
+  ticketing_users: [
+    ...RAW.ticketing_users,
+    user(311, { name_first: 'Kari', name_last: 'Nordmann', email: 'kari.nordmann@epost.example', address: 'Elvegata 5', zip_code: '9008' }),
+  ],
+  engagement_customer_profiles: [
+    ...RAW.engagement_customer_profiles,
+    profile(2311, { firstName: 'Kari', lastName: 'Nordmann', email: 'kn@jobb.example', street: 'Parkveien 1', postalCode: '9008' }),
+  ],
+};
+const CHANGED = {
+  ...MOVED,
+  ticketing_users: [...MOVED.ticketing_users, user(308, { name_first: 'Vebjørn', name_last: 'Tangen-Aas', email: 'vebjorn@tangen.example', birthday: '1991-03-04' })],
+  engagement_customer_profiles: MOVED.engagement_customer_profiles.map((record) => (record.id === '2311' ? { ...record, street: 'ELVEGATA 5' } : record)),
+};
+
+/** Everything identity matching keeps, to compare builds. */
+const IDENTITY_TABLES = ['intermediate.int_identity_matches', 'intermediate.int_identity_edges', 'intermediate.int_identity_clusters', 'marts.fan_identity_links'];
+
+describe('an incremental build after only an address or a name\'s rarity changed', () => {
+  let before: TrapPlacement;
+  let incremental: Map<string, string>;
+  let full: Map<string, string>;
+  let after: Map<string, string>;
+  let matchesBuilt: ModelResult | undefined;
+
+  beforeAll(async () => {
+    before = await placeTrapRecords(MOVED);
+    await writeRawTables(join(before.dataDir, 'warehouse.duckdb'), CHANGED, '2026-06-02T00:00:00Z');
+    const results = await buildModels({ dataDir: before.dataDir, select: ['+fan_identity_links'] });
+    matchesBuilt = results.find((result) => result.model === 'int_identity_matches');
+    incremental = await tableSnapshot(before.dataDir, IDENTITY_TABLES);
+    after = new Map((await queryWarehouse(before.dataDir, `select system || ':' || record_id as record_key, fan_id from marts.fan_identity_links`)).map((row) => [row.record_key as string, row.fan_id as string]));
+    await buildModels({ dataDir: before.dataDir, select: ['+fan_identity_links'], fullRefresh: true });
+    full = await tableSnapshot(before.dataDir, IDENTITY_TABLES);
+  });
+
+  it('compared only the records the changes touched', () => {
+    expect(matchesBuilt).toMatchObject({ status: 'ok' });
+    expect(matchesBuilt!.rows).toBeGreaterThan(0);
+    expect(matchesBuilt!.rows).toBeLessThan(before.fanOf.size / 4);
+  });
+
+  it('parts the records of a name that a second user made common', () => {
+    expect(before.fanOf.get('ticketing_user:304')).toBe(before.fanOf.get('ticketing_member:601'));
+    expect(after.get('ticketing_user:304')).not.toBe(after.get('ticketing_member:601'));
+  });
+
+  it('links the records of one name that an address change brought together', () => {
+    expect(before.fanOf.get('ticketing_user:311')).not.toBe(before.fanOf.get('engagement_customer_profile:2311'));
+    expect(after.get('ticketing_user:311')).toBe(after.get('engagement_customer_profile:2311'));
+  });
+
+  it.each(IDENTITY_TABLES)('leaves %s exactly as a full rebuild does', (relation) => {
+    expect(incremental.get(relation)!.length).toBeGreaterThan(0);
+    expect(incremental.get(relation)).toBe(full.get(relation));
+  });
+});
