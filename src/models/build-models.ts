@@ -17,7 +17,7 @@ import { buildGraph } from './model-graph.js';
 import type { GraphNode, ModelGraph } from './model-graph.js';
 import { runGraph } from './run-graph.js';
 import { selectModels } from './select-models.js';
-import { existingRelations, fingerprintGraph, readBuildState, recordBuild } from './build-state.js';
+import { definitionFingerprints, existingRelations, fingerprintGraph, readBuildState, recordBuild } from './build-state.js';
 
 export const BUILD_STATUSES = ['ok', 'unchanged', 'failed', 'skipped'] as const;
 /**
@@ -108,9 +108,12 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
     const sources = await existingSources(main);
     const lastBuilds = await readBuildState(main);
     const fingerprints = await fingerprintGraph(main, graph, sources);
+    const definitions = await definitionFingerprints(graph);
     const existing = await existingRelations(main);
     const isUnchanged = (relation: string) =>
-      !options.fullRefresh && graph.nodes.get(relation)!.kind === 'model' && existing.has(relation.toLowerCase()) && lastBuilds.get(relation) === fingerprints.get(relation);
+      !options.fullRefresh && graph.nodes.get(relation)!.kind === 'model' && existing.has(relation.toLowerCase()) && lastBuilds.get(relation)?.fingerprint === fingerprints.get(relation);
+    // An incremental model merges onto its last build only while its definition is the same.
+    const redefined = (relation: string) => lastBuilds.has(relation) && lastBuilds.get(relation)!.definition !== definitions.get(relation);
     const optional = new Set(project.sources.filter((source) => source.optional).map((source) => source.relation.toLowerCase()));
     const concurrency = Math.max(1, options.concurrency ?? 1);
     while (connections.length < concurrency) connections.push(await instance.connect());
@@ -124,8 +127,10 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
         const node = graph.nodes.get(relation)!;
         const result = isUnchanged(relation)
           ? { ...identity(node), status: 'unchanged' as const, seconds: 0 }
-          : await buildNode(connections[slot]!, node, sources, optional, options.fullRefresh ?? false, absentParents(graph, node, chosen, existing, sources));
-        if (result.status === 'ok' && node.kind === 'model') await recordBuild(connections[slot]!, relation, fingerprints.get(relation)!);
+          : await buildNode(connections[slot]!, node, sources, optional, (options.fullRefresh ?? false) || redefined(relation), absentParents(graph, node, chosen, existing, sources));
+        if (result.status === 'ok' && node.kind === 'model') {
+          await recordBuild(connections[slot]!, relation, { fingerprint: fingerprints.get(relation)!, definition: definitions.get(relation)! });
+        }
         results.set(relation, result);
         options.onEvent?.({ type: 'node-finished', result });
         // A skipped model blocks its descendants just as a failed one does.

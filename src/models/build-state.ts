@@ -50,16 +50,55 @@ export async function fingerprintGraph(connection: DuckDBConnection, graph: Mode
   return fingerprints;
 }
 
-/** Fingerprints of the last successful build of each model. */
-export async function readBuildState(connection: DuckDBConnection): Promise<Map<string, string>> {
-  await connection.run(`create schema if not exists raw`);
-  await connection.run(`create table if not exists ${BUILDS} (relation varchar primary key, fingerprint varchar not null, built_at timestamptz not null)`);
-  const rows = await queryRows(connection, `select relation, fingerprint from ${BUILDS}`);
-  return new Map(rows.map((row) => [String(row.relation), String(row.fingerprint)]));
+/**
+ * What a model computes, apart from the data it reads, as one hash: its SQL and header, the
+ * macros it calls and the content of the seeds it reads (rules kept as data, such as the
+ * identity rules). An incremental model whose definition changed since its last build is
+ * rebuilt in full: merging rows of the new logic into rows of the old one would mix two
+ * answers (dbt leaves that to a `--full-refresh` someone has to remember after an upgrade).
+ */
+export async function definitionFingerprints(graph: ModelGraph): Promise<Map<string, string>> {
+  const macros = macroFingerprints(graph.macros);
+  const definitions = new Map<string, string>();
+  for (const relation of graph.order) {
+    const node = graph.nodes.get(relation)!;
+    if (node.kind === 'seed') {
+      definitions.set(relation, createHash('sha256').update(await readFile(node.seed.path, 'utf8')).digest('hex'));
+      continue;
+    }
+    const seeds = node.parents.filter((parent) => graph.nodes.get(parent)?.kind === 'seed');
+    const inputs = [
+      node.model.sql,
+      node.model.materialized,
+      node.model.uniqueKey.join(','),
+      ...node.macros.map((macro) => `macro ${macro}=${macros.get(macro) ?? 'missing'}`),
+      ...seeds.map((seed) => `seed ${seed}=${definitions.get(seed) ?? ''}`),
+    ];
+    definitions.set(relation, createHash('sha256').update(JSON.stringify(inputs)).digest('hex'));
+  }
+  return definitions;
 }
 
-export async function recordBuild(connection: DuckDBConnection, relation: string, fingerprint: string): Promise<void> {
-  await connection.run(`insert or replace into ${BUILDS} values (${quoteLiteral(relation)}, ${quoteLiteral(fingerprint)}, now())`);
+/** The last successful build of a model: its fingerprint and its definition (absent when built by an older fanlake). */
+export interface LastBuild {
+  fingerprint: string;
+  definition?: string;
+}
+
+/** The last successful build of each model. */
+export async function readBuildState(connection: DuckDBConnection): Promise<Map<string, LastBuild>> {
+  await connection.run(`create schema if not exists raw`);
+  await connection.run(`create table if not exists ${BUILDS} (relation varchar primary key, fingerprint varchar not null, built_at timestamptz not null)`);
+  // Warehouses built before definitions were kept gain the column; their models have none.
+  await connection.run(`alter table ${BUILDS} add column if not exists definition varchar`);
+  const rows = await queryRows(connection, `select relation, fingerprint, definition from ${BUILDS}`);
+  return new Map(rows.map((row) => [String(row.relation), { fingerprint: String(row.fingerprint), ...(row.definition === null ? {} : { definition: String(row.definition) }) }]));
+}
+
+export async function recordBuild(connection: DuckDBConnection, relation: string, build: Required<LastBuild>): Promise<void> {
+  await connection.run(
+    `insert or replace into ${BUILDS} (relation, fingerprint, built_at, definition) values (${quoteLiteral(relation)}, ${quoteLiteral(build.fingerprint)}, now(), ${quoteLiteral(build.definition)})`,
+  );
 }
 
 /** Tables and views of the model schemas that exist now. */

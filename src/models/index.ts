@@ -47,6 +47,12 @@
  * runner drops exactly those conditions from DuckDB's parse tree and rebuilds the SQL with
  * `json_deserialize_sql` — the same idea as dbt's `is_incremental()`, without a template
  * language. A self-reference anywhere else (FROM, SELECT list) is a problem.
+ * A build keeps each model's definition (its SQL and header, the macros it calls, the content
+ * of the seeds it reads); an incremental model whose definition changed since its last build
+ * is built in full, as its first build, so rows of new logic never merge onto rows of the old
+ * (an upgrade of fanlake needs no `--full-refresh` to remember). A parent whose columns changed
+ * under an unchanged definition (`select *` of a changed view) still fails the merge with a
+ * request for `--full-refresh`.
  * A MERGE never deletes: a model whose rows can lose their source declares the rows to drop
  * before each merge, `-- incremental_delete: record_key not in (select record_key from
  * intermediate.int_identity_records)` (int_identity_clusters does).

@@ -322,7 +322,7 @@ where _extracted_at > (select coalesce(max(_extracted_at), '-infinity') from mar
     expect(third).toMatchObject({ status: 'unchanged' });
   });
 
-  it('refuses repeated keys in the increment and asks for a full refresh when columns change', async () => {
+  it('refuses repeated keys in the increment and asks for a full refresh when a parent changes its columns', async () => {
     await ws.exec(RAW_EVENTS);
     await ws.write({ 'marts/fct_events.sql': FCT_EVENTS });
     await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir });
@@ -333,16 +333,45 @@ where _extracted_at > (select coalesce(max(_extracted_at), '-infinity') from mar
     expect(repeated.error?.code).toBe('E_MODEL_INCREMENTAL');
     expect(repeated.error?.message).toContain('occur more than once');
 
+    // The model's own SQL is the same; what it reads (select *) gained a column.
     await ws.exec('delete from raw.events where id = 5');
-    await ws.write({ 'marts/fct_events.sql': FCT_EVENTS.replace('    now() as _built_at,\n', '    now() as _built_at,\n    1 as version,\n') });
-    const [changed] = await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir });
-    expect(changed.status).toBe('failed');
-    expect(changed.error?.message).toContain('new column(s) version');
-    expect(changed.error?.message).toContain('--full-refresh --select fct_events');
+    const latest = '-- materialized: incremental\n-- unique_key: id\nselect * from staging.stg_events\n';
+    await ws.write({ 'staging/stg_events.sql': 'select id, value, _extracted_at from raw.events\n', 'marts/fct_latest.sql': latest });
+    await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir, select: ['+fct_latest'] });
+    await ws.write({ 'staging/stg_events.sql': 'select id, value, _extracted_at, 1 as version from raw.events\n' });
+    const [changed] = (await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir, select: ['+fct_latest'] })).filter((r) => r.model === 'fct_latest');
+    expect(changed!.status).toBe('failed');
+    expect(changed!.error?.message).toContain('new column(s) version');
+    expect(changed!.error?.message).toContain('--full-refresh --select fct_latest');
 
-    const [refreshed] = await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir, fullRefresh: true });
+    const [refreshed] = (await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir, fullRefresh: true, select: ['fct_latest'] })).filter((r) => r.model === 'fct_latest');
     expect(refreshed).toMatchObject({ status: 'ok', rows: 3 });
-    expect(await ws.query('select count(*)::int as n, min(version) as v from marts.fct_events')).toEqual([{ n: 3, v: 1 }]);
+    expect(await ws.query('select count(*)::int as n, min(version) as v from marts.fct_latest')).toEqual([{ n: 3, v: 1 }]);
+  });
+
+  it('rebuilds an incremental model in full when its SQL or a seed it reads changed, and merges again after', async () => {
+    await ws.exec(RAW_EVENTS);
+    await ws.write({ 'seeds/prefixes.csv': 'prefix\nold\n' });
+    const withPrefix = (sql: string) => sql.replace('upper(value) as value', "(select max(prefix) from seeds.prefixes) || upper(value) as value");
+    await ws.write({ 'marts/fct_events.sql': withPrefix(FCT_EVENTS) });
+    await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir });
+    expect(await ws.query('select value from marts.fct_events order by event_id')).toEqual([{ value: 'oldA' }, { value: 'oldB' }, { value: 'oldC' }]);
+
+    // New logic, no new data: a merge would keep every old row (no newer _extracted_at).
+    await ws.write({ 'marts/fct_events.sql': withPrefix(FCT_EVENTS).replace('upper(value)', 'lower(value)') });
+    const [relogic] = (await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir })).filter((r) => r.model === 'fct_events');
+    expect(relogic).toMatchObject({ status: 'ok', rows: 3 });
+    expect(await ws.query('select value from marts.fct_events order by event_id')).toEqual([{ value: 'olda' }, { value: 'oldb' }, { value: 'oldc' }]);
+
+    // The rules as data changed: the same.
+    await ws.write({ 'seeds/prefixes.csv': 'prefix\nnew\n' });
+    await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir });
+    expect(await ws.query('select value from marts.fct_events order by event_id')).toEqual([{ value: 'newa' }, { value: 'newb' }, { value: 'newc' }]);
+
+    // Same definition again: new rows merge, the table is not rebuilt.
+    await ws.exec(`insert into raw.events values (4, 'd', timestamptz '2024-05-02 10:00:00+00')`);
+    const [merged] = (await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir })).filter((r) => r.model === 'fct_events');
+    expect(merged).toMatchObject({ status: 'ok', rows: 1 });
   });
 
   it('merges by a composite key without a self-reference', async () => {
