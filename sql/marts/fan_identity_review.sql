@@ -1,5 +1,5 @@
 -- materialized: table
--- description: One row per borderline pair of records for an analyst to settle in the identity overrides file (record_a, record_b, decision same or different). reason near_similarity: same birth date and first name, last names alike but short of the similar-last-name rule (score at least min_similarity - 0.05, at most two edits), in different fans. household_split: one e-mail or phone, one last name, first names different but alike (Jaro-Winkler at least 0.85), so the household guard kept them apart. weak_link: a link made on alike rather than equal names (its score below 1), or by a rule the seed marks for review (review true: a name and an address, a rare name alone), whose two records no path of up to three other links (exact, of rules not marked) joins, so it alone makes them one fan. override_not_applied: a line of the overrides file naming a record the warehouse does not have. Pairs the file already settles are left out.
+-- description: One row per borderline pair of records for an analyst to settle in the identity overrides file (record_a, record_b, decision same or different). reason near_similarity: same birth date and first name, last names alike but short of the similar-last-name rule (score at least min_similarity - 0.05, at most two edits), in different fans. household_split: one e-mail or phone, one last name, first names different but alike (Jaro-Winkler at least 0.85), so the household guard kept them apart. weak_link: a link made on alike rather than equal names (its score below 1, by a rule that compares names: a rule that compares none, such as external_id or customer_profile, is never weak), or by a rule the seed marks for review (review true: a name and an address, a rare name alone), whose two records no path of up to three other links (exact, of rules not marked) joins, so it alone makes them one fan. override_not_applied: a line of the overrides file naming a record the warehouse does not have. Pairs the file already settles are left out.
 -- test: not_null(record_a, record_b, reason)
 -- test: accepted_values(reason: near_similarity, household_split, weak_link, override_not_applied)
 
@@ -37,7 +37,13 @@ settled as (
 
 rules as (
 
-    select * from seeds.identity_match_rules
+    select
+        *,
+        -- a rule that compares no name (an external id, a profile and its people) is not made
+        -- weaker by names that differ: its score still measures the names, not the link
+        first_name = 'any' and last_name = 'any' as ignores_names,
+
+    from seeds.identity_match_rules
 
 ),
 
@@ -180,7 +186,7 @@ similar_links as (
     inner join keyed as to_records
         on to_records.record_number = edges.to_number
     where from_records.fan_id = to_records.fan_id
-        and (edges.score < 1 or rules.review)
+        and ((edges.score < 1 and not rules.ignores_names) or rules.review)
 
 ),
 
@@ -191,7 +197,7 @@ exact_links as (
         links.to_number,
 
     from (
-        select edges.from_number, edges.to_number, edges.score, rules.review from edges
+        select edges.from_number, edges.to_number, case when rules.ignores_names then 1.0 else edges.score end as score, rules.review from edges
         inner join rules
             on rules.match_rule = edges.match_rule
         union all

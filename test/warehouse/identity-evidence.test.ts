@@ -34,8 +34,13 @@ const RAW = {
     profile(2004, { firstName: 'Magnus', lastName: 'Johnasen', email: 'mj@outlook.com', dateOfBirth: born('1982-04-04') }),
     profile(2006, { firstName: 'Kristiane', lastName: 'Moe', email: 'kristiane.moe@gmail.com', phoneNumber: '+47 955 55 555' }),
     profile(2007, { firstName: 'Emil', lastName: 'Strnad', email: 'strnad@gmail.com', phoneNumber: '97777772', dateOfBirth: born('1999-09-09') }),
+    // a profile whose person spells the name otherwise: the profile makes them one, names or not
+    profile(3008, { firstName: 'Ola', lastName: 'Nordmann', email: 'ola@nordmann.no' }),
   ],
-  engagement_people: [person(6004, 2004, { firstName: 'Magnus', lastName: 'Johnasen', emailAddress: 'mj@outlook.com' })],
+  engagement_people: [
+    person(6004, 2004, { firstName: 'Magnus', lastName: 'Johnasen', emailAddress: 'mj@outlook.com' }),
+    person(6008, 3008, { firstName: 'Ole', lastName: 'Nordman', emailAddress: 'ole.n@example.com' }),
+  ],
 };
 
 let dataDir: string;
@@ -100,6 +105,13 @@ describe('fan_identity_review', () => {
       ['engagement_person:6004', 'ticketing_user:204'],
     ]);
     expect(rows.every((row) => row.fan_id_a === row.fan_id_b)).toBe(true);
+  });
+
+  it('never lists a link by a rule that compares no name, however the names differ', () => {
+    const link = evidence.find((row) => pair(row, ['engagement_customer_profile:3008', 'engagement_person:6008']))!;
+    expect(link).toMatchObject({ match_rule: 'customer_profile' });
+    expect(link.score).toBeLessThan(1);
+    expect(review.filter((row) => row.record_a.endsWith(':3008') || row.record_b.endsWith(':6008'))).toEqual([]);
   });
 
   it('does not list pairs held by exact rules', () => {
