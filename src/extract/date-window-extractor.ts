@@ -11,7 +11,7 @@ import { type WindowOutcome, type WindowPage, pageWindow } from './paging/window
 import type { ExtractProgress } from './progress.js';
 import { MAX_ERRORS_PER_RESOURCE, type ResourceResult } from './resource-result.js';
 import { primaryKeyOf, ResourceSink, type RunContext } from './resource-sink.js';
-import { type RawItems, rawItemsOf } from './spool/raw-items.js';
+import { rawArrayItems } from './spool/raw-items.js';
 import { ScannedPage } from './spool/page-scanner.js';
 import type { SourceState } from './state.js';
 import { CODE } from '../core/error-codes.js';
@@ -35,7 +35,8 @@ const Envelope = z.object({
 interface TicketingPage extends WindowPage {
   readonly scanned?: ScannedPage;
   readonly items?: readonly unknown[];
-  readonly raw?: RawItems;
+  /** Each item's bytes as received, when they could be told apart (see rawArrayItems). */
+  readonly raw?: readonly Uint8Array[];
 }
 
 export interface DateWindowRun extends RunContext {
@@ -108,7 +109,7 @@ export async function extractDateWindowResource(run: DateWindowRun, spec: Resour
       throw new FanlakeError(CODE.E_BAD_ENVELOPE, `${spec.path} answered without the documented count/page/items envelope (window ${context.window}, page ${page})`, { context });
     }
     const { count, items } = envelope.data;
-    return { count, size: items.length, first: items[0], items, raw: rawItemsOf(response.raw, 'items', response.body) };
+    return { count, size: items.length, first: items[0], items, raw: rawArrayItems(response.raw, 'items', items.length) };
   };
   // The page base is told by every item's key of two tiny pages: those are parsed whole.
   const fetchItems = async (window: DateWindow, page: number, size: number) => {

@@ -3,7 +3,6 @@ import { duckdbColumns, itemValidator } from '../sources/fields.js';
 import type { TableSpec } from '../sources/resource-spec.js';
 import { writeManifest } from '../raw-contract/index.js';
 import { ParquetSpool, type SpoolResult } from './spool/index.js';
-import type { RawItems } from './spool/raw-items.js';
 import { PageScanner, type ScannedPage } from './spool/page-scanner.js';
 
 const ROWS_PER_PART = 100_000;
@@ -67,23 +66,20 @@ export class ResourceSink {
 
   /**
    * Validates and spools a page of items; returns how many were accepted. `raw`, when the
-   * caller has it, holds the items' bytes as received, spooled instead of a new
-   * serialization: the page's whole array when every item is accepted, each accepted
-   * item's own bytes otherwise.
+   * caller has it, holds each item's bytes as received, spooled instead of a new serialization.
    */
-  async accept(items: readonly unknown[], raw?: RawItems): Promise<number> {
+  async accept(items: readonly unknown[], raw?: readonly Uint8Array[]): Promise<number> {
     const valid: Record<string, unknown>[] = [];
-    const kept: number[] = [];
+    const validRaw: Uint8Array[] | undefined = raw ? [] : undefined;
     const quarantined: Promise<void>[] = [];
     for (let k = 0; k < items.length; k++) {
       if (!this.keep(items[k], quarantined)) continue;
       valid.push(items[k] as Record<string, unknown>);
-      kept.push(k);
+      validRaw?.push(raw![k]!);
     }
     await Promise.all(quarantined);
-    const accepted = valid.length;
-    if (accepted > 0) await this.spool.append(valid, rawOfKept(raw, items.length, kept));
-    return accepted;
+    if (valid.length > 0) await this.spool.append(valid, validRaw);
+    return valid.length;
   }
 
   /**
@@ -192,12 +188,4 @@ export class ResourceSink {
 export function primaryKeyOf(item: unknown, primaryKey: readonly string[]): string | undefined {
   if (typeof item !== 'object' || item === null || Array.isArray(item)) return undefined;
   return primaryKey.map((field) => JSON.stringify((item as Record<string, unknown>)[field] ?? null)).join('|');
-}
-
-/** The bytes of the kept items (indices into the page), or undefined to serialize them. */
-function rawOfKept(raw: RawItems | undefined, total: number, kept: readonly number[]): Uint8Array[] | undefined {
-  if (raw === undefined) return undefined;
-  if (kept.length === total && raw.all !== undefined) return [raw.all];
-  const each = raw.each();
-  return each && kept.map((k) => each[k]!);
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { queryRows, quoteLiteral, withConnection } from '../../src/core/duckdb.js';
 import { ResourceSink } from '../../src/extract/resource-sink.js';
-import { rawItemsOf } from '../../src/extract/spool/raw-items.js';
+import { rawArrayItems } from '../../src/extract/spool/raw-items.js';
 import { newRunId } from '../../src/raw-contract/index.js';
 
 // 2^53 + 1: a JavaScript number cannot hold it, so only bytes spooled as received keep it.
@@ -26,7 +26,7 @@ async function land(items: string[], options: { raw?: boolean } = {}) {
   const body = Buffer.from(`{"count":"${items.length}","page":"1","items":[${items.join(',\n')}]}`);
   const parsed = JSON.parse(body.toString('utf8')) as { items: unknown[] };
   const sink = new ResourceSink({ dataDir, runId, runStartedAt }, spec);
-  const accepted = await sink.accept(parsed.items, options.raw === false ? undefined : rawItemsOf(body, 'items', parsed));
+  const accepted = await sink.accept(parsed.items, options.raw === false ? undefined : rawArrayItems(body, 'items', parsed.items.length));
   const written = await sink.commit({ snapshot: false });
   const rows = await withConnection(':memory:', (connection) =>
     queryRows(connection, `select * exclude (_run_id, _extracted_at) from read_parquet(${quoteLiteral(join(sink.dir, '*.parquet'))}, hive_partitioning = false) order by name`),

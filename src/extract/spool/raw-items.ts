@@ -2,55 +2,9 @@
  * Where the items of a response body lie, exactly as the API sent them, so valid records go
  * to the spool without being serialized again. The body has already been parsed (that is
  * where records are validated); this only finds bytes, and anything unexpected answers
- * `undefined`, so the caller serializes the parsed records instead.
+ * `undefined`, so the caller serializes the parsed records instead. Ticketing pages are read
+ * by PageScanner; this serves the bodies it leaves to JSON.parse.
  */
-
-/** The bytes of a JSON array's elements as received. */
-export interface RawItems {
-  /**
-   * Every element at once: the bytes between the array's brackets (elements separated by
-   * commas, whitespace included). Undefined when it could not be told cheaply that these
-   * bytes hold exactly the parsed elements.
-   */
-  readonly all: Uint8Array | undefined;
-  /** Each element's bytes, found on demand (for a page some of whose items are dropped). */
-  each(): Buffer[] | undefined;
-}
-
-/**
- * The raw items of the array under `key` of a parsed response body (the envelope
- * `{"count":…,"page":…,"items":[…]}`), or of a body that is the array itself (`key`
- * undefined). `parsed` is what JSON.parse made of the body.
- *
- * `all` costs a few microseconds, whatever the page's size: the array's start is found by
- * skipping the members before it, its end is the body's last `]` when the parse says the
- * key is the body's last member. Only a second member of the same name could hide behind
- * that (JSON.parse keeps the first one's place and the last one's value); it would leave
- * `],"items":[` among the bytes, a stray bracket that DuckDB rejects when it reads the
- * spool as one JSON array, so such a body fails its resource loudly, never lands wrong
- * (and each conversion checks its row count against the records spooled). Searching every
- * page for the key's name to tell that case apart cost more than the rest of this.
- */
-export function rawItemsOf(body: Buffer, key: string | undefined, parsed: unknown): RawItems | undefined {
-  const items = key === undefined ? parsed : isObject(parsed) ? parsed[key] : undefined;
-  if (!Array.isArray(items)) return undefined;
-  const expected = items.length;
-  const each = () => rawArrayItems(body, key, expected);
-  const start = key === undefined ? firstToken(body, 0) : valueOfTopLevelKey(body, key);
-  if (start < 0 || body[start] !== OPEN_ARRAY) return undefined;
-  const unsure = { all: undefined, each };
-  const end = lastToken(body, body.length - 1);
-  let close = end;
-  if (key !== undefined) {
-    if (body[end] !== CLOSE_OBJECT || lastMemberName(parsed as object) !== key) return unsure;
-    close = lastToken(body, end - 1);
-  }
-  if (close <= start || body[close] !== CLOSE_ARRAY) return unsure;
-  const all = body.subarray(start + 1, close);
-  // An empty array has only whitespace between its brackets, a non-empty one never.
-  if ((expected === 0) !== (firstToken(all, 0) < 0)) return unsure;
-  return { all, each };
-}
 
 /**
  * The bytes of each element of a JSON array inside a response body: under `key` of the
@@ -127,11 +81,16 @@ function skipValue(body: Buffer, at: number): number {
   return -1;
 }
 
-/** Where the value of `key` in the top-level object starts, or -1. */
+/**
+ * Where the value of `key` in the top-level object starts, or -1. A key given twice is -1
+ * too: JSON.parse keeps the last one's value, so the first one's bytes would not be the
+ * records that were validated.
+ */
 function valueOfTopLevelKey(body: Buffer, key: string): number {
   let at = firstToken(body, 0);
   if (body[at] !== OPEN_OBJECT) return -1;
   const wanted = Buffer.from(JSON.stringify(key));
+  let found = -1;
   at = firstToken(body, at + 1);
   while (at >= 0 && body[at] === QUOTE) {
     const keyEnd = skipString(body, at);
@@ -139,10 +98,14 @@ function valueOfTopLevelKey(body: Buffer, key: string): number {
     const colon = firstToken(body, keyEnd);
     if (body[colon] !== COLON) return -1;
     const value = firstToken(body, colon + 1);
-    if (keyEnd - at === wanted.length && body.compare(wanted, 0, wanted.length, at, keyEnd) === 0) return value;
+    if (keyEnd - at === wanted.length && body.compare(wanted, 0, wanted.length, at, keyEnd) === 0) {
+      if (found >= 0) return -1;
+      found = value;
+    }
     const valueEnd = skipValue(body, value);
     if (valueEnd < 0) return -1;
     const next = firstToken(body, valueEnd);
+    if (body[next] === CLOSE_OBJECT) return found;
     if (body[next] !== COMMA) return -1;
     at = firstToken(body, next + 1);
   }
@@ -156,26 +119,6 @@ function firstToken(body: Buffer, at: number): number {
     if (c !== 32 && c !== 9 && c !== LF && c !== CR) return k;
   }
   return -1;
-}
-
-/** The last position at or before `at` that is not whitespace, or -1. */
-function lastToken(body: Buffer, at: number): number {
-  for (let k = at; k >= 0; k--) {
-    const c = body[k]!;
-    if (c !== 32 && c !== 9 && c !== LF && c !== CR) return k;
-  }
-  return -1;
-}
-
-/** The name of an object's last member as parsed; undefined when integer-like names hide the order. */
-function lastMemberName(object: object): string | undefined {
-  const names = Object.keys(object);
-  // Object.keys lists integer-like names first, whatever their place in the text.
-  return names.some((name) => /^(?:0|[1-9]\d*)$/.test(name)) ? undefined : names.at(-1);
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function isDelimiter(c: number): boolean {
