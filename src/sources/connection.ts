@@ -1,3 +1,6 @@
+import type { QueryValue } from './endpoint-declaration.js';
+import { withQuery } from './request-target.js';
+
 /** How to reach one source: its base URL and the credential it expects. */
 export interface SourceConnection {
   readonly source: 'ticketing' | 'engagement';
@@ -11,9 +14,11 @@ export interface SourceConnection {
 /** A source is either usable or skipped with a reason the user can act on. */
 export type ConnectionOutcome = { connection: SourceConnection } | { skipped: string };
 
-/** Joins a base URL and an API path without doubling or dropping slashes. */
-export function endpointUrl(baseUrl: string, path: string, query: Record<string, string | number | undefined> = {}): URL {
-  const url = new URL(baseUrl.replace(/\/+$/, '') + path);
-  for (const [name, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(name, String(value));
-  return url;
+/**
+ * Joins a base URL and an API path without doubling or dropping slashes, with the query as
+ * `URLSearchParams` writes it (undefined values left out). Built as text: a fan-out makes
+ * one request per profile (see `withQuery`).
+ */
+export function endpointUrl(baseUrl: string, path: string, query: Readonly<Record<string, QueryValue>> = {}): string {
+  return baseUrl.replace(/\/+$/, '') + withQuery(path, query);
 }

@@ -1,13 +1,13 @@
 import { type ErrorRecord, toErrorRecord } from '../../core/error-record.js';
-import type { SourceConnection } from '../../sources/connection.js';
-import { type ChildRequest, type EndpointDeclaration, type Json, asArray, childName, tablesOf } from '../../sources/endpoint-declaration.js';
+import { type SourceConnection, endpointUrl } from '../../sources/connection.js';
+import { type ChildRequest, type EndpointDeclaration, type Json, type QueryValue, asArray, childName, tablesOf } from '../../sources/endpoint-declaration.js';
 import { type HttpClient, HttpError } from '../http/index.js';
 import type { ExtractProgress } from '../progress.js';
 import { MAX_ERRORS_PER_RESOURCE, type ResourceResult, skippedResult } from '../resource-result.js';
 import { ResourceSink, type RunContext } from '../resource-sink.js';
 import { type PageReader, SNAPSHOT_PAGING } from './paging-strategies.js';
 import { planEndpoints } from './plan-endpoints.js';
-import { fillPath, withQuery } from './request-target.js';
+import { fillPath } from '../../sources/request-target.js';
 import { WorkQueue } from './work-queue.js';
 
 export interface SnapshotRun<S> extends RunContext {
@@ -90,12 +90,11 @@ export async function extractSnapshot<S>(run: SnapshotRun<S>, endpoints: readonl
   }
 
   // What every request shares; only the URL and the context differ from one to the next.
-  const baseUrl = run.connection.baseUrl.replace(/\/+$/, '');
   const headers = { authorization: run.connection.authorization, accept: run.accept };
   const credentialHint = run.connection.credentialHint;
 
-  const get = async (endpoint: EndpointDeclaration<S>, pathAndQuery: string, page?: number): Promise<unknown> => {
-    const response = await run.client.getJson(baseUrl + pathAndQuery, {
+  const get = async (endpoint: EndpointDeclaration<S>, path: string, query: Readonly<Record<string, QueryValue>>, page?: number): Promise<unknown> => {
+    const response = await run.client.getJson(endpointUrl(run.connection.baseUrl, path, query), {
       headers,
       context: page === undefined ? { source, resource: endpoint.name } : { source, resource: endpoint.name, page },
       credentialHint,
@@ -135,7 +134,7 @@ export async function extractSnapshot<S>(run: SnapshotRun<S>, endpoints: readonl
     const reader: PageReader = {
       fetch: async (paging, page) => {
         if (feeding.length > 0) await room(feeding);
-        return get(endpoint, withQuery(path, { ...query, ...paging }), page);
+        return get(endpoint, path, { ...query, ...paging }, page);
       },
       items: (body) => (endpoint.items && child ? endpoint.items(body, child) : asArray(endpoint.itemsKey ? (body as Json | undefined)?.[endpoint.itemsKey] : body)),
       take: async (items, body) => {

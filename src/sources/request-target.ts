@@ -1,4 +1,4 @@
-import type { QueryValue } from '../../sources/endpoint-declaration.js';
+import type { QueryValue } from './endpoint-declaration.js';
 
 /** Fills `{name}` placeholders with URL-encoded values. */
 export function fillPath(path: string, params: Readonly<Record<string, string>> | undefined): string {

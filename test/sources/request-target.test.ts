@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fillPath, queryText, withQuery } from '../../../src/extract/engine/request-target.js';
+import { fillPath, queryText, withQuery } from '../../src/sources/request-target.js';
 
 /** What the engine sent before: a URL whose `searchParams` were set one by one. */
 function viaSearchParams(query: Record<string, string | number | undefined>): string {
