@@ -29,7 +29,8 @@ export interface SinkSpec extends TableSpec {
 export class ResourceSink {
   private readonly spool: ParquetSpool;
   private readonly validate: ReturnType<typeof itemValidator>;
-  private readonly scanner: PageScanner;
+  /** Made on the first `scan`: only ticketing pages are read from their bytes. */
+  private scanner?: PageScanner;
   private newest?: string;
   private seenKeys?: Set<string>;
 
@@ -39,7 +40,6 @@ export class ResourceSink {
     options: { dedupe?: boolean; rowsPerPart?: number } = {},
   ) {
     this.validate = itemValidator(spec.fields, spec.requiredKey ?? spec.primaryKey);
-    this.scanner = new PageScanner({ fields: spec.fields, requiredKey: spec.requiredKey ?? spec.primaryKey, cursorField: spec.cursorField });
     this.spool = new ParquetSpool({
       dataDir: run.dataDir,
       source: spec.source,
@@ -87,6 +87,7 @@ export class ResourceSink {
    * must be parsed whole and given to `accept`.
    */
   scan(body: Buffer): ScannedPage | undefined {
+    this.scanner ??= new PageScanner({ fields: this.spec.fields, requiredKey: this.spec.requiredKey ?? this.spec.primaryKey, cursorField: this.spec.cursorField });
     return this.scanner.scan(body);
   }
 
@@ -122,7 +123,7 @@ export class ResourceSink {
     await Promise.all(quarantined);
     if (raw.length > 0) await this.spool.appendBytes(raw.length, raw, parsed);
     // Keys that are columns now are read by the scan from here on.
-    for (const record of parsed) for (const name in record) this.scanner.learn(name);
+    for (const record of parsed) for (const name in record) this.scanner?.learn(name);
     return raw.length;
   }
 
