@@ -17,7 +17,7 @@ import { buildGraph } from './model-graph.js';
 import type { GraphNode, ModelGraph } from './model-graph.js';
 import { runGraph } from './run-graph.js';
 import { selectModels } from './select-models.js';
-import { definitionFingerprints, existingRelations, fingerprintGraph, readBuildState, recordBuild } from './build-state.js';
+import { BuildInputs, contentSignature, definitionFingerprints, existingRelations, readBuildState, recordBuild } from './build-state.js';
 
 export const BUILD_STATUSES = ['ok', 'unchanged', 'failed', 'skipped'] as const;
 /**
@@ -107,11 +107,17 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
     });
     const sources = await existingSources(main);
     const lastBuilds = await readBuildState(main);
-    const fingerprints = await fingerprintGraph(main, graph, sources);
+    const inputs = await BuildInputs.read(main, graph, sources);
     const definitions = await definitionFingerprints(graph);
     const existing = await existingRelations(main);
-    const isUnchanged = (relation: string) =>
-      !options.fullRefresh && graph.nodes.get(relation)!.kind === 'model' && existing.has(relation.toLowerCase()) && lastBuilds.get(relation)?.fingerprint === fingerprints.get(relation);
+    // What each relation holds, for its children's fingerprints; set as this build's nodes finish.
+    const contents = new Map<string, string>();
+    const contentOf = (relation: string): string => contents.get(relation) ?? standingContent(relation);
+    // A relation this build does not make: a table holds what its last build wrote, a view reads its inputs live.
+    const standingContent = (relation: string): string => {
+      const stored = lastBuilds.get(relation)?.content;
+      return holdsRows(graph.nodes.get(relation)!) && stored !== undefined && existing.has(relation.toLowerCase()) ? stored : inputs.fingerprint(relation, contentOf);
+    };
     // An incremental model merges onto its last build only while its definition is the same.
     const redefined = (relation: string) => lastBuilds.has(relation) && lastBuilds.get(relation)!.definition !== definitions.get(relation);
     const optional = new Set(project.sources.filter((source) => source.optional).map((source) => source.relation.toLowerCase()));
@@ -125,11 +131,24 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
       concurrency,
       run: async (relation, slot) => {
         const node = graph.nodes.get(relation)!;
-        const result = isUnchanged(relation)
-          ? { ...identity(node), status: 'unchanged' as const, seconds: 0 }
-          : await buildNode(connections[slot]!, node, sources, optional, (options.fullRefresh ?? false) || redefined(relation), absentParents(graph, node, chosen, existing, sources));
-        if (result.status === 'ok' && node.kind === 'model') {
-          await recordBuild(connections[slot]!, relation, { fingerprint: fingerprints.get(relation)!, definition: definitions.get(relation)! });
+        const connection = connections[slot]!;
+        const fingerprint = inputs.fingerprint(relation, contentOf);
+        const last = lastBuilds.get(relation);
+        const unchanged = !options.fullRefresh && node.kind === 'model' && existing.has(relation.toLowerCase()) && last?.fingerprint === fingerprint;
+        let result: ModelResult;
+        if (unchanged) {
+          result = { ...identity(node), status: 'unchanged', seconds: 0 };
+          contents.set(relation, last.content ?? fingerprint);
+        } else {
+          result = await buildNode(connection, node, sources, optional, (options.fullRefresh ?? false) || redefined(relation), absentParents(graph, node, chosen, existing, sources));
+          if (result.status === 'ok') {
+            const started = performance.now();
+            // Only a table that others read needs its rows summed: they rebuild only when those changed.
+            const content = holdsRows(node) && (graph.children.get(relation)?.length ?? 0) > 0 ? await contentSignature(connection, relation) : fingerprint;
+            contents.set(relation, content);
+            if (node.kind === 'model') await recordBuild(connection, relation, { fingerprint, definition: definitions.get(relation)!, content });
+            result.seconds = Math.round((result.seconds + (performance.now() - started) / 1000) * 1000) / 1000;
+          }
         }
         results.set(relation, result);
         options.onEvent?.({ type: 'node-finished', result });
@@ -240,6 +259,11 @@ async function buildNode(
     const code = node.kind === 'seed' ? MODEL_ERROR_CODES.seedFailed : MODEL_ERROR_CODES.modelFailed;
     return { ...identity(node), status: 'failed', seconds: seconds(), error: modelFailure(code, node.relation, cause) };
   }
+}
+
+/** A model materialized as a table (incremental ones too): what it holds stays until its next build. */
+function holdsRows(node: GraphNode): boolean {
+  return node.kind === 'model' && node.model.materialized !== 'view';
 }
 
 function identity(node: GraphNode): Pick<ModelResult, 'model' | 'schema' | 'materialized'> {

@@ -10,44 +10,80 @@ import { EXTRACTED_AT_COLUMN } from '../raw-contract/index.js';
 const BUILDS = 'raw._fanlake_builds';
 
 /**
- * What a model's output depends on, as one hash: its SQL and header, its parents'
- * fingerprints, the macros it calls (each with the macros it calls in turn, so a changed
- * macro or setting rebuilds its callers and their descendants) and, for the raw tables it
- * reads, their row count and newest `_extracted_at` (what every load changes). A model whose fingerprint matches its last
- * build is left as it is, so a build costs what changed, not the warehouse.
- * Raw tables edited by hand without changing either need `build --full-refresh`.
+ * What a model's output depends on, as one hash: its SQL and header, what its parents hold
+ * (see `BuildInputs.fingerprint`), the macros it calls (each with the macros it calls in turn,
+ * so a changed macro or setting rebuilds its callers and their descendants) and, for the raw
+ * tables it reads, their row count and newest `_extracted_at` (what every load changes). A
+ * model whose fingerprint matches its last build is left as it is, so a build costs what
+ * changed, not the warehouse. Raw tables edited by hand without changing either need
+ * `build --full-refresh`.
  */
-export async function fingerprintGraph(connection: DuckDBConnection, graph: ModelGraph, presentSources: ReadonlySet<string>): Promise<Map<string, string>> {
-  const sources = new Map<string, string>();
-  for (const node of graph.nodes.values()) {
-    for (const source of node.sources) {
-      if (sources.has(source) || !presentSources.has(source)) continue;
-      const table = source.split('.').map(quoteIdent).join('.');
-      const [row] = await queryRows(connection, `select count(*)::varchar || '|' || coalesce(max(${EXTRACTED_AT_COLUMN})::varchar, '') as state from ${table}`).catch(async () =>
-        queryRows(connection, `select count(*)::varchar as state from ${table}`),
-      );
-      sources.set(source, String(row?.state ?? ''));
+export class BuildInputs {
+  private readonly fingerprints = new Map<string, string>();
+
+  private constructor(
+    private readonly graph: ModelGraph,
+    private readonly sources: ReadonlyMap<string, string>,
+    private readonly macros: ReadonlyMap<string, string>,
+    private readonly seedTexts: ReadonlyMap<string, string>,
+  ) {}
+
+  /** Reads the state of every raw table the graph reads (those present) and every seed file. */
+  static async read(connection: DuckDBConnection, graph: ModelGraph, presentSources: ReadonlySet<string>): Promise<BuildInputs> {
+    const sources = new Map<string, string>();
+    const seedTexts = new Map<string, string>();
+    for (const node of graph.nodes.values()) {
+      if (node.kind === 'seed') seedTexts.set(node.relation, await readFile(node.seed.path, 'utf8'));
+      for (const source of node.sources) {
+        if (sources.has(source) || !presentSources.has(source)) continue;
+        const table = source.split('.').map(quoteIdent).join('.');
+        const [row] = await queryRows(connection, `select count(*)::varchar || '|' || coalesce(max(${EXTRACTED_AT_COLUMN})::varchar, '') as state from ${table}`).catch(async () =>
+          queryRows(connection, `select count(*)::varchar as state from ${table}`),
+        );
+        sources.set(source, String(row?.state ?? ''));
+      }
     }
+    return new BuildInputs(graph, sources, macroFingerprints(graph.macros), seedTexts);
   }
-  const macros = macroFingerprints(graph.macros);
-  const fingerprints = new Map<string, string>();
-  for (const relation of graph.order) {
-    const node = graph.nodes.get(relation)!;
+
+  /**
+   * The fingerprint of `relation`, given what each parent holds (`contentOf`: its content
+   * signature, see `contentSignature`, or its own fingerprint). A parent rebuilt to the same
+   * rows therefore leaves its children as they are: a load that touches only columns identity
+   * resolution does not read stops at `int_identity_records`. Ask once its parents are built.
+   */
+  fingerprint(relation: string, contentOf: (parent: string) => string): string {
+    const known = this.fingerprints.get(relation);
+    if (known !== undefined) return known;
+    const node = this.graph.nodes.get(relation)!;
     const inputs =
       node.kind === 'seed'
-        ? [await readFile(node.seed.path, 'utf8')]
+        ? [this.seedTexts.get(relation)!]
         : [
             node.model.sql,
             node.model.materialized,
             node.model.uniqueKey.join(','),
-            ...node.parents.map((parent) => `${parent}=${fingerprints.get(parent) ?? ''}`),
-            ...node.sources.map((source) => `${source}=${sources.get(source) ?? 'missing'}`),
+            ...node.parents.map((parent) => `${parent}=${contentOf(parent)}`),
+            ...node.sources.map((source) => `${source}=${this.sources.get(source) ?? 'missing'}`),
             // Absent for a model without macros, so its fingerprint is as before macros existed.
-            ...node.macros.map((macro) => `macro ${macro}=${macros.get(macro) ?? 'missing'}`),
+            ...node.macros.map((macro) => `macro ${macro}=${this.macros.get(macro) ?? 'missing'}`),
           ];
-    fingerprints.set(relation, createHash('sha256').update(JSON.stringify(inputs)).digest('hex'));
+    const fingerprint = createHash('sha256').update(JSON.stringify(inputs)).digest('hex');
+    this.fingerprints.set(relation, fingerprint);
+    return fingerprint;
   }
-  return fingerprints;
+}
+
+/**
+ * What a table holds, as its row count and the sum of its rows' hashes: the same rows in any
+ * order give the same signature, a changed, added or removed row another one (a sum, unlike
+ * an exclusive or, does not let two equal rows cancel out). One scan: about 0.1 s for a
+ * million rows.
+ */
+export async function contentSignature(connection: DuckDBConnection, relation: string): Promise<string> {
+  const table = relation.split('.').map(quoteIdent).join('.');
+  const [row] = await queryRows(connection, `select 'rows ' || count(*)::varchar || ' hash ' || coalesce(sum(hash(t))::varchar, '') as signature from ${table} as t`);
+  return String(row!.signature);
 }
 
 /**
@@ -79,10 +115,15 @@ export async function definitionFingerprints(graph: ModelGraph): Promise<Map<str
   return definitions;
 }
 
-/** The last successful build of a model: its fingerprint and its definition (absent when built by an older fanlake). */
+/**
+ * The last successful build of a model: its fingerprint, its definition and what its children
+ * saw of it (its content signature, or its fingerprint); the last two are absent when it was
+ * built by an older fanlake.
+ */
 export interface LastBuild {
   fingerprint: string;
   definition?: string;
+  content?: string;
 }
 
 /** The last successful build of each model. */
@@ -91,13 +132,24 @@ export async function readBuildState(connection: DuckDBConnection): Promise<Map<
   await connection.run(`create table if not exists ${BUILDS} (relation varchar primary key, fingerprint varchar not null, built_at timestamptz not null)`);
   // Warehouses built before definitions were kept gain the column; their models have none.
   await connection.run(`alter table ${BUILDS} add column if not exists definition varchar`);
-  const rows = await queryRows(connection, `select relation, fingerprint, definition from ${BUILDS}`);
-  return new Map(rows.map((row) => [String(row.relation), { fingerprint: String(row.fingerprint), ...(row.definition === null ? {} : { definition: String(row.definition) }) }]));
+  await connection.run(`alter table ${BUILDS} add column if not exists content varchar`);
+  const rows = await queryRows(connection, `select relation, fingerprint, definition, content from ${BUILDS}`);
+  return new Map(
+    rows.map((row) => [
+      String(row.relation),
+      {
+        fingerprint: String(row.fingerprint),
+        ...(row.definition === null ? {} : { definition: String(row.definition) }),
+        ...(row.content === null ? {} : { content: String(row.content) }),
+      },
+    ]),
+  );
 }
 
 export async function recordBuild(connection: DuckDBConnection, relation: string, build: Required<LastBuild>): Promise<void> {
   await connection.run(
-    `insert or replace into ${BUILDS} (relation, fingerprint, built_at, definition) values (${quoteLiteral(relation)}, ${quoteLiteral(build.fingerprint)}, now(), ${quoteLiteral(build.definition)})`,
+    `insert or replace into ${BUILDS} (relation, fingerprint, built_at, definition, content)
+     values (${quoteLiteral(relation)}, ${quoteLiteral(build.fingerprint)}, now(), ${quoteLiteral(build.definition)}, ${quoteLiteral(build.content)})`,
   );
 }
 

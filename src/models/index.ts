@@ -64,6 +64,18 @@
  * that narrows the work only on later builds may say so with `or not exists (select 1 from
  * <itself>)`, which the first build drops with it.
  *
+ * ## What a build rebuilds
+ * A model is left as it is (`unchanged`) when its fingerprint equals its last build's: its SQL
+ * and header, the macros it calls, the state of the raw tables it reads (row count, newest
+ * `_extracted_at`) and what each parent holds (build-state.ts). What a parent holds is, for a
+ * table that others read, a signature of its rows (count and sum of row hashes, one scan after
+ * it is written), and for views and seeds their own fingerprint. So a table rebuilt to the same
+ * rows stops the rebuild there: a load that touches only columns identity resolution does not
+ * read rebuilds `int_identity_records` and nothing of identity after it. A parent outside a
+ * `--select` counts as what it holds now, so the child built from it is rebuilt once the
+ * parent is. A warehouse built before signatures were kept rebuilds nothing on upgrade; each
+ * table gains its signature at its next build.
+ *
  * ## Running
  * Seeds load first, then models in dependency order; a failed model keeps its previous
  * view/table (each write is one DuckDB transaction) and skips its descendants, while

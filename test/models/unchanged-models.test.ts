@@ -41,4 +41,33 @@ describe('models whose SQL and inputs did not change', () => {
     await ws.exec('drop table marts.b_count');
     expect(statuses(await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir })).b_count).toBe('ok');
   });
+
+  it('leaves the children of a table rebuilt to the same rows as they are, and rebuilds them when its rows change', async () => {
+    await ws.exec(`
+      create schema raw;
+      create table raw.people as select 1 as id, 'Oslo' as city, timestamptz '2024-01-01 00:00:00+00' as _extracted_at;`);
+    await ws.write({
+      'staging/stg_people.sql': 'select id, city, _extracted_at from raw.people\n',
+      'intermediate/int_cities.sql': '-- materialized: table\nselect distinct city from staging.stg_people\n',
+      'marts/city_count.sql': '-- materialized: table\nselect count(*) as n from intermediate.int_cities\n',
+    });
+    const build = async (select?: string[]) => statuses(await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir, ...(select ? { select } : {}) }));
+    expect(await build()).toEqual({ stg_people: 'ok', int_cities: 'ok', city_count: 'ok' });
+
+    // A second person in the same city: int_cities is rebuilt to the same rows, so city_count is not.
+    await ws.exec(`insert into raw.people values (2, 'Oslo', timestamptz '2024-01-02 00:00:00+00')`);
+    expect(await build()).toEqual({ stg_people: 'ok', int_cities: 'ok', city_count: 'unchanged' });
+
+    // A new city: both are rebuilt.
+    await ws.exec(`insert into raw.people values (3, 'Bergen', timestamptz '2024-01-03 00:00:00+00')`);
+    expect(await build()).toEqual({ stg_people: 'ok', int_cities: 'ok', city_count: 'ok' });
+    expect(await ws.query('select n::int as n from marts.city_count')).toEqual([{ n: 2 }]);
+
+    // Building only the child while its parent is stale reads the parent as it stands, so the
+    // next full build, which brings the parent up to date, rebuilds the child too.
+    await ws.exec(`insert into raw.people values (4, 'Tromsø', timestamptz '2024-01-04 00:00:00+00')`);
+    expect(await build(['city_count'])).toEqual({ city_count: 'unchanged' });
+    expect(await build()).toEqual({ stg_people: 'ok', int_cities: 'ok', city_count: 'ok' });
+    expect(await ws.query('select n::int as n from marts.city_count')).toEqual([{ n: 3 }]);
+  });
 });
