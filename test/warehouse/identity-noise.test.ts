@@ -1,4 +1,5 @@
-import { beforeAll, describe } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { queryWarehouse } from '../helpers/warehouse.js';
 import { itPlacesTraps, placeTrapRecords, type TrapPlacement } from './identity-fixture.js';
 
 /**
@@ -43,8 +44,11 @@ const RAW = {
     user(213, { name_first: null, name_last: null, email: 'vik.family@online.no', phone: '' }),
     // namesakes born the same year: two fans
     user(214, { name_first: 'Per', name_last: 'Hansen', email: 'per.hansen.1@gmail.com', phone: '', birthday: '1970-01-01' }),
-    // father and son of one name sharing a mailbox, with their own phones: two fans
+    // one e-mail and one name, the phone changed since and the birth date known on one side only:
+    // one fan, though father and son of one name sharing a mailbox would look the same (review)
     user(215, { name_first: 'Geir', name_last: 'Solberg', email: 'gsolberg@online.no', phone: '95555215', birthday: '1960-04-27' }),
+    // father and son of one name sharing a mailbox, with their own phones and birth dates: two fans
+    user(216, { name_first: 'Arild', name_last: 'Dahle', email: 'dahle@online.no', phone: '95555216', birthday: '1955-05-05' }),
   ],
   ticketing_members: [
     // a middle name in the member's one name field only; the phone written nationally
@@ -65,6 +69,7 @@ const RAW = {
     profile(2012, { firstName: 'Kari', lastName: 'Vik', email: 'vik.family@online.no', phoneNumber: '94444212' }),
     profile(2014, { firstName: 'Per', lastName: 'Hansen', email: 'per.hansen.2@gmail.com', dateOfBirth: born('1970-06-06') }),
     profile(2015, { firstName: 'Geir', lastName: 'Solberg', email: 'gsolberg@online.no', phoneNumber: '96666215' }),
+    profile(2016, { firstName: 'Arild', lastName: 'Dahle', email: 'dahle@online.no', phoneNumber: '96666216', dateOfBirth: born('1985-08-08') }),
   ],
 };
 
@@ -78,6 +83,7 @@ const SAME_FAN: [string, string, string][] = [
   ['ticketing_user:209', 'engagement_customer_profile:2009', 'email_name'],
   ['ticketing_member:601', 'engagement_customer_profile:2010', 'phone_name'],
   ['ticketing_user:211', 'engagement_customer_profile:2011', 'similar_first_name'],
+  ['ticketing_user:215', 'engagement_customer_profile:2015', 'email_full_name'],
 ];
 const APART: [string, string][] = [
   ['ticketing_user:206', 'engagement_customer_profile:2006'],
@@ -86,15 +92,25 @@ const APART: [string, string][] = [
   ['ticketing_user:213', 'ticketing_user:212'],
   ['ticketing_user:213', 'engagement_customer_profile:2012'],
   ['ticketing_user:214', 'engagement_customer_profile:2014'],
-  ['ticketing_user:215', 'engagement_customer_profile:2015'],
+  ['ticketing_user:216', 'engagement_customer_profile:2016'],
 ];
 
 let placement: TrapPlacement;
 
 beforeAll(async () => {
-  placement = await placeTrapRecords(RAW);
+  placement = await placeTrapRecords(RAW, ['+fan_identity_review']);
 });
 
 describe('identity resolution through real-world noise', () => {
   itPlacesTraps(SAME_FAN, APART, () => placement);
+
+  it('lists a link of one e-mail and one name whose phones differ for review, with what tells the two records apart', async () => {
+    const [listed] = await queryWarehouse(
+      placement.dataDir,
+      `select * from marts.fan_identity_review where record_a = 'engagement_customer_profile:2015' and record_b = 'ticketing_user:215'`,
+    );
+    expect(listed).toMatchObject({ reason: 'weak_link', match_rule: 'email_full_name' });
+    expect(listed!.values_a).toContain('phone 96666215');
+    expect(listed!.values_b).toContain('phone 95555215');
+  });
 });
