@@ -56,10 +56,18 @@ margins as (
 
 ),
 
+-- only the columns the candidates compare: the records' other columns (name token lists,
+-- counts) would be carried through every join for nothing
 keyed as (
 
     select
-        records.*,
+        records.record_key,
+        records.record_number,
+        records.email,
+        records.phone_key,
+        records.first_name_spelling,
+        records.last_name_spelling,
+        records.birth_date_key,
         clusters.fan_id,
 
     from records
@@ -113,8 +121,9 @@ household_blocks as (
     select shared, shared_value
     from shared_values
     group by shared, shared_value
-    having count(distinct fan_id) > 1
-        and count(distinct first_name_spelling) > 1
+    -- more than one fan and first name (min < max: as count(distinct) > 1, without counting)
+    having min(fan_id) < max(fan_id)
+        and min(first_name_spelling) < max(first_name_spelling)
         -- the rules' block cap: larger blocks are placeholders, not households
         and count(*) <= (select min(block_cap) from rules where match_rule in ('email_name', 'phone_name'))
 
