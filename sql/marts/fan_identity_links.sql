@@ -3,7 +3,7 @@
 -- test: unique(system, record_id)
 -- test: not_null(fan_id, system, record_id, match_rule)
 -- test: accepted_values(system: ticketing_user, ticketing_member, engagement_customer_profile, engagement_person)
--- test: accepted_values(match_rule: override, external_id, customer_profile, email_name_birth_date, email_name, phone_name, name_birth_date, similar_last_name, similar_first_name, name_address_birth_date, name_address, unique_name, unmatched)
+-- test: accepted_values(match_rule: override, external_id, customer_profile, email_name_birth_date, email_name, email_full_name, phone_name, name_birth_date, similar_last_name, similar_first_name, name_address_birth_date, name_address, unique_name, unmatched)
 -- test: relationships(fan_id -> marts.dim_fan.fan_id)
 
 with
