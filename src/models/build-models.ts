@@ -144,7 +144,9 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
           if (result.status === 'ok') {
             const started = performance.now();
             // Only a table that others read needs its rows summed: they rebuild only when those changed.
-            const content = holdsRows(node) && (graph.children.get(relation)?.length ?? 0) > 0 ? await contentSignature(connection, relation) : fingerprint;
+            // A table that cannot be summed (a type hash() refuses) counts as changed whenever rebuilt.
+            const content =
+              holdsRows(node) && (graph.children.get(relation)?.length ?? 0) > 0 ? await contentSignature(connection, relation).catch(() => fingerprint) : fingerprint;
             contents.set(relation, content);
             if (node.kind === 'model') await recordBuild(connection, relation, { fingerprint, definition: definitions.get(relation)!, content });
             result.seconds = Math.round((result.seconds + (performance.now() - started) / 1000) * 1000) / 1000;
