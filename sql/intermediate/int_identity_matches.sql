@@ -59,11 +59,14 @@ block_keys as (
 
 ),
 
--- the blocks rules compare within, with the smallest cap and the largest name count any allows
+-- the blocks rules compare within, with the smallest cap and the largest name count any allows,
+-- and a bit of its own: the blocks a pair shares are one integer (a list per pair cost more
+-- than comparing it)
 block_rules as (
 
     select
         block_on,
+        cast(1 as bigint) << cast(row_number() over (order by block_on) - 1 as integer) as block_bit,
         min(block_cap) as block_cap,
         -- NULL (no limit) wins over any number
         case when count(*) = count(max_name_records) then max(max_name_records) end as max_name_records,
@@ -85,6 +88,7 @@ block_members as (
         block_keys.phone_number,
         block_keys.block.block_on,
         block_keys.block.block_value,
+        block_rules.block_bit,
         block_rules.block_cap,
 
     from (
@@ -102,22 +106,16 @@ block_members as (
 ),
 
 -- The name counts rules draw a line at (max_name_records, max_name_system_records,
--- max_name_expected_records): all a name's counts tell matching is the smallest limit of each
--- they are within (so, on which side of each they fall). Per name's counts, not per record:
--- names repeat.
-name_sides as (
+-- max_name_expected_records): all a name's counts tell matching is on which side of each
+-- limit they fall.
+name_limits as (
 
     select
-        counts.name_records,
-        counts.name_system_records,
-        counts.name_expected_records,
-        min(limits.max_name_records) filter (where limits.max_name_records >= counts.name_records) as name_limit,
-        min(limits.max_name_system_records) filter (where limits.max_name_system_records >= counts.name_system_records) as name_system_limit,
-        min(limits.max_name_expected_records) filter (where limits.max_name_expected_records >= counts.name_expected_records) as name_expected_limit,
+        coalesce(list(distinct max_name_records order by max_name_records) filter (where max_name_records is not null), []) as name_limits,
+        coalesce(list(distinct max_name_system_records order by max_name_system_records) filter (where max_name_system_records is not null), []) as name_system_limits,
+        coalesce(list(distinct max_name_expected_records order by max_name_expected_records) filter (where max_name_expected_records is not null), []) as name_expected_limits,
 
-    from (select distinct name_records, name_system_records, name_expected_records from block_keys) as counts
-    cross join rules as limits
-    group by counts.name_records, counts.name_system_records, counts.name_expected_records
+    from rules
 
 ),
 
@@ -142,18 +140,15 @@ signed as (
             block_keys.birth_date_key,
             block_keys.email,
             block_keys.phone_key,
-            name_sides.name_limit,
-            name_sides.name_system_limit,
-            name_sides.name_expected_limit,
+            list_transform(name_limits.name_limits, name_limit -> block_keys.name_records <= name_limit),
+            list_transform(name_limits.name_system_limits, name_limit -> block_keys.name_system_records <= name_limit),
+            list_transform(name_limits.name_expected_limits, name_limit -> block_keys.name_expected_records <= name_limit),
             block_keys.blocks,
             (select hash(list(rules order by rules.rule_rank, rules.match_rule)) from rules as rules)
         ) as match_signature,
 
     from block_keys
-    left join name_sides
-        on name_sides.name_records is not distinct from block_keys.name_records
-        and name_sides.name_system_records is not distinct from block_keys.name_system_records
-        and name_sides.name_expected_records is not distinct from block_keys.name_expected_records
+    cross join name_limits
 
 ),
 
@@ -229,7 +224,9 @@ blocks as (
     group by block_on, block_value
     having count(*) between 2 and coalesce(any_value(block_cap), count(*))
         -- an external id pairs an identity with a ticketing user; alone it pairs nothing
-        and (block_on <> 'external_id' or min(system) <> max(system))
+        -- (its records are ticketing users and identities, so with a user it holds both: asked
+        -- with bool_or, since min(system) <> max(system) on text took a second at scale 10)
+        and (block_on <> 'external_id' or bool_or(system = 'ticketing_user'))
 
 ),
 
@@ -241,6 +238,7 @@ counted_members as (
         block_scope.record_number,
         block_scope.block_on,
         block_scope.block_value,
+        block_scope.block_bit,
         block_scope.is_affected,
         blocks.has_several_first_names,
         coalesce(min(block_scope.birth_date_key) over first_names <> max(block_scope.birth_date_key) over first_names, false) as has_several_birth_dates,
@@ -254,13 +252,14 @@ counted_members as (
 
 ),
 
--- Each pair once, with every block it shares; a pair sharing several values is compared once.
+-- Each pair once, with every block it shares (their bits); a pair sharing several values is
+-- compared once.
 candidates as (
 
     select
         lower_members.record_number as from_number,
         higher_members.record_number as to_number,
-        list(lower_members.block_on) as shared_blocks,
+        bit_or(lower_members.block_bit) as shared_blocks,
         coalesce(bool_or(lower_members.has_several_first_names), false) as has_several_first_names,
         bool_or(lower_members.has_several_birth_dates or higher_members.has_several_birth_dates) as has_several_birth_dates,
         bool_or(lower_members.has_several_phones or higher_members.has_several_phones) as has_several_phones,
@@ -355,11 +354,11 @@ leveled as (
         rules.max_name_system_records,
         rules.max_name_expected_records,
 
-    from (
-        select * exclude (shared_blocks), unnest(shared_blocks) as block_on from compared
-    ) as compared
+    from compared
+    inner join block_rules
+        on (compared.shared_blocks & block_rules.block_bit) <> 0
     inner join rules
-        on rules.block_on = compared.block_on
+        on rules.block_on = block_rules.block_on
 
 ),
 
