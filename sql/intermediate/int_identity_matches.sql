@@ -38,8 +38,9 @@ block_keys as (
         name_records,
         name_system_records,
         name_expected_records,
-        -- blocked on as hashes (macros.block_key): integers group, join and store smaller than text
-        [
+        -- blocked on as hashes (macros.block_key): integers group, join and store smaller than
+        -- text; a record is in the blocks it has a value for
+        list_filter([
             -- an ApiApp identity and the ticketing user it names meet on the user's id
             {
                 'block_on': 'external_id',
@@ -53,7 +54,7 @@ block_keys as (
             {'block_on': 'last_name_birth_date', 'block_value': macros.block_key(last_name_spelling || ' ' || birth_date_key)},
             {'block_on': 'name', 'block_value': macros.block_key(name_pair_spelling)},
             {'block_on': 'name_address', 'block_value': macros.block_key(name_pair_spelling || ' ' || address_key)}
-        ] as blocks,
+        ], block -> block.block_value is not null) as blocks,
 
     from records
 
@@ -96,10 +97,10 @@ block_members as (
     ) as block_keys
     inner join block_rules
         on block_rules.block_on = block_keys.block.block_on
-    where block_keys.block.block_value is not null
+    where
         -- a name too common for the block's rules need not be compared at all (the pair's name
         -- count is the larger of the two records')
-        and (block_rules.max_name_records is null or block_keys.name_records <= block_rules.max_name_records)
+        (block_rules.max_name_records is null or block_keys.name_records <= block_rules.max_name_records)
         and (block_rules.max_name_system_records is null or block_keys.name_system_records <= block_rules.max_name_system_records)
         and (block_rules.max_name_expected_records is null or block_keys.name_expected_records <= block_rules.max_name_expected_records)
 
@@ -170,19 +171,22 @@ changed as (
 -- outside these blocks keeps its links.
 affected as (
 
-    select record_number from changed
-
-    union
-
-    select block_members.record_number
-    from block_members
-    where {'block_on': block_members.block_on, 'block_value': block_members.block_value} in (select unnest(blocks) from changed)
-        or {'block_on': block_members.block_on, 'block_value': block_members.block_value} in (
-            select unnest(stored.blocks) from intermediate.int_identity_matches as stored
-            where not exists (
-                select 1 from signed
-                where signed.match_signature = stored.match_signature
-            )
+    select signed.record_number
+    from signed
+    -- one condition, so the first build (and --full-refresh), which drops it since it reads
+    -- this model's own table, takes every record without looking each one up
+    where signed.record_number in (select record_number from changed)
+        or signed.record_number in (
+            select block_members.record_number
+            from block_members
+            where {'block_on': block_members.block_on, 'block_value': block_members.block_value} in (select unnest(blocks) from changed)
+                or {'block_on': block_members.block_on, 'block_value': block_members.block_value} in (
+                    select unnest(stored.blocks) from intermediate.int_identity_matches as stored
+                    where not exists (
+                        select 1 from signed
+                        where signed.match_signature = stored.match_signature
+                    )
+                )
         )
 
 ),
