@@ -61,8 +61,8 @@ block_keys as (
 ),
 
 -- the blocks rules compare within, with the smallest cap and the largest name count any allows,
--- and a bit of its own: the blocks a pair shares are one integer (a list per pair cost more
--- than comparing it)
+-- and a bit of its own, which stands for it from here on: integers group, sort and join faster
+-- than its name, and the blocks a pair shares are one integer (a list per pair cost more)
 block_rules as (
 
     select
@@ -220,17 +220,17 @@ block_scope as (
 blocks as (
 
     select
-        block_on,
+        block_bit,
         block_value,
         min(first_name_spelling) <> max(first_name_spelling) as has_several_first_names,
 
     from block_scope
-    group by block_on, block_value
+    group by block_bit, block_value
     having count(*) between 2 and coalesce(any_value(block_cap), count(*))
         -- an external id pairs an identity with a ticketing user; alone it pairs nothing
         -- (its records are ticketing users and identities, so with a user it holds both: asked
         -- with bool_or, since min(system) <> max(system) on text took a second at scale 10)
-        and (block_on <> 'external_id' or bool_or(system = 'ticketing_user'))
+        and (any_value(block_on) <> 'external_id' or bool_or(system = 'ticketing_user'))
 
 ),
 
@@ -240,9 +240,8 @@ counted_members as (
 
     select
         block_scope.record_number,
-        block_scope.block_on,
-        block_scope.block_value,
         block_scope.block_bit,
+        block_scope.block_value,
         block_scope.is_affected,
         blocks.has_several_first_names,
         coalesce(min(block_scope.birth_date_key) over first_names <> max(block_scope.birth_date_key) over first_names, false) as has_several_birth_dates,
@@ -250,9 +249,9 @@ counted_members as (
 
     from block_scope
     inner join blocks
-        on blocks.block_on = block_scope.block_on
+        on blocks.block_bit = block_scope.block_bit
         and blocks.block_value = block_scope.block_value
-    window first_names as (partition by block_scope.block_on, block_scope.block_value, block_scope.first_name_spelling)
+    window first_names as (partition by block_scope.block_bit, block_scope.block_value, block_scope.first_name_spelling)
 
 ),
 
@@ -270,7 +269,7 @@ candidates as (
 
     from counted_members as lower_members
     inner join counted_members as higher_members
-        on higher_members.block_on = lower_members.block_on
+        on higher_members.block_bit = lower_members.block_bit
         and higher_members.block_value = lower_members.block_value
         and higher_members.record_number > lower_members.record_number
     where lower_members.is_affected or higher_members.is_affected
