@@ -175,15 +175,15 @@ neighbours as (
 
 ),
 
--- Label propagation: every linked record starts as its own label and takes the smallest
--- label among itself and its neighbours, until an iteration changes nothing. Each
--- iteration is one hash join over the links; iterations grow with a cluster's diameter
--- (a handful), not with the number of records.
+-- Label propagation: every linked record starts with the smallest of its own and its
+-- neighbours' numbers as its label and takes the smallest label among itself and its
+-- neighbours, until an iteration changes nothing. Each iteration is one hash join over the
+-- links; iterations grow with a cluster's diameter (a handful), not with the number of records.
 propagation (record_number, component_number, iteration, has_changed) as (
 
     select
         record_number,
-        record_number as component_number,
+        least(record_number, min(neighbour_number)) as component_number,
         0 as iteration,
         true as has_changed,
 

@@ -38,8 +38,9 @@ block_keys as (
         name_records,
         name_system_records,
         name_expected_records,
-        -- blocked on as hashes (macros.block_key): integers group, join and store smaller than text
-        [
+        -- blocked on as hashes (macros.block_key): integers group, join and store smaller than
+        -- text; a record is in the blocks it has a value for
+        list_filter([
             -- an ApiApp identity and the ticketing user it names meet on the user's id
             {
                 'block_on': 'external_id',
@@ -53,17 +54,21 @@ block_keys as (
             {'block_on': 'last_name_birth_date', 'block_value': macros.block_key(last_name_spelling || ' ' || birth_date_key)},
             {'block_on': 'name', 'block_value': macros.block_key(name_pair_spelling)},
             {'block_on': 'name_address', 'block_value': macros.block_key(name_pair_spelling || ' ' || address_key)}
-        ] as blocks,
+        ], block -> block.block_value is not null) as blocks,
 
     from records
 
 ),
 
--- the blocks rules compare within, with the smallest cap and the largest name count any allows
+-- the blocks rules compare within, with the smallest cap and the largest name count any allows,
+-- and a bit of its own, which stands for it from here on: integers group, sort and join faster
+-- than its name, and the blocks a pair shares are one integer (a list per pair cost more; a
+-- bigint holds 63 kinds of block, the rules use 9)
 block_rules as (
 
     select
         block_on,
+        cast(1 as bigint) << cast(row_number() over (order by block_on) - 1 as integer) as block_bit,
         min(block_cap) as block_cap,
         -- NULL (no limit) wins over any number
         case when count(*) = count(max_name_records) then max(max_name_records) end as max_name_records,
@@ -85,6 +90,7 @@ block_members as (
         block_keys.phone_number,
         block_keys.block.block_on,
         block_keys.block.block_value,
+        block_rules.block_bit,
         block_rules.block_cap,
 
     from (
@@ -92,32 +98,26 @@ block_members as (
     ) as block_keys
     inner join block_rules
         on block_rules.block_on = block_keys.block.block_on
-    where block_keys.block.block_value is not null
+    where
         -- a name too common for the block's rules need not be compared at all (the pair's name
         -- count is the larger of the two records')
-        and (block_rules.max_name_records is null or block_keys.name_records <= block_rules.max_name_records)
+        (block_rules.max_name_records is null or block_keys.name_records <= block_rules.max_name_records)
         and (block_rules.max_name_system_records is null or block_keys.name_system_records <= block_rules.max_name_system_records)
         and (block_rules.max_name_expected_records is null or block_keys.name_expected_records <= block_rules.max_name_expected_records)
 
 ),
 
 -- The name counts rules draw a line at (max_name_records, max_name_system_records,
--- max_name_expected_records): all a name's counts tell matching is the smallest limit of each
--- they are within (so, on which side of each they fall). Per name's counts, not per record:
--- names repeat.
-name_sides as (
+-- max_name_expected_records): all a name's counts tell matching is on which side of each
+-- limit they fall.
+name_limits as (
 
     select
-        counts.name_records,
-        counts.name_system_records,
-        counts.name_expected_records,
-        min(limits.max_name_records) filter (where limits.max_name_records >= counts.name_records) as name_limit,
-        min(limits.max_name_system_records) filter (where limits.max_name_system_records >= counts.name_system_records) as name_system_limit,
-        min(limits.max_name_expected_records) filter (where limits.max_name_expected_records >= counts.name_expected_records) as name_expected_limit,
+        coalesce(list(distinct max_name_records order by max_name_records) filter (where max_name_records is not null), []) as name_limits,
+        coalesce(list(distinct max_name_system_records order by max_name_system_records) filter (where max_name_system_records is not null), []) as name_system_limits,
+        coalesce(list(distinct max_name_expected_records order by max_name_expected_records) filter (where max_name_expected_records is not null), []) as name_expected_limits,
 
-    from (select distinct name_records, name_system_records, name_expected_records from block_keys) as counts
-    cross join rules as limits
-    group by counts.name_records, counts.name_system_records, counts.name_expected_records
+    from rules
 
 ),
 
@@ -125,13 +125,17 @@ name_sides as (
 -- enters through its block), the side of each name limit its name falls on (not the counts
 -- themselves, or a record going from 57 namesakes to 56, or a word's uses from 90 to 91,
 -- would count as changed) and the rules. A signature not stored at the last build means the
--- record is new or changed for matching.
+-- record is new or changed for matching. Of its blocks only the values are stored, for the
+-- next build to find the blocks it was in: a value of one block equal to another's (a last
+-- name and birth date that are someone's first name and birth date) only widens what is
+-- compared again, and a list of integers writes in half the time of one of structs.
 signed as (
 
     select
         block_keys.record_key,
         block_keys.record_number,
         block_keys.blocks,
+        list_transform(block_keys.blocks, block -> block.block_value) as block_values,
         hash(
             block_keys.record_key,
             block_keys.system,
@@ -142,18 +146,15 @@ signed as (
             block_keys.birth_date_key,
             block_keys.email,
             block_keys.phone_key,
-            name_sides.name_limit,
-            name_sides.name_system_limit,
-            name_sides.name_expected_limit,
+            list_transform(name_limits.name_limits, name_limit -> block_keys.name_records <= name_limit),
+            list_transform(name_limits.name_system_limits, name_limit -> block_keys.name_system_records <= name_limit),
+            list_transform(name_limits.name_expected_limits, name_limit -> block_keys.name_expected_records <= name_limit),
             block_keys.blocks,
             (select hash(list(rules order by rules.rule_rank, rules.match_rule)) from rules as rules)
         ) as match_signature,
 
     from block_keys
-    left join name_sides
-        on name_sides.name_records is not distinct from block_keys.name_records
-        and name_sides.name_system_records is not distinct from block_keys.name_system_records
-        and name_sides.name_expected_records is not distinct from block_keys.name_expected_records
+    cross join name_limits
 
 ),
 
@@ -175,19 +176,22 @@ changed as (
 -- outside these blocks keeps its links.
 affected as (
 
-    select record_number from changed
-
-    union
-
-    select block_members.record_number
-    from block_members
-    where {'block_on': block_members.block_on, 'block_value': block_members.block_value} in (select unnest(blocks) from changed)
-        or {'block_on': block_members.block_on, 'block_value': block_members.block_value} in (
-            select unnest(stored.blocks) from intermediate.int_identity_matches as stored
-            where not exists (
-                select 1 from signed
-                where signed.match_signature = stored.match_signature
-            )
+    select signed.record_number
+    from signed
+    -- one condition, so the first build (and --full-refresh), which drops it since it reads
+    -- this model's own table, takes every record without looking each one up
+    where signed.record_number in (select record_number from changed)
+        or signed.record_number in (
+            select block_members.record_number
+            from block_members
+            where {'block_on': block_members.block_on, 'block_value': block_members.block_value} in (select unnest(blocks) from changed)
+                or block_members.block_value in (
+                    select unnest(stored.blocks) from intermediate.int_identity_matches as stored
+                    where not exists (
+                        select 1 from signed
+                        where signed.match_signature = stored.match_signature
+                    )
+                )
         )
 
 ),
@@ -221,15 +225,17 @@ block_scope as (
 blocks as (
 
     select
-        block_on,
+        block_bit,
         block_value,
         min(first_name_spelling) <> max(first_name_spelling) as has_several_first_names,
 
     from block_scope
-    group by block_on, block_value
+    group by block_bit, block_value
     having count(*) between 2 and coalesce(any_value(block_cap), count(*))
         -- an external id pairs an identity with a ticketing user; alone it pairs nothing
-        and (block_on <> 'external_id' or min(system) <> max(system))
+        -- (its records are ticketing users and identities, so with a user it holds both: asked
+        -- with bool_or, since min(system) <> max(system) on text took a second at scale 10)
+        and (any_value(block_on) <> 'external_id' or bool_or(system = 'ticketing_user'))
 
 ),
 
@@ -239,7 +245,7 @@ counted_members as (
 
     select
         block_scope.record_number,
-        block_scope.block_on,
+        block_scope.block_bit,
         block_scope.block_value,
         block_scope.is_affected,
         blocks.has_several_first_names,
@@ -248,26 +254,27 @@ counted_members as (
 
     from block_scope
     inner join blocks
-        on blocks.block_on = block_scope.block_on
+        on blocks.block_bit = block_scope.block_bit
         and blocks.block_value = block_scope.block_value
-    window first_names as (partition by block_scope.block_on, block_scope.block_value, block_scope.first_name_spelling)
+    window first_names as (partition by block_scope.block_bit, block_scope.block_value, block_scope.first_name_spelling)
 
 ),
 
--- Each pair once, with every block it shares; a pair sharing several values is compared once.
+-- Each pair once, with every block it shares (their bits); a pair sharing several values is
+-- compared once.
 candidates as (
 
     select
         lower_members.record_number as from_number,
         higher_members.record_number as to_number,
-        list(lower_members.block_on) as shared_blocks,
+        bit_or(lower_members.block_bit) as shared_blocks,
         coalesce(bool_or(lower_members.has_several_first_names), false) as has_several_first_names,
         bool_or(lower_members.has_several_birth_dates or higher_members.has_several_birth_dates) as has_several_birth_dates,
         bool_or(lower_members.has_several_phones or higher_members.has_several_phones) as has_several_phones,
 
     from counted_members as lower_members
     inner join counted_members as higher_members
-        on higher_members.block_on = lower_members.block_on
+        on higher_members.block_bit = lower_members.block_bit
         and higher_members.block_value = lower_members.block_value
         and higher_members.record_number > lower_members.record_number
     where lower_members.is_affected or higher_members.is_affected
@@ -355,11 +362,11 @@ leveled as (
         rules.max_name_system_records,
         rules.max_name_expected_records,
 
-    from (
-        select * exclude (shared_blocks), unnest(shared_blocks) as block_on from compared
-    ) as compared
+    from compared
+    inner join block_rules
+        on (compared.shared_blocks & block_rules.block_bit) <> 0
     inner join rules
-        on rules.block_on = compared.block_on
+        on rules.block_on = block_rules.block_on
 
 ),
 
@@ -433,7 +440,7 @@ final as (
     select
         signed.record_key,
         signed.match_signature,
-        signed.blocks,
+        signed.block_values as blocks,
         coalesce(linked.links, []) as links,
 
     from signed
