@@ -1,4 +1,5 @@
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { IN_MEMORY, openDatabase, queryRows, quoteIdent } from '../core/duckdb.js';
@@ -37,6 +38,8 @@ export interface ModelResult {
   status: BuildStatus;
   /** Rows written: the whole table, an incremental model's increment, a seed's rows; absent for views. */
   rows?: number;
+  /** For an incremental model merged onto its last build: whether any row was inserted, updated or deleted. */
+  changed?: boolean;
   seconds: number;
   error?: FanlakeError;
   /** Why it was skipped, naming the parent that failed. */
@@ -143,10 +146,7 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
           result = await buildNode(connection, node, sources, optional, (options.fullRefresh ?? false) || redefined(relation), absentParents(graph, node, chosen, existing, sources));
           if (result.status === 'ok') {
             const started = performance.now();
-            // Only a table that others read needs its rows summed: they rebuild only when those changed.
-            // A table that cannot be summed (a type hash() refuses) counts as changed whenever rebuilt.
-            const content =
-              holdsRows(node) && (graph.children.get(relation)?.length ?? 0) > 0 ? await contentSignature(connection, relation).catch(() => fingerprint) : fingerprint;
+            const content = await contentAfterBuild(connection, node, result, fingerprint, last?.content, (graph.children.get(relation)?.length ?? 0) > 0);
             contents.set(relation, content);
             if (node.kind === 'model') await recordBuild(connection, relation, { fingerprint, definition: definitions.get(relation)!, content });
             result.seconds = Math.round((result.seconds + (performance.now() - started) / 1000) * 1000) / 1000;
@@ -255,12 +255,35 @@ async function buildNode(
         { context: { model: node.relation, missing } },
       );
     }
-    const { rows } = await materializeModel(connection, node.model, { fullRefresh, firstBuildSql: node.firstBuildSql });
-    return { ...identity(node), status: 'ok', ...(rows === undefined ? {} : { rows }), seconds: seconds() };
+    const { rows, changed } = await materializeModel(connection, node.model, { fullRefresh, firstBuildSql: node.firstBuildSql });
+    return { ...identity(node), status: 'ok', ...(rows === undefined ? {} : { rows }), ...(changed === undefined ? {} : { changed }), seconds: seconds() };
   } catch (cause) {
     const code = node.kind === 'seed' ? MODEL_ERROR_CODES.seedFailed : MODEL_ERROR_CODES.modelFailed;
     return { ...identity(node), status: 'failed', seconds: seconds(), error: modelFailure(code, node.relation, cause) };
   }
+}
+
+/**
+ * What a model just built holds, as its children's fingerprints see it (see "What a build
+ * rebuilds" in index.ts). A view or seed: its fingerprint; so is a table no model reads. A
+ * table others read: the signature of its rows, except that an incremental model merged onto
+ * its last build knows without a scan. No row changed: it holds what it held. Any row changed:
+ * it holds something new, named by a token never used before, so its children rebuild, as
+ * they must (rows that change back cost them a rebuild, never a stale answer).
+ */
+async function contentAfterBuild(
+  connection: DuckDBConnection,
+  node: GraphNode,
+  result: ModelResult,
+  fingerprint: string,
+  lastContent: string | undefined,
+  hasChildren: boolean,
+): Promise<string> {
+  if (!holdsRows(node) || !hasChildren) return fingerprint;
+  if (result.changed === false && lastContent !== undefined) return lastContent;
+  if (result.changed === true) return `changed ${randomUUID()}`;
+  // A table that cannot be summed (a type hash() refuses) counts as changed whenever rebuilt.
+  return contentSignature(connection, node.relation).catch(() => fingerprint);
 }
 
 /** A model materialized as a table (incremental ones too): what it holds stays until its next build. */

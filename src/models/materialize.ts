@@ -17,6 +17,8 @@ export interface MaterializeOptions {
 /** Rows the build produced: the whole table, an incremental model's increment, none for a view. */
 export interface MaterializeOutcome {
   rows?: number;
+  /** For an incremental model merged onto its last build: whether any row was inserted, updated or deleted. */
+  changed?: boolean;
 }
 
 /**
@@ -41,7 +43,7 @@ export async function materializeModel(connection: DuckDBConnection, model: Mode
       if (existing !== 'table' || options.fullRefresh) {
         return { rows: await replaceTable(connection, target, existing, selectBody(options.firstBuildSql ?? model.sql)) };
       }
-      return { rows: await mergeIncrement(connection, model, target, body) };
+      return mergeIncrement(connection, model, target, body);
   }
 }
 
@@ -77,9 +79,10 @@ async function replaceTable(connection: DuckDBConnection, target: string, existi
  * Computes the model's rows into a temp table, checks its keys, then MERGEs by `unique_key`:
  * new keys are inserted, keys whose other columns changed are updated, identical rows are
  * left alone; rows the model's `incremental_delete` condition holds are deleted first, in the
- * same transaction. Returns the increment's size, which is what this build cost.
+ * same transaction. Returns the increment's size, which is what this build cost, and whether
+ * the table changed.
  */
-async function mergeIncrement(connection: DuckDBConnection, model: ModelDefinition, target: string, body: string): Promise<number> {
+async function mergeIncrement(connection: DuckDBConnection, model: ModelDefinition, target: string, body: string): Promise<MaterializeOutcome> {
   const increment = `temp.${quoteIdent(`__fanlake_increment__${model.name}`)}`;
   try {
     await connection.run(`create or replace temp table ${increment} as\n${body}\n`);
@@ -107,16 +110,17 @@ async function mergeIncrement(connection: DuckDBConnection, model: ModelDefiniti
     const changed = others.map((column) => `existing.${quoteIdent(column)} is distinct from increment.${quoteIdent(column)}`).join(' or ');
     const update = others.map((column) => `${quoteIdent(column)} = increment.${quoteIdent(column)}`).join(', ');
     const whenMatched = others.length > 0 ? `when matched and (${changed}) then update set ${update}\n` : '';
-    await inTransaction(connection, async () => {
-      if (model.incrementalDelete !== undefined) await connection.run(`delete from ${target} where ${model.incrementalDelete}`);
-      await connection.run(
+    const changedRows = await inTransaction(connection, async () => {
+      const deleted = model.incrementalDelete === undefined ? 0 : countOf((await connection.runAndReadAll(`delete from ${target} where ${model.incrementalDelete}`)).getRowObjectsJson());
+      const merged = await connection.runAndReadAll(
         `merge into ${target} as existing
          using ${increment} as increment
          on ${on}
          ${whenMatched}when not matched then insert (${columns.map(quoteIdent).join(', ')}) values (${columns.map((column) => `increment.${quoteIdent(column)}`).join(', ')})`,
       );
+      return deleted + countOf(merged.getRowObjectsJson());
     });
-    return Number(stats!.row_count);
+    return { rows: Number(stats!.row_count), changed: changedRows > 0 };
   } finally {
     await connection.run(`drop table if exists ${increment}`);
   }
@@ -149,7 +153,7 @@ async function inTransaction<T>(connection: DuckDBConnection, fn: () => Promise<
   }
 }
 
-/** The `Count` row DuckDB returns for `create table ... as`. */
+/** The `Count` row DuckDB returns for `create table ... as`, `merge` and `delete`. */
 function countOf(rows: Record<string, unknown>[]): number {
   return Number(rows[0]?.Count ?? 0);
 }

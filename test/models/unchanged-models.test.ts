@@ -70,4 +70,33 @@ describe('models whose SQL and inputs did not change', () => {
     expect(await build()).toEqual({ stg_people: 'ok', int_cities: 'ok', city_count: 'ok' });
     expect(await ws.query('select n::int as n from marts.city_count')).toEqual([{ n: 3 }]);
   });
+
+  it('leaves the children of an incremental model as they are when its merge changed no row', async () => {
+    await ws.exec(`
+      create schema raw;
+      create table raw.people as select 1 as id, 'Oslo' as city, 'first' as note, timestamptz '2024-01-01 00:00:00+00' as _extracted_at;`);
+    await ws.write({
+      'staging/stg_people.sql': 'select id, city, note, _extracted_at from raw.people\n',
+      'intermediate/int_person_cities.sql': '-- materialized: incremental\n-- unique_key: id\n-- incremental_delete: id not in (select id from staging.stg_people)\nselect id, city from staging.stg_people\n',
+      'marts/city_people.sql': "-- materialized: table\nselect count(*) filter (where city = 'Bergen') as n from intermediate.int_person_cities\n",
+    });
+    const build = async () => statuses(await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir }));
+    expect(await build()).toEqual({ stg_people: 'ok', int_person_cities: 'ok', city_people: 'ok' });
+
+    // A column the incremental model does not read changed: it merges the same rows, changing none.
+    await ws.exec(`update raw.people set note = 'second', _extracted_at = timestamptz '2024-01-02 00:00:00+00'`);
+    expect(await build()).toEqual({ stg_people: 'ok', int_person_cities: 'ok', city_people: 'unchanged' });
+
+    // The city changed: the merge updates a row, so its children rebuild and see it.
+    await ws.exec(`update raw.people set city = 'Bergen', _extracted_at = timestamptz '2024-01-03 00:00:00+00'`);
+    expect(await build()).toEqual({ stg_people: 'ok', int_person_cities: 'ok', city_people: 'ok' });
+    expect(await ws.query('select n::int as n from marts.city_people')).toEqual([{ n: 1 }]);
+
+    // The person is gone: a merge that only deletes changed the table too.
+    await ws.exec(`insert into raw.people values (2, 'Oslo', 'first', timestamptz '2024-01-04 00:00:00+00')`);
+    expect(await build()).toEqual({ stg_people: 'ok', int_person_cities: 'ok', city_people: 'ok' });
+    await ws.exec(`delete from raw.people where id = 1; update raw.people set _extracted_at = timestamptz '2024-01-05 00:00:00+00'`);
+    expect(await build()).toEqual({ stg_people: 'ok', int_person_cities: 'ok', city_people: 'ok' });
+    expect(await ws.query('select n::int as n from marts.city_people')).toEqual([{ n: 0 }]);
+  });
 });
