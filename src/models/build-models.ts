@@ -38,7 +38,7 @@ export interface ModelResult {
   status: BuildStatus;
   /** Rows written: the whole table, an incremental model's increment, a seed's rows; absent for views. */
   rows?: number;
-  /** For an incremental model merged onto its last build: whether any row was inserted, updated or deleted. */
+  /** For an incremental model: whether any row was inserted, updated or deleted (always, when built in full). */
   changed?: boolean;
   seconds: number;
   error?: FanlakeError;
@@ -266,10 +266,11 @@ async function buildNode(
 /**
  * What a model just built holds, as its children's fingerprints see it (see "What a build
  * rebuilds" in index.ts). A view or seed: its fingerprint; so is a table no model reads. A
- * table others read: the signature of its rows, except that an incremental model merged onto
- * its last build knows without a scan. No row changed: it holds what it held. Any row changed:
- * it holds something new, named by a token never used before, so its children rebuild, as
- * they must (rows that change back cost them a rebuild, never a stale answer).
+ * table others read: the signature of its rows, except that an incremental model knows
+ * without a scan. Its merge changed no row: it holds what it held. Any row changed, or it was
+ * built in full: it holds something new, named by a token never used before, so its children
+ * rebuild, as they must (rows that come back the same cost them a rebuild, never a stale
+ * answer).
  */
 async function contentAfterBuild(
   connection: DuckDBConnection,

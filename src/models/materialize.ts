@@ -17,7 +17,7 @@ export interface MaterializeOptions {
 /** Rows the build produced: the whole table, an incremental model's increment, none for a view. */
 export interface MaterializeOutcome {
   rows?: number;
-  /** For an incremental model merged onto its last build: whether any row was inserted, updated or deleted. */
+  /** For an incremental model: whether any row was inserted, updated or deleted (always, when built in full). */
   changed?: boolean;
 }
 
@@ -41,7 +41,7 @@ export async function materializeModel(connection: DuckDBConnection, model: Mode
       return { rows: await replaceTable(connection, target, existing, body) };
     case 'incremental':
       if (existing !== 'table' || options.fullRefresh) {
-        return { rows: await replaceTable(connection, target, existing, selectBody(options.firstBuildSql ?? model.sql)) };
+        return { rows: await replaceTable(connection, target, existing, selectBody(options.firstBuildSql ?? model.sql)), changed: true };
       }
       return mergeIncrement(connection, model, target, body);
   }
