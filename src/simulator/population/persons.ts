@@ -73,9 +73,10 @@ export class Persons {
     const last = asciiName(lastName);
     const style = rng.int(0, 4);
     const local = [`${first}.${last}`, `${first}${last}`, `${first[0]}${last}`, `${first}_${last}`, `${first}.${last}${rng.int(1, 99)}`][style]!;
-    // A mailbox is one person's (or one household's): with noise, where namesakes abound, the
-    // person's number keeps two namesakes from being handed one address, as a provider would.
-    const unique = this.noise ? `.${index}` : '';
+    // A mailbox is one person's (or one household's): the person's number keeps two namesakes
+    // from being handed one address, as a provider would. (Without noise it once could, and
+    // identity resolution rightly took one address and one full name for one person.)
+    const unique = `.${index}`;
     const email = shared?.email ?? `${local}${rng.chance(0.3) ? rng.int(60, 99) : ''}${unique}@${rng.pick(MAIL_DOMAINS)}`;
     const oldEmail = `${first}${last}${rng.int(1, 999)}${unique}@${rng.pick(MAIL_DOMAINS)}`;
     const workEmail = `${first}.${last}${unique}@${rng.pick(WORK_DOMAINS)}`;
