@@ -56,7 +56,7 @@ export interface BuildModelsOptions extends DatabaseOptions {
   modelsDir?: string;
   /** `--select` selectors (see selectModels); none builds everything. */
   select?: readonly string[];
-  /** Rebuild incremental models from scratch. */
+  /** Rebuild every model, incremental ones from scratch, whether or not its inputs changed. */
   fullRefresh?: boolean;
   /** Values build writes into macros (the default phone country code); defaults: DEFAULT_MACRO_SETTINGS. */
   macroSettings?: MacroSettings;

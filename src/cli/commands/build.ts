@@ -31,7 +31,7 @@ export function createBuildCommand(defaults: BuildCommandDefaults = {}): Command
           array: true,
           describe: 'Only these models: NAME, +NAME (with its parents), NAME+ (with its children), +NAME+',
         })
-        .option('full-refresh', { type: 'boolean', default: false, describe: 'Rebuild incremental models from scratch' }) as unknown as Argv<BuildArgs>,
+        .option('full-refresh', { type: 'boolean', default: false, describe: 'Rebuild every model, incremental ones from scratch; without it a model whose SQL, raw inputs and parents\' rows are as at its last build is left as it is' }) as unknown as Argv<BuildArgs>,
 
     async run(args, { config }) {
       const startedAt = new Date();
