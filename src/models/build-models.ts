@@ -18,7 +18,7 @@ import { buildGraph } from './model-graph.js';
 import type { GraphNode, ModelGraph } from './model-graph.js';
 import { runGraph } from './run-graph.js';
 import { selectModels } from './select-models.js';
-import { BuildInputs, contentSignature, definitionFingerprints, existingRelations, readBuildState, recordBuild } from './build-state.js';
+import { BuildInputs, contentSignature, existingRelations, readBuildState, recordBuild } from './build-state.js';
 
 export const BUILD_STATUSES = ['ok', 'unchanged', 'failed', 'skipped'] as const;
 /**
@@ -111,7 +111,6 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
     const sources = await existingSources(main);
     const lastBuilds = await readBuildState(main);
     const inputs = await BuildInputs.read(main, graph, sources);
-    const definitions = await definitionFingerprints(graph);
     const existing = await existingRelations(main);
     // What each relation holds, for its children's fingerprints; set as this build's nodes finish.
     const contents = new Map<string, string>();
@@ -122,7 +121,7 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
       return holdsRows(graph.nodes.get(relation)!) && stored !== undefined && existing.has(relation.toLowerCase()) ? stored : inputs.fingerprint(relation, contentOf);
     };
     // An incremental model merges onto its last build only while its definition is the same.
-    const redefined = (relation: string) => lastBuilds.has(relation) && lastBuilds.get(relation)!.definition !== definitions.get(relation);
+    const redefined = (relation: string) => lastBuilds.has(relation) && lastBuilds.get(relation)!.definition !== inputs.definition(relation);
     const optional = new Set(project.sources.filter((source) => source.optional).map((source) => source.relation.toLowerCase()));
     const concurrency = Math.max(1, options.concurrency ?? 1);
     while (connections.length < concurrency) connections.push(await instance.connect());
@@ -148,7 +147,7 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
             const started = performance.now();
             const content = await contentAfterBuild(connection, node, result, fingerprint, last?.content, (graph.children.get(relation)?.length ?? 0) > 0);
             contents.set(relation, content);
-            if (node.kind === 'model') await recordBuild(connection, relation, { fingerprint, definition: definitions.get(relation)!, content });
+            if (node.kind === 'model') await recordBuild(connection, relation, { fingerprint, definition: inputs.definition(relation), content });
             result.seconds = Math.round((result.seconds + (performance.now() - started) / 1000) * 1000) / 1000;
           }
         }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { queryRows, quoteIdent, quoteLiteral } from '../core/duckdb.js';
+import type { ModelDefinition } from './discover-project.js';
 import { macroFingerprints } from './macros.js';
 import type { ModelGraph } from './model-graph.js';
 import { EXTRACTED_AT_COLUMN } from '../raw-contract/index.js';
@@ -10,16 +11,18 @@ import { EXTRACTED_AT_COLUMN } from '../raw-contract/index.js';
 const BUILDS = 'raw._fanlake_builds';
 
 /**
- * What a model's output depends on, as one hash: its SQL and header, what its parents hold
- * (see `BuildInputs.fingerprint`), the macros it calls (each with the macros it calls in turn,
- * so a changed macro or setting rebuilds its callers and their descendants) and, for the raw
- * tables it reads, their row count and newest `_extracted_at` (what every load changes). A
- * model whose fingerprint matches its last build is left as it is, so a build costs what
- * changed, not the warehouse. Raw tables edited by hand without changing either need
- * `build --full-refresh`.
+ * What decides whether a model must be built again, read once per build: the state of the raw
+ * tables the graph reads, the text of every seed and a hash of every macro. Two hashes come
+ * from it. `fingerprint`: what a model's output depends on (its definition's parts, what its
+ * parents hold, the raw tables' state); a model whose fingerprint matches its last build is
+ * left as it is, so a build costs what changed, not the warehouse. `definition`: what it
+ * computes apart from the data (an incremental model whose definition changed is built in
+ * full). Raw tables edited by hand without changing their row count or newest
+ * `_extracted_at` need `build --full-refresh`.
  */
 export class BuildInputs {
   private readonly fingerprints = new Map<string, string>();
+  private readonly definitions = new Map<string, string>();
 
   private constructor(
     private readonly graph: ModelGraph,
@@ -47,31 +50,63 @@ export class BuildInputs {
   }
 
   /**
-   * The fingerprint of `relation`, given what each parent holds (`contentOf`: its content
-   * signature, see `contentSignature`, or its own fingerprint). A parent rebuilt to the same
-   * rows therefore leaves its children as they are: a load that touches only columns identity
+   * The fingerprint of `relation`: its SQL and header, what each parent holds (`contentOf`:
+   * its content signature, see `contentSignature`, or its own fingerprint), the raw tables it
+   * reads and the macros it calls (each with the macros it calls in turn, so a changed macro
+   * or setting rebuilds its callers and their descendants). A parent rebuilt to the same rows
+   * therefore leaves its children as they are: a load that touches only columns identity
    * resolution does not read stops at `int_identity_records`. Ask once its parents are built.
    */
   fingerprint(relation: string, contentOf: (parent: string) => string): string {
-    const known = this.fingerprints.get(relation);
-    if (known !== undefined) return known;
-    const node = this.graph.nodes.get(relation)!;
-    const inputs =
-      node.kind === 'seed'
-        ? [this.seedTexts.get(relation)!]
-        : [
-            node.model.sql,
-            node.model.materialized,
-            node.model.uniqueKey.join(','),
-            ...node.parents.map((parent) => `${parent}=${contentOf(parent)}`),
-            ...node.sources.map((source) => `${source}=${this.sources.get(source) ?? 'missing'}`),
-            // Absent for a model without macros, so its fingerprint is as before macros existed.
-            ...node.macros.map((macro) => `macro ${macro}=${this.macros.get(macro) ?? 'missing'}`),
-          ];
-    const fingerprint = createHash('sha256').update(JSON.stringify(inputs)).digest('hex');
-    this.fingerprints.set(relation, fingerprint);
-    return fingerprint;
+    return remembered(this.fingerprints, relation, () => {
+      const node = this.graph.nodes.get(relation)!;
+      if (node.kind === 'seed') return hashOf(JSON.stringify([this.seedTexts.get(relation)!]));
+      return hashOf(
+        JSON.stringify([
+          ...headerOf(node.model),
+          ...node.parents.map((parent) => `${parent}=${contentOf(parent)}`),
+          ...node.sources.map((source) => `${source}=${this.sources.get(source) ?? 'missing'}`),
+          // Absent for a model without macros, so its fingerprint is as before macros existed.
+          ...this.macroEntries(node.macros),
+        ]),
+      );
+    });
   }
+
+  /**
+   * What `relation` computes, apart from the data it reads: its SQL and header, the macros it
+   * calls and the content of the seeds it reads (rules kept as data, such as the identity
+   * rules). An incremental model whose definition changed since its last build is rebuilt in
+   * full: merging rows of the new logic into rows of the old one would mix two answers (dbt
+   * leaves that to a `--full-refresh` someone has to remember after an upgrade).
+   */
+  definition(relation: string): string {
+    return remembered(this.definitions, relation, () => {
+      const node = this.graph.nodes.get(relation)!;
+      if (node.kind === 'seed') return hashOf(this.seedTexts.get(relation)!);
+      const seeds = node.parents.filter((parent) => this.graph.nodes.get(parent)?.kind === 'seed');
+      return hashOf(JSON.stringify([...headerOf(node.model), ...this.macroEntries(node.macros), ...seeds.map((seed) => `seed ${seed}=${this.definition(seed)}`)]));
+    });
+  }
+
+  private macroEntries(names: readonly string[]): string[] {
+    return names.map((macro) => `macro ${macro}=${this.macros.get(macro) ?? 'missing'}`);
+  }
+}
+
+/** A model's SQL and the header fields that change what it writes. */
+function headerOf(model: ModelDefinition): string[] {
+  return [model.sql, model.materialized, model.uniqueKey.join(',')];
+}
+
+function hashOf(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+function remembered(known: Map<string, string>, key: string, compute: () => string): string {
+  const value = known.get(key) ?? compute();
+  known.set(key, value);
+  return value;
 }
 
 /**
@@ -84,35 +119,6 @@ export async function contentSignature(connection: DuckDBConnection, relation: s
   const table = relation.split('.').map(quoteIdent).join('.');
   const [row] = await queryRows(connection, `select 'rows ' || count(*)::varchar || ' hash ' || coalesce(sum(hash(t))::varchar, '') as signature from ${table} as t`);
   return String(row!.signature);
-}
-
-/**
- * What a model computes, apart from the data it reads, as one hash: its SQL and header, the
- * macros it calls and the content of the seeds it reads (rules kept as data, such as the
- * identity rules). An incremental model whose definition changed since its last build is
- * rebuilt in full: merging rows of the new logic into rows of the old one would mix two
- * answers (dbt leaves that to a `--full-refresh` someone has to remember after an upgrade).
- */
-export async function definitionFingerprints(graph: ModelGraph): Promise<Map<string, string>> {
-  const macros = macroFingerprints(graph.macros);
-  const definitions = new Map<string, string>();
-  for (const relation of graph.order) {
-    const node = graph.nodes.get(relation)!;
-    if (node.kind === 'seed') {
-      definitions.set(relation, createHash('sha256').update(await readFile(node.seed.path, 'utf8')).digest('hex'));
-      continue;
-    }
-    const seeds = node.parents.filter((parent) => graph.nodes.get(parent)?.kind === 'seed');
-    const inputs = [
-      node.model.sql,
-      node.model.materialized,
-      node.model.uniqueKey.join(','),
-      ...node.macros.map((macro) => `macro ${macro}=${macros.get(macro) ?? 'missing'}`),
-      ...seeds.map((seed) => `seed ${seed}=${definitions.get(seed) ?? ''}`),
-    ];
-    definitions.set(relation, createHash('sha256').update(JSON.stringify(inputs)).digest('hex'));
-  }
-  return definitions;
 }
 
 /**

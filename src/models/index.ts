@@ -70,12 +70,12 @@
  * `_extracted_at`) and what each parent holds (build-state.ts). What a parent holds is, for a
  * table that others read, a signature of its rows (count and sum of row hashes, one scan after
  * it is written; an incremental model needs no scan: its merge says whether any row changed,
- * and a build in full counts as a change), and for views and seeds their own fingerprint. So a table rebuilt
- * to the same rows stops the rebuild there: a load that touches only columns identity
- * resolution does not read rebuilds `int_identity_records` and nothing of identity after it. A parent outside a
- * `--select` counts as what it holds now, so the child built from it is rebuilt once the
- * parent is. A warehouse built before signatures were kept rebuilds nothing on upgrade; each
- * table gains its signature at its next build.
+ * and a build in full counts as a change), and for views and seeds their own fingerprint. So
+ * a table rebuilt to the same rows stops the rebuild there: a load that touches only columns
+ * identity resolution does not read rebuilds `int_identity_records` and nothing of identity
+ * after it. A parent outside a `--select` counts as what it holds now, so the child built from
+ * it is rebuilt once the parent is. A warehouse built before signatures were kept rebuilds
+ * nothing on upgrade; each table gains its signature at its next build.
  *
  * ## Running
  * Seeds load first, then models in dependency order; a failed model keeps its previous
