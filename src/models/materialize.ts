@@ -107,9 +107,9 @@ async function mergeIncrement(connection: DuckDBConnection, model: ModelDefiniti
 
     const others = columns.filter((column) => !keys.includes(column));
     const on = keys.map((key) => `existing.${quoteIdent(key)} = increment.${quoteIdent(key)}`).join(' and ');
-    const changed = others.map((column) => `existing.${quoteIdent(column)} is distinct from increment.${quoteIdent(column)}`).join(' or ');
+    const differs = others.map((column) => `existing.${quoteIdent(column)} is distinct from increment.${quoteIdent(column)}`).join(' or ');
     const update = others.map((column) => `${quoteIdent(column)} = increment.${quoteIdent(column)}`).join(', ');
-    const whenMatched = others.length > 0 ? `when matched and (${changed}) then update set ${update}\n` : '';
+    const whenMatched = others.length > 0 ? `when matched and (${differs}) then update set ${update}\n` : '';
     const changedRows = await inTransaction(connection, async () => {
       const deleted = model.incrementalDelete === undefined ? 0 : countOf((await connection.runAndReadAll(`delete from ${target} where ${model.incrementalDelete}`)).getRowObjectsJson());
       const merged = await connection.runAndReadAll(
