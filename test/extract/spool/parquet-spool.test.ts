@@ -237,6 +237,17 @@ describe('ParquetSpool', () => {
     await expect(readdir(writer.dir)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
+  it('a failure of an append nobody waited for fails finish with that same error', async () => {
+    const writer = spool({ rowsPerFile: 1 });
+    // The first part's conversion runs in the background and fails; the next append's step
+    // meets that failure after its caller has moved on (little is queued, so it does not wait).
+    await writer.append([{ id: 1 }], [Buffer.from('{"id":"not a number"}')]);
+    await writer.append([{ id: 2 }]);
+    await expect(writer.finish()).rejects.toMatchObject({ code: 'E_SPOOL_CONVERT' });
+    await writer.abort();
+    await expect(readdir(writer.dir)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
   it('abort removes everything the spool wrote', async () => {
     const writer = spool({ rowsPerFile: 2 });
     await writer.append([{ id: 1 }, { id: 2 }, { id: 3 }]);
