@@ -89,13 +89,15 @@ export async function extractDateWindowResource(run: DateWindowRun, spec: Resour
     const scanned = status === 200 && isJsonContentType(contentType) ? sink.scan(buffer) : undefined;
     return scanned ? { ok: true, value: scanned } : decodeBody(buffer, contentType, status);
   };
+  // One object for every request: the client builds its headers from it once.
+  const headers = { authorization: run.connection.authorization, accept: 'application/json' };
   let requests = 0;
   const fetchPage = async (window: DateWindow, page: number, size = paging.pageSize, scan = true): Promise<TicketingPage> => {
     requests++;
     const url = endpointUrl(run.connection.baseUrl, spec.path, { date_init: window.from, date_end: window.to, count_elements: size, page, order: 'ASC' });
     const context = { source: run.connection.source, resource: spec.name, window: describeWindow(window), page };
     const response = await run.client.getJson(url, {
-      headers: { authorization: run.connection.authorization, accept: 'application/json' },
+      headers,
       context,
       credentialHint: run.connection.credentialHint,
       decode: scan ? scanOrParse : undefined,

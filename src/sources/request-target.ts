@@ -1,8 +1,25 @@
 import type { QueryValue } from './endpoint-declaration.js';
 
-/** Fills `{name}` placeholders with URL-encoded values. */
+/** A path template split at its placeholders: text, name, text, name, ..., text. */
+const templates = new Map<string, readonly string[]>();
+
+/**
+ * Fills `{name}` placeholders with URL-encoded values. A fan-out fills one template per
+ * profile, so each template is split once.
+ */
 export function fillPath(path: string, params: Readonly<Record<string, string>> | undefined): string {
-  return params ? path.replace(/\{(\w+)\}/g, (placeholder, name: string) => (name in params ? encodeURIComponent(params[name]!) : placeholder)) : path;
+  if (!params) return path;
+  let pieces = templates.get(path);
+  if (pieces === undefined) {
+    pieces = path.split(/\{(\w+)\}/);
+    templates.set(path, pieces);
+  }
+  let filled = pieces[0]!;
+  for (let k = 1; k < pieces.length; k += 2) {
+    const name = pieces[k]!;
+    filled += (name in params ? encodeURIComponent(params[name]!) : `{${name}}`) + pieces[k + 1]!;
+  }
+  return filled;
 }
 
 /**

@@ -41,7 +41,10 @@ export interface HttpClientOptions {
 
 /** One GET, as the extractors describe it. */
 export interface JsonRequest {
-  /** Sent as given (lower-cased names); they override `accept` and `user-agent`. */
+  /**
+   * Sent as given (lower-cased names); they override `accept` and `user-agent`. Read once
+   * per object: share one object across requests, and do not change it once passed.
+   */
   headers?: Record<string, string>;
   /** Where the request belongs (source, resource, window, page); goes into errors and events. */
   context?: ErrorContext;
@@ -144,6 +147,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   const agent = new Agent({ connections: concurrency });
   const limit = pLimit(concurrency);
   const stats: RetryStats = { requests: 0, attempts: 0, retries: 0, gaveUp: 0 };
+  const headersOf = sharedHeaders(userAgent);
   let closed = false;
 
   async function runAttempt(url: URL, request: JsonRequest, get: Omit<GetAttempt, 'url'>, facts: RequestFacts): Promise<AttemptResult> {
@@ -189,7 +193,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     const accepted = request.acceptStatuses;
     const get = {
       dispatcher: agent,
-      headers: headersFor(request, userAgent),
+      headers: headersOf(request),
       timeoutMs,
       wholeBody: (status: number) => judgeStatus(status, accepted) === 'success',
       errorBodyLimit: ERROR_BODY_LIMIT,
@@ -239,6 +243,25 @@ function headersFor(request: JsonRequest, userAgent: string): Record<string, str
   const headers: Record<string, string> = { accept: 'application/json', 'user-agent': userAgent };
   for (const [name, value] of Object.entries(request.headers ?? {})) headers[name.toLowerCase()] = value;
   return headers;
+}
+
+/**
+ * `headersFor`, made once per headers object a caller passes: the extractors share one
+ * object across a resource's requests (a fan-out makes one per profile). A caller must not
+ * change a headers object it has passed.
+ */
+function sharedHeaders(userAgent: string): (request: JsonRequest) => Record<string, string> {
+  const made = new WeakMap<Record<string, string>, Record<string, string>>();
+  const none = headersFor({}, userAgent);
+  return (request) => {
+    if (request.headers === undefined) return none;
+    let headers = made.get(request.headers);
+    if (headers === undefined) {
+      headers = headersFor(request, userAgent);
+      made.set(request.headers, headers);
+    }
+    return headers;
+  };
 }
 
 function parseUrl(input: string | URL, context: ErrorContext | undefined): URL {
