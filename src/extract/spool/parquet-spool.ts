@@ -25,21 +25,44 @@ const QUEUED_BYTES_BEFORE_WAITING = 4 * WRITE_BLOCK_BYTES;
 const OPEN_ARRAY = Buffer.from('[');
 const COMMA = Buffer.from(',');
 
+/** Chunks smaller than this are copied into one buffer with their neighbours; larger ones are written as they are. */
+const COPY_BELOW_BYTES = 16 * 1024;
+
 /**
  * Chunks (each one or more consecutive records as UTF-8 JSON array elements, commas between
- * them: serialized and encoded by `append`, or bytes as received) as the next bytes of the spool's JSON array, in one buffer: `[` before the part's
- * first element, a comma before every other. One copy of about a megabyte costs less than
- * handing the kernel a vector of thousands of fan-out answers.
+ * them: serialized and encoded by `append`, or bytes as received) as the next bytes of the
+ * spool's JSON array: `[` before the part's first element, a comma before every other. A
+ * page of bytes as received is written as it is, never copied; fan-out answers of a few
+ * hundred bytes are copied together, not handed to the kernel as thousands of pieces.
  */
-function arrayBlock(chunks: readonly Uint8Array[], opensArray: boolean): Buffer {
-  const parts: Uint8Array[] = [];
-  chunks.forEach((chunk, k) => parts.push(k === 0 && opensArray ? OPEN_ARRAY : COMMA, chunk));
-  return Buffer.concat(parts);
+function arrayBlock(chunks: readonly Uint8Array[], opensArray: boolean): Uint8Array[] {
+  const block: Uint8Array[] = [];
+  let small: Uint8Array[] = [];
+  const copySmall = () => {
+    if (small.length > 0) block.push(Buffer.concat(small));
+    small = [];
+  };
+  chunks.forEach((chunk, k) => {
+    small.push(k === 0 && opensArray ? OPEN_ARRAY : COMMA);
+    if (chunk.length < COPY_BELOW_BYTES) {
+      small.push(chunk);
+    } else {
+      copySmall();
+      block.push(chunk);
+    }
+  });
+  copySmall();
+  return block;
 }
 
-/** Writes every byte of `block` at the file's position. */
-async function writeAll(file: FileHandle, block: Buffer): Promise<void> {
-  for (let at = 0; at < block.length; ) at += (await file.write(block, at)).bytesWritten;
+/** Writes every byte of `buffers`, in order, at the file's position. */
+async function writeAll(file: FileHandle, buffers: Uint8Array[]): Promise<void> {
+  const total = buffers.reduce((sum, buffer) => sum + buffer.length, 0);
+  let written = (await file.writev(buffers)).bytesWritten;
+  if (written === total) return;
+  // A short write (rare for files): the rest, copied once.
+  const rest = Buffer.concat(buffers).subarray(written);
+  for (let at = 0; at < rest.length; at += written) written = (await file.write(rest, at)).bytesWritten;
 }
 
 const conversions = new WeakMap<object, Promise<unknown>>();
