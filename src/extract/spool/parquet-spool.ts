@@ -20,7 +20,7 @@ const WRITE_BLOCK_BYTES = 1 << 20;
  * body alive long enough for V8 to copy it to the old generation (at engagement's rate of
  * answers, most of them).
  */
-const QUEUED_BYTES_BEFORE_WAITING = 4 * WRITE_BLOCK_BYTES;
+const QUEUED_BYTES_BEFORE_WAITING = WRITE_BLOCK_BYTES;
 
 const OPEN_ARRAY = Buffer.from('[');
 const COMMA = Buffer.from(',');
