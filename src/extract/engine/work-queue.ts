@@ -7,8 +7,8 @@ export class WorkQueue<T> {
   private items: (T | undefined)[] = [];
   private head = 0;
   private waiters: (() => void)[] = [];
-  /** Producers waiting for the queue to shorten (see `room`). */
-  private producers: (() => void)[] = [];
+  /** Producers waiting for the queue to shorten below their limit (see `room`). */
+  private producers: { limit: number; wake: () => void }[] = [];
   private closed = false;
   /** The consumers stopped early: nothing will take items any more. */
   private abandoned = false;
@@ -46,14 +46,14 @@ export class WorkQueue<T> {
    */
   async room(limit: number): Promise<void> {
     while (this.items.length - this.head >= limit && !this.abandoned && !this.failure) {
-      await new Promise<void>((resolve) => this.producers.push(resolve));
+      await new Promise<void>((wake) => this.producers.push({ limit, wake }));
     }
   }
 
   /** The consumers stopped for good (an error, a missing module): producers wait no more. */
   abandon(): void {
     this.abandoned = true;
-    this.wakeProducers();
+    this.wakeProducers(Number.NEGATIVE_INFINITY); // below every limit: all of them
   }
 
   /** The next item, `undefined` once the queue is closed and drained. */
@@ -68,7 +68,7 @@ export class WorkQueue<T> {
           this.items = this.items.slice(this.head);
           this.head = 0;
         }
-        this.wakeProducers();
+        this.wakeProducers(this.items.length - this.head);
         return item;
       }
       if (this.closed) return undefined;
@@ -76,12 +76,22 @@ export class WorkQueue<T> {
     }
   }
 
-  private wakeProducers(): void {
-    // Runs on every item taken: most of the time nobody waits, so nothing is allocated.
-    if (this.producers.length === 0) return;
+  /**
+   * Wakes the producers whose limit `waiting` items are below. Runs on every item taken, so
+   * it allocates nothing while the queue stays full: producers woken while it was still
+   * full went straight back to sleep with a new promise each, eight of them for each of
+   * 150,000 children (about 440 MB of V8's allocations in an engagement run at scale 10).
+   */
+  private wakeProducers(waiting: number): void {
     const producers = this.producers;
+    let due = false;
+    for (const producer of producers) due ||= waiting < producer.limit;
+    if (!due) return;
     this.producers = [];
-    for (const wake of producers) wake();
+    for (const producer of producers) {
+      if (waiting < producer.limit) producer.wake();
+      else this.producers.push(producer);
+    }
   }
 
   private wake(): void {
