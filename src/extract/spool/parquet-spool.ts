@@ -16,9 +16,9 @@ const WRITE_BLOCK_BYTES = 1 << 20;
 
 /**
  * Bytes appended but not yet through the queue before `append` makes its caller wait. Below
- * it a caller goes on at once: a page waiting for a block write to finish kept its parsed
- * body alive long enough for V8 to copy it to the old generation (at engagement's rate of
- * answers, most of them).
+ * it a caller goes on at once instead of waiting for the block write its page joined (a
+ * fan-out answer every few microseconds); above it, pages wait, so what the queue holds
+ * stays bounded.
  */
 const QUEUED_BYTES_BEFORE_WAITING = WRITE_BLOCK_BYTES;
 
@@ -188,7 +188,6 @@ export class ParquetSpool {
    */
   append(records: readonly Record<string, unknown>[], raw?: readonly Uint8Array[]): Promise<void> {
     if (raw !== undefined) return this.appendBytes(records.length, raw, records);
-    // Serialized here, not in the queue: only bytes wait there, so a page's objects die young.
     // Serialized and encoded here, not in the queue: only bytes outside V8's heap wait there,
     // so a page's objects and their text die young.
     let chunk: Uint8Array;
