@@ -20,5 +20,5 @@ export type ConnectionOutcome = { connection: SourceConnection } | { skipped: st
  * one request per profile (see `withQuery`).
  */
 export function endpointUrl(baseUrl: string, path: string, query: Readonly<Record<string, QueryValue>> = {}): string {
-  return (baseUrl.endsWith('/') ? baseUrl.replace(/\/+$/, '') : baseUrl) + withQuery(path, query);
+  return baseUrl.replace(/\/+$/, '') + withQuery(path, query);
 }
