@@ -104,6 +104,8 @@ interface ItemsFound {
 
 interface Field {
   readonly name: Buffer;
+  /** The name's bytes four at a time (little-endian), as a DataView reads them: most keys compare in a few steps. */
+  readonly words: Uint32Array;
   readonly accepts: number;
   readonly required: boolean;
 }
@@ -128,8 +130,10 @@ export class PageScanner {
   #itemNumber = 0;
   // Set by #string: whether the string just read has no escapes (and, unless #clean, is ASCII).
   #plain = true;
-  /** Whether the body being scanned has no backslash and no control byte at all (compact JSON usually has neither). */
+  /** Whether the body being scanned has no backslash at all: then no string in it has an escape (the usual case). */
   #clean = false;
+  /** The body being scanned, read four bytes at a time where keys are compared. */
+  #view: DataView<ArrayBufferLike> = new DataView(new ArrayBuffer(0));
 
   constructor(options: PageScannerOptions) {
     for (const [name, kind] of Object.entries(options.fields)) this.#add(name, ACCEPTS[kind], options.requiredKey.includes(name));
@@ -157,11 +161,15 @@ export class PageScanner {
   }
 
   #add(name: string, accepts: number, required: boolean): void {
-    this.#fields.push({ name: keyBytes(name), accepts: accepts | (required ? 0 : NULL), required });
+    const bytes = keyBytes(name);
+    const words = new Uint32Array(bytes.length >>> 2);
+    for (let k = 0; k < words.length; k++) words[k] = bytes.readUInt32LE(4 * k);
+    this.#fields.push({ name: bytes, words, accepts: accepts | (required ? 0 : NULL), required });
   }
 
   #envelope(body: Buffer): ScannedPage | undefined {
-    this.#clean = body.indexOf(BACKSLASH) < 0 && !hasControlByte(body);
+    this.#clean = body.indexOf(BACKSLASH) < 0;
+    this.#view = new DataView(body.buffer, body.byteOffset, body.length);
     let at = skipSpace(body, 0);
     if (body[at] !== OPEN_OBJECT) return undefined;
     let count: number | undefined;
@@ -245,11 +253,11 @@ export class PageScanner {
       if (body[at] !== QUOTE) throw MALFORMED;
       // Most keys come in the last item's order: compared in place, they need no string scan.
       const predicted = this.#order[position];
-      const name = predicted === undefined ? undefined : fields[predicted]!.name;
+      const expected = predicted === undefined ? undefined : fields[predicted]!;
       let field: number;
-      if (name !== undefined && body[at + 1 + name.length] === QUOTE && sameBytes(body, at + 1, at + 1 + name.length, name)) {
+      if (expected !== undefined && body[at + 1 + expected.name.length] === QUOTE && isKey(this.#view, body, at + 1, expected)) {
         field = predicted!;
-        at += name.length + 2;
+        at += expected.name.length + 2;
       } else {
         const keyEnd = this.#string(body, at);
         field = this.#field(body, at + 1, keyEnd - 1, position);
@@ -302,10 +310,13 @@ export class PageScanner {
   /** Position after the string opening at `at`; sets `#plain`. */
   #string(body: Buffer, at: number): number {
     if (this.#clean) {
-      // No escapes or control bytes anywhere in the body: the next quote ends the string.
+      // No escapes anywhere in the body: the next quote ends the string, unless a control
+      // byte (never allowed raw in a string) comes first. Most bytes are above the quote.
+      const length = body.length;
       let k = at + 1;
-      while (k < body.length && body[k] !== QUOTE) k++;
-      if (k >= body.length) throw MALFORMED;
+      let c = 0;
+      while (k < length && ((c = body[k]!) > QUOTE || (c !== QUOTE && c >= 0x20))) k++;
+      if (k >= length || c !== QUOTE) throw MALFORMED;
       this.#plain = true;
       return k + 1;
     }
@@ -439,23 +450,6 @@ function literal(body: Buffer, at: number, word: Buffer): number {
   return at + word.length;
 }
 
-/**
- * Whether any byte is below 0x20 (line breaks and tabs included), four at a time: a byte
- * below 0x20 is the only one for which `byte - 0x20` borrows into its top bit while the top
- * bit of the byte itself is clear.
- */
-function hasControlByte(body: Buffer): boolean {
-  const head = Math.min(body.length, (4 - (body.byteOffset % 4)) % 4);
-  for (let k = 0; k < head; k++) if (body[k]! < 0x20) return true;
-  const words = new Uint32Array(body.buffer, body.byteOffset + head, (body.length - head) >>> 2);
-  for (let k = 0; k < words.length; k++) {
-    const word = words[k]!;
-    if (((word - 0x20202020) & ~word & 0x80808080) !== 0) return true;
-  }
-  for (let k = head + words.length * 4; k < body.length; k++) if (body[k]! < 0x20) return true;
-  return false;
-}
-
 function isAscii(body: Buffer, start: number, end: number): boolean {
   for (let k = start; k < end; k++) if (body[k]! >= 0x80) return false;
   return true;
@@ -468,6 +462,15 @@ function skipSpace(body: Buffer, at: number): number {
     at++;
   }
   return at;
+}
+
+/** Whether the bytes at `start` are the field's name (the caller checked that a quote follows it). */
+function isKey(view: DataView<ArrayBufferLike>, body: Buffer, start: number, field: Field): boolean {
+  const { name, words } = field;
+  let k = 0;
+  for (let w = 0; w < words.length; w++, k += 4) if (view.getUint32(start + k, true) !== words[w]) return false;
+  for (; k < name.length; k++) if (body[start + k] !== name[k]) return false;
+  return true;
 }
 
 function sameBytes(body: Buffer, start: number, end: number, name: Buffer): boolean {

@@ -81,6 +81,7 @@ describe('PageScanner', () => {
       '{"count":"1","items":[{"id":01}]}',
       '{"count":"1","items":[{"id":1,"paid":tru}]}',
       '{"count":"1","items":[{"id":1,"name":"a\tb"}]}',
+      '{\n "count": "1",\n "items": [{"id": 1, "name": "a\nb"}]\n}', // line breaks between tokens and one raw inside a string
       '{"count":"1","items":[{"id":1,"name":"a\\xb"}]}',
       '{"count":"1","items":[{"id":1,"name":"a\\u12G4"}]}',
       '{"count":"1","items":[{"id":1,"name":"abc}]}',
@@ -98,6 +99,10 @@ describe('PageScanner', () => {
     const scanned = scan(body)!;
     expect(scanned.unsure).toEqual([]);
     agrees(body, scanned);
+    // Line breaks with no escape anywhere: the body is read without looking for escapes.
+    const pretty = page(['{\n  "id": 3,\n  "name": "Åse",\n  "last_update": "2024-02-01"\n}'], (inner) => `{\n "count": "1",\n "items": [\n${inner}\n ]\n}\n`);
+    expect(scan(pretty)!.unsure).toEqual([]);
+    agrees(pretty, scan(pretty)!);
   });
 
   it('vouches for an undeclared key once it has learned it', () => {
