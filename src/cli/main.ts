@@ -61,7 +61,7 @@ for (const module of await commandModules(hideBin(process.argv))) {
 }
 
 await cli
-  .demandCommand(1, 'Name a command; see fanlake --help')
+  .demandCommand(1, 'Name a command')
   .strict()
   .help()
   .alias('h', 'help')

@@ -94,6 +94,12 @@ describe('fanlake run', () => {
     expect(extract.errors.find((error) => error.context.resource === 'tickets')?.context.window).toMatch(/^\d{4}-\d\d-\d\d/);
   });
 
+  it('no command at all exits 2 with one hint, not two', async () => {
+    const missing = await runCli([], env(tempDataDir()));
+    expect(missing.code).toBe(2);
+    expect(missing.stderr.trim()).toBe('error: Name a command (see fanlake --help)');
+  });
+
   it('bad usage exits 2 before anything runs: an unknown resource or report', async () => {
     const dataDir = tempDataDir();
     const resource = await runCli(['run', '--resource', 'no_such_thing'], env(dataDir));
