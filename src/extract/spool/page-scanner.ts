@@ -132,8 +132,6 @@ export class PageScanner {
   #plain = true;
   /** Whether the body being scanned has no backslash at all: then no string in it has an escape (the usual case). */
   #clean = false;
-  /** The body being scanned, read four bytes at a time where keys are compared. */
-  #view: DataView<ArrayBufferLike> = new DataView(new ArrayBuffer(0));
 
   constructor(options: PageScannerOptions) {
     for (const [name, kind] of Object.entries(options.fields)) this.#add(name, ACCEPTS[kind], options.requiredKey.includes(name));
@@ -169,7 +167,6 @@ export class PageScanner {
 
   #envelope(body: Buffer): ScannedPage | undefined {
     this.#clean = body.indexOf(BACKSLASH) < 0;
-    this.#view = new DataView(body.buffer, body.byteOffset, body.length);
     let at = skipSpace(body, 0);
     if (body[at] !== OPEN_OBJECT) return undefined;
     let count: number | undefined;
@@ -192,7 +189,7 @@ export class PageScanner {
         count = countOf(body.toString('latin1', at, end));
         at = end;
       } else if (name === 'items' && body[at] === OPEN_ARRAY) {
-        items = this.#items(body, at);
+        items = this.#items(body, at, new DataView(body.buffer, body.byteOffset, body.length));
         at = items.end + 1;
       } else {
         at = this.#value(body, at, 0);
@@ -211,8 +208,8 @@ export class PageScanner {
     return new ScannedPage(count, items.spans, items.unsure, body.subarray(items.start, items.end), newest, body);
   }
 
-  /** The items array opening at `at`: its bounds, each item's span, the unsure ones, the greatest cursor span. */
-  #items(body: Buffer, open: number): ItemsFound {
+  /** The items array opening at `at`: its bounds, each item's span, the unsure ones, the greatest cursor span. `view` reads the body four bytes at a time. */
+  #items(body: Buffer, open: number, view: DataView<ArrayBufferLike>): ItemsFound {
     const spans: number[] = [];
     const unsure: number[] = [];
     let newest: [number, number] | undefined;
@@ -220,7 +217,7 @@ export class PageScanner {
     if (body[at] !== CLOSE_ARRAY) {
       for (;;) {
         const cursor: [number, number] = [-1, -1];
-        const end = body[at] === OPEN_OBJECT ? this.#object(body, at, cursor) : -this.#value(body, at, 1);
+        const end = body[at] === OPEN_OBJECT ? this.#object(body, view, at, cursor) : -this.#value(body, at, 1);
         const sure = end > 0;
         spans.push(at, Math.abs(end));
         if (!sure) unsure.push(spans.length / 2 - 1);
@@ -241,7 +238,7 @@ export class PageScanner {
    * The item (an object) opening at `at`: the position after it, negative when it did not
    * provably pass. `cursor` receives the span of its cursor value when that is plain text.
    */
-  #object(body: Buffer, open: number, cursor: [number, number]): number {
+  #object(body: Buffer, view: DataView<ArrayBufferLike>, open: number, cursor: [number, number]): number {
     const item = ++this.#itemNumber;
     const fields = this.#fields;
     let sure = true;
@@ -255,7 +252,7 @@ export class PageScanner {
       const predicted = this.#order[position];
       const expected = predicted === undefined ? undefined : fields[predicted]!;
       let field: number;
-      if (expected !== undefined && body[at + 1 + expected.name.length] === QUOTE && isKey(this.#view, body, at + 1, expected)) {
+      if (expected !== undefined && body[at + 1 + expected.name.length] === QUOTE && isKey(view, body, at + 1, expected)) {
         field = predicted!;
         at += expected.name.length + 2;
       } else {
