@@ -6,6 +6,7 @@
 // loaded through the extractor's sink and `fanlake load`); the simulator without noise at
 // scale 0.1, the figure this benchmark reported first.
 // Usage alone: node bench/identity.mjs [--identity-scale10]
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -61,8 +62,8 @@ function verdict(score) {
 /** Extracts, loads and builds identity resolution from a fresh simulator; its links, truth and score. */
 export async function scoreRun(scale, seed, noise) {
   const sim = await startSimulator(['--scale', String(scale), '--seed', String(seed), '--admin', ...(noise ? ['--noise'] : [])]);
+  const dataDir = tempDir('fanlake-bench-id-');
   try {
-    const dataDir = tempDir('fanlake-bench-id-');
     const env = { FANLAKE_TICKETING_URL: sim.url, FANLAKE_ENGAGEMENT_URL: sim.url, FANLAKE_DATA_DIR: dataDir, ...CREDENTIALS };
     for (const args of [['extract'], ['load'], ['build', '--select', '+fan_identity_links']]) {
       const run = await runMeasured(args, env);
@@ -72,6 +73,8 @@ export async function scoreRun(scale, seed, noise) {
     return await scored(dataDir, truth);
   } finally {
     await sim.stop();
+    // Hundreds of MB at scale 10: a bench run must not fill the disk of whoever runs it.
+    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
@@ -82,12 +85,16 @@ export async function scoreRun(scale, seed, noise) {
 export async function scoreIndependent(persons, seed) {
   const set = independentIdentities({ persons, seed });
   const dataDir = tempDir('fanlake-bench-independent-');
-  await writeExtraction(dataDir, set.raw);
-  for (const args of [['load'], ['build', '--select', '+fan_identity_links']]) {
-    const run = await runMeasured(args, { FANLAKE_DATA_DIR: dataDir });
-    if (run.code !== 0) throw new Error(`fanlake ${args.join(' ')} failed: ${run.stderr.slice(-2000)}`);
+  try {
+    await writeExtraction(dataDir, set.raw);
+    for (const args of [['load'], ['build', '--select', '+fan_identity_links']]) {
+      const run = await runMeasured(args, { FANLAKE_DATA_DIR: dataDir });
+      if (run.code !== 0) throw new Error(`fanlake ${args.join(' ')} failed: ${run.stderr.slice(-2000)}`);
+    }
+    return await scored(dataDir, set.truth);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
   }
-  return scored(dataDir, set.truth);
 }
 
 /**
@@ -102,7 +109,7 @@ async function scored(dataDir, truth) {
     const links = await readFanIdentityLinks(connection);
     const records = (await connection.runAndReadAll(EVIDENCE_SQL)).getRowObjectsJson();
     connection.closeSync();
-    return { links, truth, dataDir, score: scoreIdentityLinks(links, truth), evidenceRecall: scoreIdentityLinks(links, evidenceTruth(truth, records)).recall };
+    return { links, truth, score: scoreIdentityLinks(links, truth), evidenceRecall: scoreIdentityLinks(links, evidenceTruth(truth, records)).recall };
   } finally {
     instance.closeSync();
   }

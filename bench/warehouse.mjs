@@ -3,6 +3,7 @@
 // profiles changed (extraction not counted), each as a ratio of the full one; the identity
 // models' share of each build and the slowest models of the last; then check and the
 // rendering of every report in reports/.
+import { rmSync } from 'node:fs';
 import { CREDENTIALS, fmt, runMeasured, startSimulator, tempDir } from './lib.mjs';
 
 const TICKETING = ['users', 'members', 'tickets', 'merchandise', 'user_permissions'];
@@ -69,8 +70,8 @@ async function changeIdentities(url, share) {
 
 export async function benchWarehouse({ scale }) {
   const sim = await startSimulator(['--scale', String(scale), '--admin']);
+  const dataDir = tempDir('fanlake-bench-wh-');
   try {
-    const dataDir = tempDir('fanlake-bench-wh-');
     const env = { FANLAKE_TICKETING_URL: sim.url, FANLAKE_ENGAGEMENT_URL: sim.url, FANLAKE_DATA_DIR: dataDir, ...CREDENTIALS };
     await timed(['extract'], env);
     const fullLoad = await timed(['load'], env);
@@ -118,5 +119,7 @@ export async function benchWarehouse({ scale }) {
     ];
   } finally {
     await sim.stop();
+    // About 800 MB at scale 10: a bench run must not fill the disk of whoever runs it.
+    rmSync(dataDir, { recursive: true, force: true });
   }
 }
