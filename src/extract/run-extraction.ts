@@ -10,6 +10,7 @@ import { ExtractProgress } from './progress.js';
 import { type ResourceResult, skippedResult } from './resource-result.js';
 import { newRunId, writeExtractionSummary } from '../raw-contract/index.js';
 import { SourceState } from './state.js';
+import { openConversionDatabase } from './spool/index.js';
 
 export const SOURCES = ['ticketing', 'engagement'] as const;
 export type SourceName = (typeof SOURCES)[number];
@@ -47,7 +48,9 @@ export async function runExtraction(request: ExtractRequest): Promise<ExtractRun
   const progress = request.progress ?? new ExtractProgress();
   const skippedSources: ExtractRunResult['skippedSources'] = [];
   const results: ResourceResult[] = [];
-  // Parquet parts are written by a DuckDB opened per part (see ParquetSpool), one at a time.
+  // Parquet parts are written one at a time, by a DuckDB opened per part (see ParquetSpool)
+  // or, with extract.conversionMemory = keep, by one kept for the run.
+  const duckdb = config['extract.conversionMemory'] === 'keep' ? await openConversionDatabase() : undefined;
   try {
     for (const source of selected) {
       const outcome = source === 'ticketing' ? ticketingConnection(config) : engagementConnection(config);
@@ -66,7 +69,7 @@ export async function runExtraction(request: ExtractRequest): Promise<ExtractRun
         userAgent: 'fanlake/0.1',
         onRetry: (event) => progress.retried(`${event.context.source}.${event.context.resource}`),
       });
-      const context = { dataDir: config.dataDir, runId, runStartedAt, connection, client, progress };
+      const context = { dataDir: config.dataDir, runId, runStartedAt, connection, client, progress, duckdb };
       try {
         const run = { ...context, concurrency: config.concurrency, only };
         if (source === 'ticketing') {
@@ -81,6 +84,7 @@ export async function runExtraction(request: ExtractRequest): Promise<ExtractRun
     }
   } finally {
     progress.close();
+    duckdb?.closeSync();
   }
   // What `status` reports about past runs, and what load records in meta.extraction_runs.
   const summary = { runId, startedAt: runStartedAt.toISOString(), finishedAt: new Date().toISOString(), results, skippedSources };
