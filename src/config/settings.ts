@@ -74,7 +74,7 @@ export const SETTINGS = [
   { key: 'concurrency', env: 'FANLAKE_CONCURRENCY', flag: 'concurrency', schema: positiveInt.max(64), default: 8,
     description: 'Requests in flight per source' },
   { key: 'extract.conversionMemory', env: 'FANLAKE_CONVERSION_MEMORY', flag: 'conversion-memory', schema: z.enum(['release', 'keep']), default: 'release',
-    description: 'The DuckDB that writes raw Parquet: release (one per part, memory given back after each: the least memory) or keep (one per run: about a sixth faster for about 50 to 120 MB more at the peak)' },
+    description: 'The DuckDB that writes raw Parquet: release (one per part, memory given back after each: the least memory) or keep (one per run: about a sixth faster for about 50 MB more at the peak)' },
   { key: 'lock.waitSeconds', env: 'FANLAKE_LOCK_WAIT', flag: 'wait', schema: z.coerce.number().min(0, 'must be 0 or more'), default: 0,
     description: 'How long a writing command waits for another writer of the data directory before it gives up (0: at once)' },
   { key: 'lock.staleSeconds', env: 'FANLAKE_LOCK_STALE_SECONDS', flag: 'lock-stale-seconds', schema: positiveInt, default: 600,
