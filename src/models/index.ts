@@ -64,16 +64,27 @@
  * that narrows the work only on later builds may say so with `or not exists (select 1 from
  * <itself>)`, which the first build drops with it.
  *
+ * ## Tables written as a difference
+ * A `table` may name a `unique_key` too. Every build still computes all its rows, as for any
+ * table, but writes only the difference: one MERGE inserts new keys, updates changed rows and
+ * deletes the rows whose key is gone, so the table ends as a rebuild would leave it. Writing a
+ * large table costs more than comparing it with the new rows, and the merge tells the children
+ * whether anything changed without summing the rows (613k identity fields at scale 10: 0.6 s
+ * to write and sum, 0.2 s to merge). Keys must be unique and not null, or the build fails and
+ * keeps the table; other columns or column types (a parent's `select *` changed) replace the
+ * table in full, as do the first build and `--full-refresh`.
+ *
  * ## What a build rebuilds
  * A model is left as it is (`unchanged`) when its fingerprint equals its last build's: its SQL
  * and header, the macros it calls, the state of the raw tables it reads (row count, newest
  * `_extracted_at`) and what each parent holds (build-state.ts). What a parent holds is, for a
  * table that others read, a signature of its rows (count and sum of row hashes, one scan after
- * it is written; an incremental model needs no scan: its merge says whether any row changed,
- * and a build in full counts as a change), and for views and seeds their own fingerprint. So
- * a table rebuilt to the same rows stops the rebuild there: a load that touches only columns
- * identity resolution does not read rebuilds `int_identity_records` and nothing of identity
- * after it. A parent outside a `--select` counts as what it holds now, so the child built from
+ * it is written; an incremental model or a table with a `unique_key` needs no scan: its merge
+ * says whether any row changed, and a build in full counts as a change), and for views and
+ * seeds their own fingerprint. So a table rebuilt to the same rows stops the rebuild there: a
+ * load that touches only columns identity resolution does not read rebuilds
+ * `int_identity_fields` (the columns it reads) to the same rows and nothing of identity after
+ * it. A parent outside a `--select` counts as what it holds now, so the child built from
  * it is rebuilt once the parent is. A warehouse built before signatures were kept rebuilds
  * nothing on upgrade; each table gains its signature at its next build.
  *

@@ -6,7 +6,8 @@ import type { Severity, TestDeclaration } from './checks/test-declaration.js';
  * How a model is written to the warehouse.
  * - `view`: `create or replace view`; default for `staging`.
  * - `table`: rebuilt in full, atomically (a failed build keeps the old table); default for
- *   `intermediate` and `marts`.
+ *   `intermediate` and `marts`. With a `unique_key`, every build still computes all its rows
+ *   but writes only the difference (see materialize.ts).
  * - `incremental`: created in full the first time, later merged by `unique_key`.
  */
 export const MATERIALIZATIONS = ['view', 'table', 'incremental'] as const;
@@ -30,7 +31,7 @@ export interface DeclaredTest {
 
 export interface ModelHeader {
   materialized?: Materialization;
-  /** Columns of the merge key, for `incremental`. */
+  /** Columns of the merge key: for `incremental`, and for a `table` written as a difference. */
   uniqueKey?: string[];
   /**
    * For `incremental`: a condition on the table's rows; those it holds are deleted before each
@@ -49,7 +50,8 @@ export interface ModelHeader {
  *
  * ```sql
  * -- materialized: incremental          view | table | incremental (default: view in staging, table elsewhere)
- * -- unique_key: season_id, fan_id      required for incremental; comma-separated for a composite key
+ * -- unique_key: season_id, fan_id      required for incremental; comma-separated for a composite key;
+ *                                       on a table: each build writes only the rows that differ
  * -- incremental_delete: id not in (select id from staging.stg_x)   incremental: rows deleted before each merge;
  *                                       it may read the model's parents (it is not parsed for the graph)
  * -- description: One row per ticket.   free text, copied to lineage.json
@@ -101,7 +103,9 @@ export function parseModelHeader(sql: string): ParsedHeader {
   }
   for (const key of misplacedKeys(sql)) problems.push(`"-- ${key}:" comes after the SQL has started and would be ignored; move it into the leading comment block`);
   if (header.materialized === 'incremental' && !header.uniqueKey) problems.push('materialized: incremental needs a "-- unique_key: column[, column]" line');
-  if (header.uniqueKey && header.materialized !== 'incremental') problems.push('unique_key only applies to materialized: incremental');
+  if (header.uniqueKey && (header.materialized === undefined || header.materialized === 'view')) {
+    problems.push('unique_key applies to materialized: incremental or table; give the model one of those');
+  }
   if (header.incrementalDelete !== undefined && header.materialized !== 'incremental') problems.push('incremental_delete only applies to materialized: incremental');
   return { header, problems };
 }

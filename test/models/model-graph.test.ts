@@ -130,12 +130,14 @@ where id > 0 and _extracted_at > (select max(_extracted_at) from marts.fct_event
       'marts/stg_a__x.sql': '-- Grain: one row per x.\n-- test: uniq(id)\nselect 1',
       'marts/Bad-Name.sql': 'select 1',
       'marts/late.sql': 'select 1 as id\n-- test: unique(id)\n',
+      'staging/b/stg_b__keyed.sql': '-- unique_key: id\nselect 1 as id',
     });
 
     const problems = await problemsOf(discoverProject(ws.modelsDir));
 
     expect(problems).toEqual([
       'sql/staging/a/stg_a__x.sql: unknown header key "materialised" (did you mean "materialized"?)',
+      'sql/staging/b/stg_b__keyed.sql: unique_key applies to materialized: incremental or table; give the model one of those',
       'sql/intermediate/int_y.sql: materialized: incremental needs a "-- unique_key: column[, column]" line',
       `sql/marts/Bad-Name.sql: a model's file name is its table name: use lowercase letters, digits and _`,
       'sql/marts/late.sql: "-- test:" comes after the SQL has started and would be ignored; move it into the leading comment block',

@@ -99,4 +99,59 @@ describe('models whose SQL and inputs did not change', () => {
     expect(await build()).toEqual({ stg_people: 'ok', int_person_cities: 'ok', city_people: 'ok' });
     expect(await ws.query('select n::int as n from marts.city_people')).toEqual([{ n: 0 }]);
   });
+
+  it('writes a table with a unique_key as the difference: a rebuild of the same rows changes nothing, and the table ends as a rebuild leaves it', async () => {
+    await ws.exec(`
+      create schema raw;
+      create table raw.people as select * from (values (1, 'Oslo', 'first'), (2, 'Bergen', 'first')) as people(id, city, note);
+      alter table raw.people add column _extracted_at timestamptz default timestamptz '2024-01-01 00:00:00+00';`);
+    await ws.write({
+      'staging/stg_people.sql': 'select id, city, note, _extracted_at from raw.people\n',
+      'intermediate/int_person_cities.sql': '-- materialized: table\n-- unique_key: id\nselect id, city from staging.stg_people\n',
+      'marts/city_people.sql': "-- materialized: table\nselect count(*) filter (where city = 'Bergen') as n from intermediate.int_person_cities\n",
+    });
+    const build = async () => statuses(await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir }));
+    const rows = () => ws.query('select id::int as id, city from intermediate.int_person_cities order by id');
+    expect(await build()).toEqual({ stg_people: 'ok', int_person_cities: 'ok', city_people: 'ok' });
+
+    // Only a column the table does not hold changed: every row is computed again, none written
+    // (the merge says so: no sum of the rows was needed).
+    await ws.exec(`update raw.people set note = 'second', _extracted_at = timestamptz '2024-01-02 00:00:00+00'`);
+    const unchanged = await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir });
+    expect(statuses(unchanged)).toEqual({ stg_people: 'ok', int_person_cities: 'ok', city_people: 'unchanged' });
+    expect(unchanged.find((result) => result.model === 'int_person_cities')).toMatchObject({ rows: 2, changed: false });
+
+    // A changed city, a person gone and one new, in one build: updated, deleted and inserted.
+    await ws.exec(`
+      update raw.people set city = 'Bergen' where id = 1;
+      delete from raw.people where id = 2;
+      insert into raw.people values (3, 'Tromsø', 'first', timestamptz '2024-01-03 00:00:00+00');
+      update raw.people set _extracted_at = timestamptz '2024-01-03 00:00:00+00';`);
+    expect(await build()).toEqual({ stg_people: 'ok', int_person_cities: 'ok', city_people: 'ok' });
+    expect(await rows()).toEqual([
+      { id: 1, city: 'Bergen' },
+      { id: 3, city: 'Tromsø' },
+    ]);
+    expect(await ws.query('select n::int as n from marts.city_people')).toEqual([{ n: 1 }]);
+
+    // A new column (the model's SQL changed) replaces the table in full.
+    await ws.write({ 'intermediate/int_person_cities.sql': '-- materialized: table\n-- unique_key: id\nselect id, city, note from staging.stg_people\n' });
+    expect(await build()).toEqual({ stg_people: 'unchanged', int_person_cities: 'ok', city_people: 'ok' });
+    expect(await ws.query('select id::int as id, note from intermediate.int_person_cities order by id')).toEqual([
+      { id: 1, note: 'second' },
+      { id: 3, note: 'first' },
+    ]);
+
+    // A key that repeats (bad raw data) cannot be merged: the table is written in full, with
+    // both rows, as a table without a unique_key would be, for its data tests to report.
+    await ws.exec(`insert into raw.people values (3, 'Bodø', 'first', timestamptz '2024-01-04 00:00:00+00')`);
+    const repeated = await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir });
+    expect(repeated.map((result) => result.error?.message ?? '').join('')).toBe('');
+    expect(statuses(repeated)).toEqual({ stg_people: 'ok', int_person_cities: 'ok', city_people: 'ok' });
+    expect(await ws.query('select id::int as id, note from intermediate.int_person_cities order by id, note')).toEqual([
+      { id: 1, note: 'second' },
+      { id: 3, note: 'first' },
+      { id: 3, note: 'first' },
+    ]);
+  });
 });
