@@ -7,152 +7,10 @@
 
 with
 
-users as (
+-- the fields identity resolution reads, one row per record (kept apart: see its description)
+fields as (
 
-    select * from staging.stg_ticketing__users
-
-),
-
-members as (
-
-    select * from staging.stg_ticketing__members
-
-),
-
--- records removed upstream (a deleted profile takes its people along) are nobody's any more
-customer_profiles as (
-
-    select * from staging.stg_engagement__customer_profiles
-    where vanished_at is null
-
-),
-
-people as (
-
-    select * from staging.stg_engagement__people
-    where vanished_at is null
-
-),
-
-api_apps as (
-
-    select * from seeds.engagement_api_apps
-
-),
-
--- Postal addresses: users and customer profiles carry them (read apart from the records, so
--- only these columns are).
-user_addresses as (
-
-    select user_id, address, zip_code from staging.stg_ticketing__users
-
-),
-
-profile_addresses as (
-
-    select customer_profile_id, street, postal_code from staging.stg_engagement__customer_profiles
-    where vanished_at is null
-
-),
-
-addresses as (
-
-    select 'ticketing_user:' || user_id as record_key, macros.address_key(address, zip_code) as address_key from user_addresses
-    union all
-    select 'engagement_customer_profile:' || customer_profile_id as record_key, macros.address_key(street, postal_code) as address_key from profile_addresses
-
-),
-
--- Members have one name field, "First Last" or "LASTNAME, First".
-members_named as (
-
-    select
-        member_id,
-        phone_raw,
-        phone_e164,
-        case
-            when member_name like '%,%' then trim(split_part(member_name, ',', 2))
-            else split_part(trim(member_name), ' ', 1)
-        end as first_name,
-        case
-            when member_name like '%,%' then trim(split_part(member_name, ',', 1))
-            else nullif(trim(substr(trim(member_name), strpos(trim(member_name), ' ') + 1)), trim(member_name))
-        end as last_name,
-
-    from members
-
-),
-
-unioned as (
-
-    select
-        'ticketing_user' as system,
-        cast(user_id as varchar) as record_id,
-        cast(null as bigint) as customer_profile_id,
-        cast(null as bigint) as external_user_id,
-        email,
-        phone_raw,
-        phone_e164,
-        nullif(trim(first_name), '') as first_name,
-        nullif(trim(last_name), '') as last_name,
-        birth_date,
-
-    from users
-
-    union all
-
-    select
-        'ticketing_member' as system,
-        cast(member_id as varchar) as record_id,
-        null as customer_profile_id,
-        null as external_user_id,
-        null as email,
-        phone_raw,
-        phone_e164,
-        nullif(first_name, '') as first_name,
-        nullif(last_name, '') as last_name,
-        null as birth_date,
-
-    from members_named
-
-    union all
-
-    select
-        'engagement_customer_profile' as system,
-        cast(customer_profile_id as varchar) as record_id,
-        customer_profile_id,
-        null as external_user_id,
-        email,
-        phone_raw,
-        phone_e164,
-        first_name,
-        last_name,
-        birth_date,
-
-    from customer_profiles
-
-    union all
-
-    select
-        'engagement_person' as system,
-        cast(people.person_id as varchar) as record_id,
-        people.customer_profile_id,
-        -- only identities of an ApiApp whose externalId is a ticketing user id
-        case
-            when people.network = 'apiApp' and api_apps.api_app_id is not null
-                then try_cast(people.external_id as bigint)
-        end as external_user_id,
-        people.email,
-        people.phone_raw,
-        people.phone_e164,
-        people.first_name,
-        people.last_name,
-        people.birth_date,
-
-    from people
-    left join api_apps
-        on api_apps.api_app_id = people.api_app_id
-        and api_apps.external_id_refers_to = 'ticketing_user'
+    select * from intermediate.int_identity_fields
 
 ),
 
@@ -178,8 +36,9 @@ keyed as (
         macros.first_name_key(first_name) as first_name_key,
         macros.last_name_key(last_name) as last_name_key,
         birth_date,
+        address_key,
 
-    from unioned
+    from fields
 
 ),
 
@@ -229,6 +88,7 @@ borrowed as (
         keyed.first_name,
         keyed.last_name,
         keyed.birth_date,
+        keyed.address_key,
         coalesce(
             keyed.first_name_key,
             case when profile_groups.first_name_count = 1 then profile_groups.first_name_key end
@@ -413,13 +273,13 @@ swapped as (
 final as (
 
     select
-        swapped.* exclude (written_first_spelling, written_last_spelling, written_first_tokens, written_last_tokens, is_swapped),
+        swapped.* exclude (written_first_spelling, written_last_spelling, written_first_tokens, written_last_tokens, is_swapped, address_key),
         case when is_swapped then written_last_spelling else written_first_spelling end as first_name_spelling,
         case when is_swapped then written_first_spelling else written_last_spelling end as last_name_spelling,
         case when is_swapped then written_last_tokens else written_first_tokens end as first_name_tokens,
         case when is_swapped then written_first_tokens else written_last_tokens end as last_name_tokens,
         least(written_first_spelling, written_last_spelling) || ' ' || greatest(written_first_spelling, written_last_spelling) as name_pair_spelling,
-        addresses.address_key,
+        swapped.address_key,
         -- (least and greatest skip a missing name: "Kari" alone would meet "Kari Kari")
         case when written_first_spelling is not null and written_last_spelling is not null then
             name_counts.name_records
@@ -432,8 +292,6 @@ final as (
         first_words.first_uses * last_words.last_uses / written_names.records as name_expected_records,
 
     from swapped
-    left join addresses
-        on addresses.record_key = swapped.record_key
     left join name_counts
         on name_counts.lesser_spelling = least(written_first_spelling, written_last_spelling)
         and name_counts.greater_spelling = greatest(written_first_spelling, written_last_spelling)
