@@ -1,3 +1,5 @@
+-- materialized: table
+-- unique_key: line_id
 -- description: One row per line of money the club took or handed back: a sold ticket (single or season ticket; season-ticket seats and distributed tickets carry no price) or a merchandise order line, with its season, product line, channel, order and status. Tickets belong to their match's season; merchandise to the season running when it was ordered (int_seasons). Amounts in NOK incl. VAT.
 -- test: unique(line_id)
 -- test: not_null(line_id, product_line, channel, amount)

@@ -1,3 +1,5 @@
+-- materialized: table
+-- unique_key: ticket_id
 -- description: One row per ticket with what kind of ticket it is and whether it counts as attendance. ticket_kind: season_ticket (sold on a season-ticket sale, the virtual match of just_seasonticket_sales), season_ticket_seat (a holder's ticket for a real match, carrying id_season_ticket), distributed (free, no order type), single (any other ticket for one match). Attendance counts issued tickets (completed orders) of real matches only.
 -- test: unique(ticket_id)
 -- test: not_null(ticket_id, match_id, ticket_kind, is_issued, is_real_match, is_counted_attendance)

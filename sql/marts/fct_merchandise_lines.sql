@@ -1,3 +1,5 @@
+-- materialized: table
+-- unique_key: merchandise_line_id
 -- description: One row per sold merchandise item (order line). Amounts in NOK incl. VAT unless named subtotal; line_revenue = price_subtotal + vat_amount.
 -- test: unique(merchandise_line_id)
 -- test: not_null(merchandise_line_id, order_id, line_revenue)
