@@ -70,9 +70,9 @@
  * deletes the rows whose key is gone, so the table ends as a rebuild would leave it. Writing a
  * large table costs more than comparing it with the new rows, and the merge tells the children
  * whether anything changed without summing the rows (613k identity fields at scale 10: 0.6 s
- * to write and sum, 0.2 s to merge). Keys must be unique and not null, or the build fails and
- * keeps the table; other columns or column types (a parent's `select *` changed) replace the
- * table in full, as do the first build and `--full-refresh`.
+ * to write and sum, 0.2 s to merge). A null in the key meets null. New rows that repeat a key
+ * (bad raw data, which the model's data tests report), other columns or column types (a
+ * parent's `select *` changed), the first build and `--full-refresh` write the table in full.
  *
  * ## What a build rebuilds
  * A model is left as it is (`unchanged`) when its fingerprint equals its last build's: its SQL

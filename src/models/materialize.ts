@@ -88,7 +88,8 @@ async function replaceTable(connection: DuckDBConnection, target: string, existi
  *   later checkpoint stores only the changed rows, and the merge tells the children whether
  *   anything changed without summing the rows. The table is written in full when its columns
  *   or their types differ from the new rows' (a parent's `select *` changed) or the new rows
- *   hold a repeated or null key, which a MERGE cannot write (its data tests report them).
+ *   repeat a key, which a MERGE cannot write (its data tests report it). A null in the key is
+ *   a value like any other.
  */
 async function mergeRows(connection: DuckDBConnection, model: ModelDefinition, target: string, body: string, newRows: 'increment' | 'all rows'): Promise<MaterializeOutcome> {
   const increment = `temp.main.${quoteIdent(`__fanlake_increment__${model.name}`)}`;
@@ -115,14 +116,16 @@ async function mergeRows(connection: DuckDBConnection, model: ModelDefinition, t
            (select count(*) from (select 1 from ${increment} group by ${keyList} having count(*) > 1)) as repeated_keys
        from ${increment}`,
     );
-    // A table holds what its SELECT gave, repeated or null keys included (its data tests report
-    // them): a MERGE cannot write those, so the table is written in full.
-    if (newRows === 'all rows' && (Number(stats!.null_keys) > 0 || Number(stats!.repeated_keys) > 0)) return await replaceInFull();
-    if (Number(stats!.null_keys) > 0) throw incrementalError(model, `${stats!.null_keys} row(s) have a null in unique_key (${keys.join(', ')})`);
+    // A table holds what its SELECT gave, repeated keys included (its data tests report them):
+    // a MERGE cannot write those, so the table is written in full.
+    if (newRows === 'all rows' && Number(stats!.repeated_keys) > 0) return await replaceInFull();
+    if (newRows === 'increment' && Number(stats!.null_keys) > 0) throw incrementalError(model, `${stats!.null_keys} row(s) have a null in unique_key (${keys.join(', ')})`);
     if (Number(stats!.repeated_keys) > 0) throw incrementalError(model, `${stats!.repeated_keys} unique_key value(s) occur more than once in the new rows (${keys.join(', ')})`);
 
     const others = columns.filter((column) => !keys.includes(column));
-    const on = keys.map((key) => `existing.${quoteIdent(key)} = increment.${quoteIdent(key)}`).join(' and ');
+    // A table's key may hold a null (a consent purpose without a channel): there, null meets null.
+    const equals = newRows === 'all rows' ? 'is not distinct from' : '=';
+    const on = keys.map((key) => `existing.${quoteIdent(key)} ${equals} increment.${quoteIdent(key)}`).join(' and ');
     const differs = others.map((column) => `existing.${quoteIdent(column)} is distinct from increment.${quoteIdent(column)}`).join(' or ');
     const update = others.map((column) => `${quoteIdent(column)} = increment.${quoteIdent(column)}`).join(', ');
     const whenMatched = others.length > 0 ? `when matched and (${differs}) then update set ${update}\n` : '';

@@ -132,6 +132,19 @@ describe('models whose SQL and inputs did not change', () => {
       { id: 1, city: 'Bergen' },
       { id: 3, city: 'Tromsø' },
     ]);
+
+    // A person without an id: a null key meets null, so the next build leaves that row as it is.
+    await ws.exec(`insert into raw.people values (null, 'Oslo', 'first', timestamptz '2024-01-03 12:00:00+00')`);
+    expect(await build()).toEqual({ stg_people: 'ok', int_person_cities: 'ok', city_people: 'ok' });
+    await ws.exec(`update raw.people set note = 'third', _extracted_at = timestamptz '2024-01-03 13:00:00+00' where id is null`);
+    const nullKept = await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir });
+    expect(nullKept.find((result) => result.model === 'int_person_cities')).toMatchObject({ status: 'ok', changed: false });
+    await ws.exec('delete from raw.people where id is null');
+    expect(await build()).toEqual({ stg_people: 'ok', int_person_cities: 'ok', city_people: 'ok' });
+    expect(await rows()).toEqual([
+      { id: 1, city: 'Bergen' },
+      { id: 3, city: 'Tromsø' },
+    ]);
     expect(await ws.query('select n::int as n from marts.city_people')).toEqual([{ n: 1 }]);
 
     // A new column (the model's SQL changed) replaces the table in full.
