@@ -8,15 +8,23 @@
 
 with
 
+-- names, contact details and linked records: identity resolution's part of a fan
+contacts as (
+
+    select * from intermediate.int_fan_contacts
+
+),
+
 clusters as (
 
     select * from intermediate.int_identity_clusters
 
 ),
 
-records as (
+-- each ticketing account's fan, by the account's id
+ticketing_users as (
 
-    select * from intermediate.int_identity_records
+    select * from intermediate.int_ticketing_user_fans
 
 ),
 
@@ -50,119 +58,20 @@ merchandise_lines as (
 
 ),
 
-fan_records as (
-
-    select
-        clusters.fan_id,
-        clusters.match_rule,
-        clusters.rule_rank,
-        records.*,
-        -- whose contact details win a tie: the ticketing account, then the platform profile
-        case records.system
-            when 'ticketing_user' then 1
-            when 'engagement_customer_profile' then 2
-            when 'engagement_person' then 3
-            else 4
-        end as system_priority,
-
-    from clusters
-    inner join records
-        on records.record_key = clusters.record_key
-
-),
-
-record_counts as (
-
-    select
-        fan_id,
-        count(*) as record_count,
-        count(*) filter (where system = 'ticketing_user') as ticketing_user_count,
-        count(*) filter (where system = 'ticketing_member') as ticketing_member_count,
-        count(*) filter (where system = 'engagement_customer_profile') as engagement_customer_profile_count,
-        count(*) filter (where system = 'engagement_person') as engagement_person_count,
-        -- the oldest account and profile, for joins to either system
-        min(cast(record_id as bigint)) filter (where system = 'ticketing_user') as ticketing_user_id,
-        min(cast(record_id as bigint)) filter (where system = 'engagement_customer_profile') as customer_profile_id,
-        -- the weakest evidence holding the fan together (each record's own link is its
-        -- strongest); unmatched for a fan of one record
-        arg_max(match_rule, rule_rank) as weakest_match_rule,
-
-    from fan_records
-    group by fan_id
-
-),
-
--- The value most of a fan's records agree on; ties go to the higher-priority system.
-best_emails as (
-
-    select
-        fan_id,
-        email,
-
-    from fan_records
-    where email is not null
-    group by fan_id, email
-    qualify row_number() over (partition by fan_id order by count(*) desc, min(system_priority), email) = 1
-
-),
-
-best_phones as (
-
-    select
-        fan_id,
-        phone_e164,
-
-    from fan_records
-    where phone_e164 is not null
-    group by fan_id, phone_e164
-    qualify row_number() over (partition by fan_id order by count(*) desc, min(system_priority), phone_e164) = 1
-
-),
-
-best_birth_dates as (
-
-    select
-        fan_id,
-        birth_date,
-
-    from fan_records
-    where birth_date is not null
-    group by fan_id, birth_date
-    qualify row_number() over (partition by fan_id order by count(*) desc, min(system_priority), birth_date) = 1
-
-),
-
--- names as one record wrote them, so first and last name belong together
-best_names as (
-
-    select
-        fan_id,
-        first_name,
-        last_name,
-
-    from fan_records
-    where first_name is not null
-    qualify row_number() over (
-        partition by fan_id
-        order by last_name is null, system_priority, record_key
-    ) = 1
-
-),
-
 -- a fan with several member entries shows the most recently updated one
 memberships as (
 
     select
-        fan_records.fan_id,
+        clusters.fan_id,
         members.member_category_id,
         members.member_category_name,
 
-    from fan_records
+    from clusters
     inner join members
-        on cast(members.member_id as varchar) = fan_records.record_id
-    where fan_records.system = 'ticketing_member'
+        on cast(members.member_id as varchar) = clusters.record_id
+    where clusters.system = 'ticketing_member'
     qualify row_number() over (
-        partition by fan_records.fan_id
+        partition by clusters.fan_id
         order by members.updated_at desc nulls last, members.member_id
     ) = 1
 
@@ -195,17 +104,6 @@ partner_consents as (
     from fan_consents
     where purpose = 'partner_marketing'
     group by fan_id
-
-),
-
-ticketing_users as (
-
-    select
-        fan_id,
-        cast(record_id as bigint) as user_id,
-
-    from fan_records
-    where system = 'ticketing_user'
 
 ),
 
@@ -268,29 +166,29 @@ merchandise_purchases as (
 final as (
 
     select
-        record_counts.fan_id,
+        contacts.fan_id,
 
         -- contact
-        best_names.first_name,
-        best_names.last_name,
-        best_emails.email,
-        best_phones.phone_e164,
-        best_birth_dates.birth_date,
+        contacts.first_name,
+        contacts.last_name,
+        contacts.email,
+        contacts.phone_e164,
+        contacts.birth_date,
 
         -- linked records
-        record_counts.ticketing_user_id,
-        record_counts.customer_profile_id,
-        record_counts.record_count,
-        record_counts.ticketing_user_count,
-        record_counts.ticketing_member_count,
-        record_counts.engagement_customer_profile_count,
-        record_counts.engagement_person_count,
-        record_counts.weakest_match_rule,
-        record_counts.ticketing_user_count > 0 as has_ticketing_account,
-        record_counts.engagement_customer_profile_count > 0 as has_engagement_profile,
+        contacts.ticketing_user_id,
+        contacts.customer_profile_id,
+        contacts.record_count,
+        contacts.ticketing_user_count,
+        contacts.ticketing_member_count,
+        contacts.engagement_customer_profile_count,
+        contacts.engagement_person_count,
+        contacts.weakest_match_rule,
+        contacts.ticketing_user_count > 0 as has_ticketing_account,
+        contacts.engagement_customer_profile_count > 0 as has_engagement_profile,
 
         -- membership
-        record_counts.ticketing_member_count > 0 as is_member,
+        contacts.ticketing_member_count > 0 as is_member,
         memberships.member_category_id,
         memberships.member_category_name,
 
@@ -312,27 +210,19 @@ final as (
         coalesce(merchandise_purchases.merchandise_spend, 0) as merchandise_spend,
         coalesce(attendance.matches_attended, 0) as matches_attended,
 
-    from record_counts
-    left join best_names
-        on best_names.fan_id = record_counts.fan_id
-    left join best_emails
-        on best_emails.fan_id = record_counts.fan_id
-    left join best_phones
-        on best_phones.fan_id = record_counts.fan_id
-    left join best_birth_dates
-        on best_birth_dates.fan_id = record_counts.fan_id
+    from contacts
     left join memberships
-        on memberships.fan_id = record_counts.fan_id
+        on memberships.fan_id = contacts.fan_id
     left join consents_by_channel
-        on consents_by_channel.fan_id = record_counts.fan_id
+        on consents_by_channel.fan_id = contacts.fan_id
     left join partner_consents
-        on partner_consents.fan_id = record_counts.fan_id
+        on partner_consents.fan_id = contacts.fan_id
     left join ticket_purchases
-        on ticket_purchases.fan_id = record_counts.fan_id
+        on ticket_purchases.fan_id = contacts.fan_id
     left join merchandise_purchases
-        on merchandise_purchases.fan_id = record_counts.fan_id
+        on merchandise_purchases.fan_id = contacts.fan_id
     left join attendance
-        on attendance.fan_id = record_counts.fan_id
+        on attendance.fan_id = contacts.fan_id
 
 )
 

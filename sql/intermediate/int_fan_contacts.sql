@@ -1,0 +1,150 @@
+-- materialized: table
+-- unique_key: fan_id
+-- description: One row per fan (int_identity_clusters): the contact details and names most of its records agree on, its linked records per system and the weakest rule holding it together; what marts.dim_fan takes from identity resolution alone, kept apart so that a load touching only tickets, merchandise, consents or memberships does not compute it again.
+-- test: unique(fan_id)
+-- test: not_null(fan_id, record_count)
+
+with
+
+clusters as (
+
+    select * from intermediate.int_identity_clusters
+
+),
+
+records as (
+
+    select * from intermediate.int_identity_records
+
+),
+
+fan_records as (
+
+    select
+        clusters.fan_id,
+        clusters.match_rule,
+        clusters.rule_rank,
+        records.*,
+        -- whose contact details win a tie: the ticketing account, then the platform profile
+        case records.system
+            when 'ticketing_user' then 1
+            when 'engagement_customer_profile' then 2
+            when 'engagement_person' then 3
+            else 4
+        end as system_priority,
+
+    from clusters
+    inner join records
+        on records.record_key = clusters.record_key
+
+),
+
+record_counts as (
+
+    select
+        fan_id,
+        count(*) as record_count,
+        count(*) filter (where system = 'ticketing_user') as ticketing_user_count,
+        count(*) filter (where system = 'ticketing_member') as ticketing_member_count,
+        count(*) filter (where system = 'engagement_customer_profile') as engagement_customer_profile_count,
+        count(*) filter (where system = 'engagement_person') as engagement_person_count,
+        -- the oldest account and profile, for joins to either system
+        min(cast(record_id as bigint)) filter (where system = 'ticketing_user') as ticketing_user_id,
+        min(cast(record_id as bigint)) filter (where system = 'engagement_customer_profile') as customer_profile_id,
+        -- the weakest evidence holding the fan together (each record's own link is its
+        -- strongest); unmatched for a fan of one record
+        arg_max(match_rule, rule_rank) as weakest_match_rule,
+
+    from fan_records
+    group by fan_id
+
+),
+
+-- The value most of a fan's records agree on; ties go to the higher-priority system.
+best_emails as (
+
+    select
+        fan_id,
+        email,
+
+    from fan_records
+    where email is not null
+    group by fan_id, email
+    qualify row_number() over (partition by fan_id order by count(*) desc, min(system_priority), email) = 1
+
+),
+
+best_phones as (
+
+    select
+        fan_id,
+        phone_e164,
+
+    from fan_records
+    where phone_e164 is not null
+    group by fan_id, phone_e164
+    qualify row_number() over (partition by fan_id order by count(*) desc, min(system_priority), phone_e164) = 1
+
+),
+
+best_birth_dates as (
+
+    select
+        fan_id,
+        birth_date,
+
+    from fan_records
+    where birth_date is not null
+    group by fan_id, birth_date
+    qualify row_number() over (partition by fan_id order by count(*) desc, min(system_priority), birth_date) = 1
+
+),
+
+-- names as one record wrote them, so first and last name belong together
+best_names as (
+
+    select
+        fan_id,
+        first_name,
+        last_name,
+
+    from fan_records
+    where first_name is not null
+    qualify row_number() over (
+        partition by fan_id
+        order by last_name is null, system_priority, record_key
+    ) = 1
+
+),
+
+final as (
+
+    select
+        record_counts.fan_id,
+        best_names.first_name,
+        best_names.last_name,
+        best_emails.email,
+        best_phones.phone_e164,
+        best_birth_dates.birth_date,
+        record_counts.ticketing_user_id,
+        record_counts.customer_profile_id,
+        record_counts.record_count,
+        record_counts.ticketing_user_count,
+        record_counts.ticketing_member_count,
+        record_counts.engagement_customer_profile_count,
+        record_counts.engagement_person_count,
+        record_counts.weakest_match_rule,
+
+    from record_counts
+    left join best_names
+        on best_names.fan_id = record_counts.fan_id
+    left join best_emails
+        on best_emails.fan_id = record_counts.fan_id
+    left join best_phones
+        on best_phones.fan_id = record_counts.fan_id
+    left join best_birth_dates
+        on best_birth_dates.fan_id = record_counts.fan_id
+
+)
+
+select * from final
