@@ -7,10 +7,14 @@
 
 with
 
--- the fields identity resolution reads, one row per record (kept apart: see its description)
+-- the fields identity resolution reads, one row per record, from each system apart (a
+-- load that changes other fields, or one system's records only, rebuilds less: see the
+-- fields models' descriptions)
 fields as (
 
-    select * from intermediate.int_identity_fields
+    select * from intermediate.int_identity_ticketing_fields
+    union all by name
+    select * from intermediate.int_identity_engagement_fields
 
 ),
 

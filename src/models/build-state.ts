@@ -55,7 +55,7 @@ export class BuildInputs {
    * reads and the macros it calls (each with the macros it calls in turn, so a changed macro
    * or setting rebuilds its callers and their descendants). A parent rebuilt to the same rows
    * therefore leaves its children as they are: a load that touches only columns identity
-   * resolution does not read stops at `int_identity_fields`. Ask once its parents are built.
+   * resolution does not read stops at `int_identity_ticketing_fields`. Ask once its parents are built.
    */
   fingerprint(relation: string, contentOf: (parent: string) => string): string {
     return remembered(this.fingerprints, relation, () => {

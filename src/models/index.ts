@@ -83,7 +83,7 @@
  * says whether any row changed, and a build in full counts as a change), and for views and
  * seeds their own fingerprint. So a table rebuilt to the same rows stops the rebuild there: a
  * load that touches only columns identity resolution does not read rebuilds
- * `int_identity_fields` (the columns it reads) to the same rows and nothing of identity after
+ * `int_identity_ticketing_fields` (the columns it reads) to the same rows and nothing of identity after
  * it. A parent outside a `--select` counts as what it holds now, so the child built from
  * it is rebuilt once the parent is. A warehouse built before signatures were kept rebuilds
  * nothing on upgrade; each table gains its signature at its next build.

@@ -5,7 +5,7 @@ import { queryWarehouse } from '../helpers/warehouse.js';
 import { placeTrapRecords, writeRawTables, type RawRecords, type TrapPlacement } from './identity-fixture.js';
 
 /**
- * int_identity_fields holds only what identity resolution reads, so a load that changes other
+ * int_identity_ticketing_fields holds only what identity resolution reads, so a load that changes other
  * fields (a login, a member's used pool) stops there and the costly int_identity_records is not
  * rebuilt; a changed name goes all the way through. Built through the real models.
  */
@@ -58,13 +58,13 @@ describe('identity resolution after a load that changed other fields only', () =
   it('recomputes the fields to the same rows and leaves int_identity_records as it is', () => {
     expect(placed.fanOf.get('ticketing_user:1')).toBe(placed.fanOf.get('engagement_customer_profile:21'));
     expect(afterLogin('stg_ticketing__users')).toMatchObject({ status: 'ok' });
-    expect(afterLogin('int_identity_fields')).toMatchObject({ status: 'ok', changed: false });
+    expect(afterLogin('int_identity_ticketing_fields')).toMatchObject({ status: 'ok', changed: false });
     expect(afterLogin('int_identity_records')).toMatchObject({ status: 'unchanged' });
     expect(afterLogin('fan_identity_links')).toMatchObject({ status: 'unchanged' });
   });
 
   it('rebuilds identity resolution when a field it reads changed', () => {
-    expect(afterRename('int_identity_fields')).toMatchObject({ status: 'ok', changed: true });
+    expect(afterRename('int_identity_engagement_fields')).toMatchObject({ status: 'ok', changed: true });
     expect(afterRename('int_identity_records')).toMatchObject({ status: 'ok' });
     expect(fanOf.get('ticketing_user:1')).not.toBe(fanOf.get('engagement_customer_profile:21'));
   });

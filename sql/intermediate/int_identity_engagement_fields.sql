@@ -1,0 +1,73 @@
+-- materialized: table
+-- unique_key: system, record_id
+-- description: One row per engagement customer profile and person still there, with only the fields identity resolution reads (int_identity_records), as the platform holds them, and the postal address as matching compares it (macros.address_key). Kept apart from int_identity_records and from the ticketing records (see int_identity_ticketing_fields).
+-- test: unique(system, record_id)
+-- test: not_null(system, record_id)
+
+with
+
+-- records removed upstream (a deleted profile takes its people along) are nobody's any more
+customer_profiles as (
+
+    select * from staging.stg_engagement__customer_profiles
+    where vanished_at is null
+
+),
+
+people as (
+
+    select * from staging.stg_engagement__people
+    where vanished_at is null
+
+),
+
+api_apps as (
+
+    select * from seeds.engagement_api_apps
+
+),
+
+final as (
+
+    select
+        'engagement_customer_profile' as system,
+        cast(customer_profile_id as varchar) as record_id,
+        customer_profile_id,
+        null as external_user_id,
+        email,
+        phone_raw,
+        phone_e164,
+        first_name,
+        last_name,
+        birth_date,
+        macros.address_key(street, postal_code) as address_key,
+
+    from customer_profiles
+
+    union all
+
+    select
+        'engagement_person' as system,
+        cast(people.person_id as varchar) as record_id,
+        people.customer_profile_id,
+        -- only identities of an ApiApp whose externalId is a ticketing user id
+        case
+            when people.network = 'apiApp' and api_apps.api_app_id is not null
+                then try_cast(people.external_id as bigint)
+        end as external_user_id,
+        people.email,
+        people.phone_raw,
+        people.phone_e164,
+        people.first_name,
+        people.last_name,
+        people.birth_date,
+        null as address_key,
+
+    from people
+    left join api_apps
+        on api_apps.api_app_id = people.api_app_id
+        and api_apps.external_id_refers_to = 'ticketing_user'
+
+)
+
+select * from final

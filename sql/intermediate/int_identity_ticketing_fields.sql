@@ -1,0 +1,77 @@
+-- materialized: table
+-- unique_key: system, record_id
+-- description: One row per ticketing user and member, with only the fields identity resolution reads (int_identity_records), as the system holds them (a member's one name field split in two), and the postal address as matching compares it (macros.address_key). Kept apart from int_identity_records, the costly part, and from the engagement records: a load that changes other fields only (a login, a member's used pool) rebuilds this table to the same rows, and identity resolution stops here.
+-- test: unique(system, record_id)
+-- test: not_null(system, record_id)
+
+with
+
+users as (
+
+    select * from staging.stg_ticketing__users
+
+),
+
+members as (
+
+    select * from staging.stg_ticketing__members
+
+),
+
+-- Members have one name field, "First Last" or "LASTNAME, First".
+members_named as (
+
+    select
+        member_id,
+        phone_raw,
+        phone_e164,
+        case
+            when member_name like '%,%' then trim(split_part(member_name, ',', 2))
+            else split_part(trim(member_name), ' ', 1)
+        end as first_name,
+        case
+            when member_name like '%,%' then trim(split_part(member_name, ',', 1))
+            else nullif(trim(substr(trim(member_name), strpos(trim(member_name), ' ') + 1)), trim(member_name))
+        end as last_name,
+
+    from members
+
+),
+
+final as (
+
+    select
+        'ticketing_user' as system,
+        cast(user_id as varchar) as record_id,
+        cast(null as bigint) as customer_profile_id,
+        cast(null as bigint) as external_user_id,
+        email,
+        phone_raw,
+        phone_e164,
+        nullif(trim(first_name), '') as first_name,
+        nullif(trim(last_name), '') as last_name,
+        birth_date,
+        macros.address_key(address, zip_code) as address_key,
+
+    from users
+
+    union all
+
+    select
+        'ticketing_member' as system,
+        cast(member_id as varchar) as record_id,
+        null as customer_profile_id,
+        null as external_user_id,
+        null as email,
+        phone_raw,
+        phone_e164,
+        nullif(first_name, '') as first_name,
+        nullif(last_name, '') as last_name,
+        null as birth_date,
+        null as address_key,
+
+    from members_named
+
+)
+
+select * from final
