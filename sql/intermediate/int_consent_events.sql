@@ -1,127 +1,27 @@
--- materialized: table
--- description: One row per consent decision event of a fan, purpose and channel, from either system: a ticketing permission answer (the API keeps only the latest answer per user and consent, dated by its last update), an engagement consent given (at its creation) and, when revoked, its revocation (at revokedDateTime, else its creation). is_current_state marks the event that stands for the record's present state (the ticketing answer; the engagement revocation, or the grant of a consent not revoked). seeds.consent_channels maps consents to channel and purpose (channel null for a purpose without one); a consent given under a consent text the club has disabled is no grant and left out, its revocation still counts.
+-- materialized: view
+-- description: One row per consent decision event of a fan, purpose and channel, from either system: a ticketing permission answer (the API keeps only the latest answer per user and consent, dated by its last update), an engagement consent given (at its creation) and, when revoked, its revocation (at revokedDateTime, else its creation). is_current_state marks the event that stands for the record's present state (the ticketing answer; the engagement revocation, or the grant of a consent not revoked). seeds.consent_channels maps consents to channel and purpose (channel null for a purpose without one); a consent given under a consent text the club has disabled is no grant and left out, its revocation still counts. A view over each system's events (int_ticketing_consent_events, int_engagement_consent_events), so a load of one system computes only its own.
 -- test: not_null(fan_id, purpose, is_granted, is_current_state, source_system)
 -- test: accepted_values(source_system: ticketing, engagement)
 
 with
 
-clusters as (
+ticketing_events as (
 
-    select * from intermediate.int_identity_clusters
-
-),
-
-user_permissions as (
-
-    select * from staging.stg_ticketing__user_permissions
+    select * from intermediate.int_ticketing_consent_events
 
 ),
 
-consents as (
+engagement_events as (
 
-    select * from staging.stg_engagement__consents
-    where vanished_at is null
-
-),
-
-consent_texts as (
-
-    select * from staging.stg_engagement__consent_texts
-
-),
-
-consent_channels as (
-
-    select * from seeds.consent_channels
-
-),
-
-ticketing_decisions as (
-
-    select
-        clusters.fan_id,
-        consent_channels.purpose,
-        consent_channels.channel,
-        user_permissions.has_consented as is_granted,
-        user_permissions.updated_at as decided_at,
-        'ticketing' as source_system,
-        true as is_current_state,
-
-    from user_permissions
-    inner join consent_channels
-        on consent_channels.system = 'ticketing'
-        and consent_channels.consent_id = user_permissions.consent_type_id
-    inner join clusters
-        on clusters.system = 'ticketing_user'
-        and clusters.record_id = cast(user_permissions.user_id as varchar)
-    where user_permissions.has_consented is not null
-
-),
-
-engagement_consents as (
-
-    select
-        clusters.fan_id,
-        consent_channels.purpose,
-        consent_channels.channel,
-        consents.is_revoked,
-        consents.created_at,
-        coalesce(consents.revoked_at, consents.created_at) as revoked_at,
-        -- the club no longer stands behind a disabled text, so agreeing to it grants nothing
-        consent_texts.is_enabled is distinct from false as is_text_enabled,
-
-    from consents
-    inner join consent_channels
-        on consent_channels.system = 'engagement'
-        and consent_channels.consent_id = consents.consent_text_id
-    inner join clusters
-        on clusters.system = 'engagement_customer_profile'
-        and clusters.record_id = cast(consents.customer_profile_id as varchar)
-    left join consent_texts
-        on consent_texts.consent_text_id = consents.consent_text_id
-
-),
-
--- A consent is a grant when given and a withdrawal when revoked; both are decisions.
-engagement_grants as (
-
-    select
-        fan_id,
-        purpose,
-        channel,
-        true as is_granted,
-        created_at as decided_at,
-        'engagement' as source_system,
-        not is_revoked as is_current_state,
-
-    from engagement_consents
-    where is_text_enabled
-
-),
-
-engagement_revocations as (
-
-    select
-        fan_id,
-        purpose,
-        channel,
-        false as is_granted,
-        revoked_at as decided_at,
-        'engagement' as source_system,
-        true as is_current_state,
-
-    from engagement_consents
-    where is_revoked
+    select * from intermediate.int_engagement_consent_events
 
 ),
 
 final as (
 
-    select * from ticketing_decisions
+    select * from ticketing_events
     union all
-    select * from engagement_grants
-    union all
-    select * from engagement_revocations
+    select * from engagement_events
 
 )
 
