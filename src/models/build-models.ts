@@ -145,9 +145,15 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
           result = await buildNode(connection, node, sources, optional, (options.fullRefresh ?? false) || redefined(relation), absentParents(graph, node, chosen, existing, sources));
           if (result.status === 'ok') {
             const started = performance.now();
-            const content = await contentAfterBuild(connection, node, result, fingerprint, last?.content, (graph.children.get(relation)?.length ?? 0) > 0);
-            contents.set(relation, content);
-            if (node.kind === 'model') await recordBuild(connection, relation, { fingerprint, definition: inputs.definition(relation), content });
+            try {
+              const content = await contentAfterBuild(connection, node, result, fingerprint, last?.content, (graph.children.get(relation)?.length ?? 0) > 0);
+              contents.set(relation, content);
+              if (node.kind === 'model') await recordBuild(connection, relation, { fingerprint, definition: inputs.definition(relation), content });
+            } catch (cause) {
+              // Written, but not recorded as built: a failure (its children are skipped), and
+              // the next build writes it again.
+              result = { ...identity(node), status: 'failed', seconds: result.seconds, error: modelFailure(MODEL_ERROR_CODES.modelFailed, relation, cause) };
+            }
             result.seconds = Math.round((result.seconds + (performance.now() - started) / 1000) * 1000) / 1000;
           }
         }

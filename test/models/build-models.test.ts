@@ -139,6 +139,24 @@ describe('buildModels', () => {
     ]);
   });
 
+  it('reports a model whose build cannot be recorded as failed, and builds it again next time', async () => {
+    await ws.exec(RAW_TICKETING);
+    // a damaged build-state table: without its primary key, recording a build fails
+    await ws.exec('create table raw._fanlake_builds (relation varchar, fingerprint varchar, built_at timestamptz)');
+    await ws.write(PROJECT);
+    const results = await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir });
+
+    const failed = byModel(results, 'stg_ticketing__users');
+    expect(failed.status).toBe('failed');
+    expect(failed.error?.code).toBe('E_MODEL_FAILED');
+    expect(failed.error?.message).toMatch(/staging\.stg_ticketing__users: .*(PRIMARY KEY|ON CONFLICT)/);
+    expect(byModel(results, 'dim_fan').status).toBe('skipped');
+
+    // Mended, the next build writes and records every model.
+    await ws.exec('drop table raw._fanlake_builds');
+    expect((await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir })).every((result) => result.status === 'ok')).toBe(true);
+  });
+
   it('switches a model between view and table when its header changes', async () => {
     await ws.exec(RAW_TICKETING);
     await ws.write({ 'staging/ticketing/stg_ticketing__users.sql': STG_USERS });
