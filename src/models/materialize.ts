@@ -123,7 +123,7 @@ async function mergeRows(connection: DuckDBConnection, model: ModelDefinition, t
     if (Number(stats!.repeated_keys) > 0) throw incrementalError(model, `${stats!.repeated_keys} unique_key value(s) occur more than once in the new rows (${keys.join(', ')})`);
 
     const others = columns.filter((column) => !keys.includes(column));
-    // A table's key may hold a null (a consent purpose without a channel): there, null meets null.
+    // A table keeps rows whose key holds a null, as a rebuild would: there, null meets null.
     const equals = newRows === 'all rows' ? 'is not distinct from' : '=';
     const on = keys.map((key) => `existing.${quoteIdent(key)} ${equals} increment.${quoteIdent(key)}`).join(' and ');
     const differs = others.map((column) => `existing.${quoteIdent(column)} is distinct from increment.${quoteIdent(column)}`).join(' or ');
