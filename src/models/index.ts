@@ -72,7 +72,8 @@
  * whether anything changed without summing the rows (613k identity fields at scale 10: 0.6 s
  * to write and sum, 0.2 s to merge). A null in the key meets null. New rows that repeat a key
  * (bad raw data, which the model's data tests report), other columns or column types (a
- * parent's `select *` changed), the first build and `--full-refresh` write the table in full.
+ * parent's `select *` changed), the first build and `--full-refresh` write the table in full,
+ * and then its rows are summed as any table's are.
  *
  * ## What a build rebuilds
  * A model is left as it is (`unchanged`) when its fingerprint equals its last build's: its SQL

@@ -17,7 +17,7 @@ export interface MaterializeOptions {
 /** Rows the build produced: the whole table, an incremental model's increment, none for a view. */
 export interface MaterializeOutcome {
   rows?: number;
-  /** For an incremental model: whether any row was inserted, updated or deleted (always, when built in full). */
+  /** For a model written by a MERGE: whether any row was inserted, updated or deleted (an incremental model built in full: always). */
   changed?: boolean;
 }
 
@@ -39,7 +39,7 @@ export async function materializeModel(connection: DuckDBConnection, model: Mode
       return {};
     case 'table':
       if (model.uniqueKey.length > 0 && existing === 'table' && !options.fullRefresh) return mergeRows(connection, model, target, body, 'all rows');
-      return { rows: await replaceTable(connection, target, existing, body), ...(model.uniqueKey.length > 0 ? { changed: true } : {}) };
+      return { rows: await replaceTable(connection, target, existing, body) };
     case 'incremental':
       if (existing !== 'table' || options.fullRefresh) {
         return { rows: await replaceTable(connection, target, existing, selectBody(options.firstBuildSql ?? model.sql)), changed: true };
@@ -100,7 +100,9 @@ async function mergeRows(connection: DuckDBConnection, model: ModelDefinition, t
     const columns = described.map((row) => String(row.column_name));
     const existingColumns = existingDescribed.map((row) => String(row.column_name));
     const shape = (rows: Record<string, unknown>[]) => rows.map((row) => `${String(row.column_name)} ${String(row.column_type)}`).join(', ');
-    const replaceInFull = async (): Promise<MaterializeOutcome> => ({ rows: await replaceTable(connection, target, 'table', `select * from ${increment}`), changed: true });
+    // written in full, a table is summed like any other (build-models.ts), so rows that come
+    // back the same still leave its children as they are
+    const replaceInFull = async (): Promise<MaterializeOutcome> => ({ rows: await replaceTable(connection, target, 'table', `select * from ${increment}`) });
     if (newRows === 'all rows' && shape(described) !== shape(existingDescribed)) return await replaceInFull();
     assertSameColumns(model, columns, existingColumns);
 
