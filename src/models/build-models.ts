@@ -19,12 +19,14 @@ import type { GraphNode, ModelGraph } from './model-graph.js';
 import { runGraph } from './run-graph.js';
 import { selectModels } from './select-models.js';
 import { BuildInputs, contentSignature, existingRelations, readBuildState, recordBuild } from './build-state.js';
+import { dropRemovedModels } from './drop-removed-models.js';
 
-export const BUILD_STATUSES = ['ok', 'unchanged', 'failed', 'skipped'] as const;
+export const BUILD_STATUSES = ['ok', 'unchanged', 'failed', 'skipped', 'dropped'] as const;
 /**
  * `ok`: written; `unchanged`: its SQL and inputs are as at its last build, so it was left
  * as it is; `failed`: its SQL failed, the old object is kept (see `error`); `skipped`: a
- * parent did not build, or it reads an optional source that is not loaded (see `reason`).
+ * parent did not build, or it reads an optional source that is not loaded (see `reason`);
+ * `dropped`: an earlier build made it, and its model is no longer in the project.
  */
 export type BuildStatus = (typeof BUILD_STATUSES)[number];
 
@@ -110,6 +112,11 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
     });
     const sources = await existingSources(main);
     const lastBuilds = await readBuildState(main);
+    const dropped = await dropRemovedModels(main, graph, lastBuilds).catch((cause: unknown) => {
+      throw new FanlakeError(MODEL_ERROR_CODES.modelFailed, `dropping what removed models left in the warehouse failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    });
+    const droppedResults = dropped.map((relation): ModelResult => ({ model: relation.name, schema: relation.schema, materialized: relation.kind, status: 'dropped', seconds: 0, reason: 'its model is no longer in the project' }));
+    for (const result of droppedResults) options.onEvent?.({ type: 'node-finished', result });
     const inputs = await BuildInputs.read(main, graph, sources);
     const existing = await existingRelations(main);
     // What each relation holds, for its children's fingerprints; set as this build's nodes finish.
@@ -176,7 +183,7 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
     }
 
     await writeLineage(options.dataDir, await collectLineage(main, graph));
-    return order.map((relation) => results.get(relation)!);
+    return [...droppedResults, ...order.map((relation) => results.get(relation)!)];
   } finally {
     for (const connection of connections) connection.closeSync();
     instance.closeSync();

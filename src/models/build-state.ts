@@ -159,6 +159,11 @@ export async function recordBuild(connection: DuckDBConnection, relation: string
   );
 }
 
+/** Forgets a model's last build, once its table or view is gone (drop-removed-models.ts). */
+export async function forgetBuild(connection: DuckDBConnection, relation: string): Promise<void> {
+  await connection.run(`delete from ${BUILDS} where relation = ${quoteLiteral(relation)}`);
+}
+
 /** Tables and views of the model schemas that exist now. */
 export async function existingRelations(connection: DuckDBConnection): Promise<Set<string>> {
   const rows = await queryRows(

@@ -97,6 +97,11 @@
  * over both threads. Through this runner, 46 nodes (20 views, 6 grouping tables and 20 small
  * tables over 2M raw rows), four alternating rounds: 0.88-0.98 s on one connection, 0.83-0.95 s
  * on two, within the noise of the shared host. So the default is 1.
+ * A model that left the project (its file removed or renamed) has its table or view dropped
+ * by the next build, reported as `dropped`: left in place it would still answer queries with
+ * rows no build keeps up to date. Only relations the build state records as built are
+ * dropped, never other tables in the model schemas (drop-removed-models.ts); macros whose
+ * file is gone are dropped alike.
  * After a build, `<dataDir>/lineage.json` describes every model, its parents and its columns.
  */
 export { buildModels, loadModelGraph, BUILD_STATUSES } from './build-models.js';

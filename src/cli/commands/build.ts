@@ -59,11 +59,13 @@ export function createBuildCommand(defaults: BuildCommandDefaults = {}): Command
       );
       for (const r of results) {
         if (r.error) out.error(r.error.message);
+        else if (r.status === 'dropped') out.info(`${r.schema}.${r.model} dropped: ${r.reason}`);
         else if (r.reason) out.warn(`${r.schema}.${r.model} skipped: ${r.reason}`);
       }
       const count = (status: string) => results.filter((r) => r.status === status).length;
       const failed = count('failed');
-      out.info(`${count('ok')} built, ${count('unchanged')} unchanged, ${failed} failed, ${count('skipped')} skipped; lineage in ${config.dataDir}/${LINEAGE_FILE}`);
+      const dropped = count('dropped') > 0 ? `, ${count('dropped')} dropped` : '';
+      out.info(`${count('ok')} built, ${count('unchanged')} unchanged, ${failed} failed, ${count('skipped')} skipped${dropped}; lineage in ${config.dataDir}/${LINEAGE_FILE}`);
       return stepExitCode(summary);
     },
   };

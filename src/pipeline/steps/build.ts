@@ -18,9 +18,9 @@ export function summarizeBuild(results: readonly ModelResult[]): Omit<StepSummar
   const failed = results.filter((r) => r.status === 'failed');
   return {
     status: statusOf(count('ok') + count('unchanged'), failed.length),
-    counts: { built: count('ok'), unchanged: count('unchanged'), failed: failed.length, skipped: count('skipped') },
+    counts: { built: count('ok'), unchanged: count('unchanged'), failed: failed.length, skipped: count('skipped'), ...(count('dropped') > 0 ? { dropped: count('dropped') } : {}) },
     ...stepErrors(failed.map((r) => toErrorRecord(r.error ?? 'failed', { model: `${r.schema}.${r.model}` }))),
-    notes: results.flatMap((r) => (r.status === 'skipped' && r.reason ? [`${r.schema}.${r.model} skipped: ${r.reason}`] : [])),
+    notes: results.flatMap((r) => ((r.status === 'skipped' || r.status === 'dropped') && r.reason ? [`${r.schema}.${r.model} ${r.status}: ${r.reason}`] : [])),
     results: results.map((r) => ({
       name: `${r.schema}.${r.model}`,
       status: r.status,
