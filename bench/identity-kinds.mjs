@@ -6,8 +6,8 @@ import { scoreIndependent, scoreRun } from './identity.mjs';
 
 const independent = process.argv[2] === 'independent';
 const [scale = independent ? '2000' : '0.1', seed = independent ? '3' : '11'] = process.argv.slice(independent ? 3 : 2);
-const { links, truth, score, evidenceRecall } = independent ? await scoreIndependent(Number(scale), Number(seed)) : await scoreRun(Number(scale), Number(seed), true);
-console.log(`precision ${score.precision.toFixed(4)}, recall ${score.recall.toFixed(4)} (${score.truePairs} true pairs, ${score.predictedPairs} predicted; recall where more than a name is shared ${evidenceRecall.toFixed(4)})`);
+const { links, truth, score, evidenceRecall, ceilingRecall } = independent ? await scoreIndependent(Number(scale), Number(seed)) : await scoreRun(Number(scale), Number(seed), true);
+console.log(`precision ${score.precision.toFixed(4)}, recall ${score.recall.toFixed(4)} (${score.truePairs} true pairs, ${score.predictedPairs} predicted; recall where more than a name is shared ${evidenceRecall.toFixed(4)}; the most recall without a false link ${ceilingRecall.toFixed(4)})`);
 const fanOf = new Map(links.map((link) => [`${link.system}:${link.recordId}`, link.fanId]));
 const byPerson = new Map();
 for (const record of truth) {
