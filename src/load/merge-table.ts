@@ -61,7 +61,7 @@ export async function mergeTable(connection: DuckDBConnection, input: TableMerge
   await applySchema(connection, table, existing === undefined, plan);
 
   // No try/finally: on failure the caller rolls back, which drops these scratch tables too.
-  await connection.run(`create or replace temp table _fanlake_batch as\nselect *, row_number() over () as ${POSITION}\nfrom (\n${batchSelect(files, plan.target)}\n)`);
+  await connection.run(`create or replace temp table _fanlake_batch as\n${batchSelect(files, plan.target, POSITION)}`);
   await connection.run(winnersSql(table, keys, cursor));
   await connection.run(sameValuesSql(table, plan.target));
   const counts = await countOutcome(connection);

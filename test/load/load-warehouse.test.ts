@@ -66,6 +66,53 @@ describe('loadWarehouse', () => {
     ]);
   });
 
+  it('on a full tie within a run keeps the version the API sent first, across part files', async () => {
+    // Three rows per part file: id 2's versions are in different parts, with one cursor value.
+    await writeRun(dataDir, {
+      resource: 'tickets',
+      extractedAt: '2024-05-01T10:00:00.000Z',
+      columns: TICKETS,
+      primaryKey: ['id'],
+      cursorField: 'last_update',
+      rowsPerFile: 3,
+      pages: [
+        [
+          { id: 1, status: 'open', last_update: '2024-05-01T09:00:00.000Z' },
+          { id: 3, status: 'open', last_update: '2024-05-01T09:00:00.000Z' },
+          { id: 2, status: 'first', last_update: '2024-05-01T09:00:00.000Z' },
+        ],
+        [
+          { id: 2, status: 'second', last_update: '2024-05-01T09:00:00.000Z' },
+          { id: 4, status: 'open', last_update: '2024-05-01T09:00:00.000Z' },
+        ],
+      ],
+    });
+    await loadWarehouse({ dataDir });
+    expect(await warehouseRows(warehouse, 'select id, status from raw.ticketing_tickets order by id')).toEqual([
+      { id: '1', status: 'open' },
+      { id: '2', status: 'first' },
+      { id: '3', status: 'open' },
+      { id: '4', status: 'open' },
+    ]);
+  });
+
+  it('keeps fields named like the Parquet reader\'s own columns (file_index, file_row_number) as data', async () => {
+    const columns = { id: 'BIGINT', file_index: 'BIGINT', file_row_number: 'VARCHAR', last_update: 'VARCHAR' };
+    const run = (extractedAt: string, records: Record<string, unknown>[]) =>
+      writeRun(dataDir, { resource: 'tickets', extractedAt, columns, primaryKey: ['id'], cursorField: 'last_update', pages: [records] });
+    await run('2024-05-01T10:00:00.000Z', [
+      { id: 1, file_index: 70, file_row_number: 'a', last_update: '2024-05-01T09:00:00.000Z' },
+      { id: 2, file_index: 70, file_row_number: 'b', last_update: '2024-05-01T09:00:00.000Z' },
+    ]);
+    await run('2024-05-02T10:00:00.000Z', [{ id: 2, file_index: 71, file_row_number: 'c', last_update: '2024-05-02T09:00:00.000Z' }]);
+    const [loaded] = await loadWarehouse({ dataDir });
+    expect(loaded).toMatchObject({ status: 'ok', rowsIn: 3, inserted: 2 });
+    expect(await warehouseRows(warehouse, 'select id, file_index, file_row_number from raw.ticketing_tickets order by id')).toEqual([
+      { id: '1', file_index: '70', file_row_number: 'a' },
+      { id: '2', file_index: '71', file_row_number: 'c' },
+    ]);
+  });
+
   it('merges two new runs in one load', async () => {
     await tickets('2024-05-01T10:00:00.000Z', [
       { id: 1, status: 'open', last_update: '2024-05-01T09:00:00.000Z' },
