@@ -77,15 +77,22 @@ where rowid in (
     except
     select ${ROW} from ${SAME}
 )`);
+  // Every row of the batch a winner with new values (a first load, new keys only): all of them
+  // go in, without the join that picks them (1.6 s of 7.3 s for a first load of 1M tickets).
+  const everyRow = counts.inserted + counts.updated === counts.rowsIn;
   await connection.run(`
 insert into ${table} by name
 select batch.* exclude (${POSITION})
 from ${BATCH} as batch
-semi join (
+${
+  everyRow
+    ? ''
+    : `semi join (
     select ${POSITION} from ${WINNERS} where ${POSITION} is not null
     except
     select ${POSITION} from ${SAME}
-) as changed on changed.${POSITION} = batch.${POSITION}`);
+) as changed on changed.${POSITION} = batch.${POSITION}`
+}`);
   await connection.run(`drop table ${BATCH}`);
   await connection.run(`drop table ${WINNERS}`);
   await connection.run(`drop table ${SAME}`);
