@@ -33,7 +33,7 @@ export function batchSelect(files: readonly BatchFile[], target: ColumnTypes, po
     const signature = JSON.stringify([...file.columns].map(([name, type]) => [name.toLowerCase(), type]).sort());
     groups.set(signature, [...(groups.get(signature) ?? []), file]);
   }
-  const readerColumns = files.some((file) => [...file.columns.keys()].some((name) => READER_COLUMNS.includes(name.toLowerCase())));
+  const readerColumns = !positionsFromReader(files);
   const selects = [...groups.values()].map((group, groupIndex) => {
     const present = new Map([...group[0].columns].map(([name, type]) => [name.toLowerCase(), type]));
     const list = [...target].map(([name, type]) => {
@@ -50,6 +50,15 @@ export function batchSelect(files: readonly BatchFile[], target: ColumnTypes, po
   const batch = selects.join('\nunion all by name\n');
   if (position === undefined || !readerColumns) return batch;
   return `select *, row_number() over () as ${quoteIdent(position)}\nfrom (\n${batch}\n)`;
+}
+
+/**
+ * Whether `batchSelect` numbers these files' rows from the reader (file index and row number),
+ * the same on every read, rather than by `row_number()`, which is only as stable as the order
+ * rows arrive in.
+ */
+export function positionsFromReader(files: readonly BatchFile[]): boolean {
+  return !files.some((file) => [...file.columns.keys()].some((name) => READER_COLUMNS.includes(name.toLowerCase())));
 }
 
 /** Columns the Parquet reader adds on request (`file_row_number`) or always offers (`file_index`). */

@@ -2,7 +2,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { queryRows, quoteIdent } from '../core/duckdb.js';
 import { FanlakeError } from '../core/errors.js';
 import { EXTRACTED_AT_COLUMN, isLineageColumn, RUN_ID_COLUMN } from '../raw-contract/index.js';
-import { batchSelect, describeParquet } from './batch-source.js';
+import { batchSelect, describeParquet, positionsFromReader } from './batch-source.js';
 import { describeDrift, planSchema } from './schema-drift.js';
 import type { ColumnTypes } from './schema-drift.js';
 import { CODE } from '../core/error-codes.js';
@@ -61,7 +61,13 @@ export async function mergeTable(connection: DuckDBConnection, input: TableMerge
   await applySchema(connection, table, existing === undefined, plan);
 
   // No try/finally: on failure the caller rolls back, which drops these scratch tables too.
-  await connection.run(`create or replace temp table _fanlake_batch as\n${batchSelect(files, plan.target, POSITION)}`);
+  // Into an empty table (a first load) every row is new: the files are read where needed, as
+  // a view, since keeping a copy of them all cost more than reading them again (a first load
+  // of 1M tickets: 3.7 s to copy). Otherwise the batch is kept: the rows are compared and
+  // picked from it. A view only where each read numbers the rows alike.
+  const empty = existing === undefined || (await isEmpty(connection, table));
+  const batchKind = empty && positionsFromReader(files) ? 'view' : 'table';
+  await connection.run(`create or replace temp ${batchKind} _fanlake_batch as\n${batchSelect(files, plan.target, POSITION)}`);
   await connection.run(winnersSql(table, keys, cursor));
   await connection.run(sameValuesSql(table, plan.target));
   const counts = await countOutcome(connection);
@@ -93,10 +99,15 @@ ${
     select ${POSITION} from ${SAME}
 ) as changed on changed.${POSITION} = batch.${POSITION}`
 }`);
-  await connection.run(`drop table ${BATCH}`);
+  await connection.run(`drop ${batchKind} ${BATCH}`);
   await connection.run(`drop table ${WINNERS}`);
   await connection.run(`drop table ${SAME}`);
   return { ...counts, drift: describeDrift(plan) };
+}
+
+async function isEmpty(connection: DuckDBConnection, table: string): Promise<boolean> {
+  const [row] = await queryRows(connection, `select not exists (select 1 from ${table}) as empty`);
+  return row?.empty === true;
 }
 
 /** The table's columns, or undefined when it does not exist. */
