@@ -33,7 +33,7 @@ export function batchSelect(files: readonly BatchFile[], target: ColumnTypes, po
     const signature = JSON.stringify([...file.columns].map(([name, type]) => [name.toLowerCase(), type]).sort());
     groups.set(signature, [...(groups.get(signature) ?? []), file]);
   }
-  const readerColumns = !positionsFromReader(files);
+  const numberedByReader = position !== undefined && positionsFromReader(files);
   const selects = [...groups.values()].map((group, groupIndex) => {
     const present = new Map([...group[0].columns].map(([name, type]) => [name.toLowerCase(), type]));
     const list = [...target].map(([name, type]) => {
@@ -42,13 +42,12 @@ export function batchSelect(files: readonly BatchFile[], target: ColumnTypes, po
       if (fileType === type) return quoteIdent(name);
       return `cast(${quoteIdent(name)} as ${type}) as ${quoteIdent(name)}`;
     });
-    const numbered = position !== undefined && !readerColumns;
-    if (numbered) list.push(`(${groupIndex}::bigint << 48) + (file_index::bigint << 32) + file_row_number as ${quoteIdent(position)}`);
+    if (position !== undefined && numberedByReader) list.push(`(${groupIndex}::bigint << 48) + (file_index::bigint << 32) + file_row_number as ${quoteIdent(position)}`);
     const paths = group.map((file) => quoteLiteral(file.path)).join(', ');
-    return `select\n    ${list.join(',\n    ')}\nfrom read_parquet([${paths}], hive_partitioning = false${numbered ? ', file_row_number = true' : ''})`;
+    return `select\n    ${list.join(',\n    ')}\nfrom read_parquet([${paths}], hive_partitioning = false${numberedByReader ? ', file_row_number = true' : ''})`;
   });
   const batch = selects.join('\nunion all by name\n');
-  if (position === undefined || !readerColumns) return batch;
+  if (position === undefined || numberedByReader) return batch;
   return `select *, row_number() over () as ${quoteIdent(position)}\nfrom (\n${batch}\n)`;
 }
 
