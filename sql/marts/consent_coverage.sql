@@ -103,12 +103,29 @@ fan_contacts as (
 
 ),
 
-fan_channels as (
+-- how many fans have a usable address for each channel: counted once over the fans, not
+-- over every fan and purpose
+contact_counts as (
 
     select
-        fan_contacts.fan_id,
+        count(*) as total_fans,
+        count(*) filter (where has_email) as fans_with_email,
+        count(*) filter (where has_phone) as fans_with_phone,
+        count(*) filter (where has_app) as fans_with_app,
+
+    from fan_contacts
+
+),
+
+-- each fan's decision for a purpose and channel, with whether that fan can be reached there
+-- (a fan who never answered counts in total_fans only)
+decided as (
+
+    select
         purposes.purpose,
         purposes.channel,
+        fan_consents.is_granted,
+        fan_consents.source_system,
         case purposes.channel
             when 'email' then fan_contacts.has_email
             when 'sms' then fan_contacts.has_phone
@@ -116,33 +133,20 @@ fan_channels as (
             when 'none' then true
         end as has_contact,
 
-    from fan_contacts
-    cross join purposes
+    from fan_consents
+    inner join fan_contacts
+        on fan_contacts.fan_id = fan_consents.fan_id
+    inner join purposes
+        on purposes.purpose = fan_consents.purpose
+        and purposes.channel = coalesce(fan_consents.channel, 'none')
 
 ),
 
-decided as (
-
-    select
-        fan_channels.*,
-        fan_consents.is_granted,
-        fan_consents.source_system,
-
-    from fan_channels
-    left join fan_consents
-        on fan_consents.fan_id = fan_channels.fan_id
-        and fan_consents.purpose = fan_channels.purpose
-        and coalesce(fan_consents.channel, 'none') = fan_channels.channel
-
-),
-
-final as (
+decision_counts as (
 
     select
         purpose,
         channel,
-        count(*) as total_fans,
-        count(*) filter (where has_contact) as fans_with_contact,
         count(*) filter (where is_granted) as consented_fans,
         count(*) filter (where is_granted and source_system = 'ticketing') as consented_fans_ticketing,
         count(*) filter (where is_granted and source_system = 'engagement') as consented_fans_engagement,
@@ -150,10 +154,40 @@ final as (
         count(*) filter (where is_granted and has_contact and source_system = 'ticketing') as reachable_fans_ticketing,
         count(*) filter (where is_granted and has_contact and source_system = 'engagement') as reachable_fans_engagement,
         count(*) filter (where not is_granted) as withdrawn_fans,
-        count(*) filter (where is_granted and has_contact) / count(*) as reachable_rate,
 
     from decided
     group by purpose, channel
+
+),
+
+final as (
+
+    select
+        purposes.purpose,
+        purposes.channel,
+        contact_counts.total_fans,
+        case purposes.channel
+            when 'email' then contact_counts.fans_with_email
+            when 'sms' then contact_counts.fans_with_phone
+            when 'push' then contact_counts.fans_with_app
+            when 'none' then contact_counts.total_fans
+        end as fans_with_contact,
+        coalesce(decision_counts.consented_fans, 0) as consented_fans,
+        coalesce(decision_counts.consented_fans_ticketing, 0) as consented_fans_ticketing,
+        coalesce(decision_counts.consented_fans_engagement, 0) as consented_fans_engagement,
+        coalesce(decision_counts.reachable_fans, 0) as reachable_fans,
+        coalesce(decision_counts.reachable_fans_ticketing, 0) as reachable_fans_ticketing,
+        coalesce(decision_counts.reachable_fans_engagement, 0) as reachable_fans_engagement,
+        coalesce(decision_counts.withdrawn_fans, 0) as withdrawn_fans,
+        coalesce(decision_counts.reachable_fans, 0) / contact_counts.total_fans as reachable_rate,
+
+    from purposes
+    cross join contact_counts
+    left join decision_counts
+        on decision_counts.purpose = purposes.purpose
+        and decision_counts.channel = purposes.channel
+    -- no fans, no rows
+    where contact_counts.total_fans > 0
 
 )
 
