@@ -78,7 +78,8 @@ campaigns as (
 
 ),
 
--- every fan carrying an e-mail on any of their records, with the first-name key of that record
+-- every fan carrying a participant's e-mail on any of their records, with the first-name key
+-- of that record (only participants' e-mails: the other half million records cannot match)
 fan_emails as (
 
     select distinct
@@ -87,9 +88,10 @@ fan_emails as (
         records.first_name_key,
 
     from records
+    semi join participants
+        on participants.email = records.email
     inner join clusters
         on clusters.record_key = records.record_key
-    where records.email is not null
 
 ),
 
