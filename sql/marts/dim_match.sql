@@ -4,7 +4,9 @@
 
 with
 
-tickets as (
+-- not materialized: read twice, once for three columns of every ticket and once for the match
+-- fields of one ticket a match; a shared copy would hold the match fields of all of them
+tickets as not materialized (
 
     select * from staging.stg_ticketing__tickets
 
