@@ -108,24 +108,37 @@ near_similarity as (
 -- that differ but are alike: the household guard split them, and they may be one person. One pair per pair of fans, by their smallest records.
 shared_values as (
 
-    select 'email' as shared, email as shared_value, record_key, fan_id, first_name_spelling, last_name_spelling from keyed
+    select 'email' as shared, email as shared_value, macros.block_key('email ' || email) as shared_key, record_key, fan_id, first_name_spelling, last_name_spelling from keyed
     where email is not null
     union all
-    select 'phone' as shared, phone_key as shared_value, record_key, fan_id, first_name_spelling, last_name_spelling from keyed
+    select 'phone' as shared, phone_key as shared_value, macros.block_key('phone ' || phone_key) as shared_key, record_key, fan_id, first_name_spelling, last_name_spelling from keyed
     where phone_key is not null
+
+),
+
+-- values on more than one record, up to the rules' block cap (larger blocks are placeholders,
+-- not households): grouped on the values' 64-bit hash, not their text, and only counted, since
+-- most of the half million values at scale 10 are on one record; the pairs below still
+-- compare the values themselves
+shared_blocks as (
+
+    select shared_key
+    from shared_values
+    group by shared_key
+    having count(*) between 2 and (select min(block_cap) from rules where match_rule in ('email_name', 'phone_name'))
 
 ),
 
 household_blocks as (
 
-    select shared, shared_value
+    select shared_values.shared_key
     from shared_values
-    group by shared, shared_value
+    semi join shared_blocks
+        on shared_blocks.shared_key = shared_values.shared_key
+    group by shared_values.shared_key
     -- more than one fan and first name (min < max: as count(distinct) > 1, without counting)
-    having min(fan_id) < max(fan_id)
-        and min(first_name_spelling) < max(first_name_spelling)
-        -- the rules' block cap: larger blocks are placeholders, not households
-        and count(*) <= (select min(block_cap) from rules where match_rule in ('email_name', 'phone_name'))
+    having min(shared_values.fan_id) < max(shared_values.fan_id)
+        and min(shared_values.first_name_spelling) < max(shared_values.first_name_spelling)
 
 ),
 
@@ -134,18 +147,18 @@ household_pairs as (
     select
         min(lower_values.record_key) as lower_key,
         min(higher_values.record_key) as higher_key,
-        any_value(case household_blocks.shared when 'email' then 'email_name' else 'phone_name' end) as match_rule,
-        any_value(household_blocks.shared || ' ' || household_blocks.shared_value || '; first name ' || lower_values.first_name_spelling) as lower_values,
-        any_value(household_blocks.shared || ' ' || household_blocks.shared_value || '; first name ' || higher_values.first_name_spelling) as higher_values,
+        any_value(case lower_values.shared when 'email' then 'email_name' else 'phone_name' end) as match_rule,
+        any_value(lower_values.shared || ' ' || lower_values.shared_value || '; first name ' || lower_values.first_name_spelling) as lower_values,
+        any_value(higher_values.shared || ' ' || higher_values.shared_value || '; first name ' || higher_values.first_name_spelling) as higher_values,
 
     from household_blocks
     inner join shared_values as lower_values
-        on lower_values.shared = household_blocks.shared
-        and lower_values.shared_value = household_blocks.shared_value
+        on lower_values.shared_key = household_blocks.shared_key
     cross join margins
     inner join shared_values as higher_values
-        on higher_values.shared = household_blocks.shared
-        and higher_values.shared_value = household_blocks.shared_value
+        on higher_values.shared_key = lower_values.shared_key
+        and higher_values.shared = lower_values.shared
+        and higher_values.shared_value = lower_values.shared_value
         and higher_values.fan_id > lower_values.fan_id
         and higher_values.first_name_spelling is distinct from lower_values.first_name_spelling
         and higher_values.last_name_spelling = lower_values.last_name_spelling
