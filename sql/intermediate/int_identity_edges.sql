@@ -1,5 +1,5 @@
 -- materialized: table
--- description: One row per pair of records that identity resolution linked (int_identity_matches, where the rules of seeds.identity_match_rules are applied), with the strongest rule that accepted them, its score and the values compared; from is the smaller record key. Rules by strength: external_id, customer_profile, email_name_birth_date, email_name, phone_name, name_birth_date, similar_last_name, similar_first_name, name_address_birth_date, name_address, unique_name.
+-- description: One row per pair of records that identity resolution linked (int_identity_matches, where the rules of seeds.identity_match_rules are applied), with the strongest rule that accepted them and its score; from is the smaller record key. The values compared are in marts.fan_identity_evidence, which reads them from int_identity_records: carried here, they were written again for every link on every build and read by nothing. Rules by strength: external_id, customer_profile, email_name_birth_date, email_name, phone_name, name_birth_date, similar_last_name, similar_first_name, name_address_birth_date, name_address, unique_name.
 -- test: not_null(from_number, to_number, from_key, to_key, match_rule, rule_rank)
 -- test: unique(from_number, to_number)
 -- test: relationships(match_rule -> seeds.identity_match_rules.match_rule)
@@ -17,6 +17,16 @@ matches as (
 records as (
 
     select * from intermediate.int_identity_records
+
+),
+
+record_numbers as (
+
+    select
+        record_key,
+        record_number,
+
+    from records
 
 ),
 
@@ -46,21 +56,11 @@ final as (
         links.match_rule,
         links.rule_rank,
         links.score,
-        from_records.first_name_spelling as from_first_name,
-        to_records.first_name_spelling as to_first_name,
-        from_records.last_name_spelling as from_last_name,
-        to_records.last_name_spelling as to_last_name,
-        from_records.birth_date_key as from_birth_date,
-        to_records.birth_date_key as to_birth_date,
-        from_records.email as from_email,
-        to_records.email as to_email,
-        from_records.phone_key as from_phone,
-        to_records.phone_key as to_phone,
 
     from links
-    inner join records as from_records
+    inner join record_numbers as from_records
         on from_records.record_key = links.from_key
-    inner join records as to_records
+    inner join record_numbers as to_records
         on to_records.record_key = links.to_key
 
 )
