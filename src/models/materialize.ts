@@ -98,13 +98,16 @@ async function mergeRows(connection: DuckDBConnection, model: ModelDefinition, t
     const described = await queryRows(connection, `describe ${increment}`);
     const existingDescribed = await queryRows(connection, `describe ${target}`);
     const columns = described.map((row) => String(row.column_name));
-    const existingColumns = existingDescribed.map((row) => String(row.column_name));
     const shape = (rows: Record<string, unknown>[]) => rows.map((row) => `${String(row.column_name)} ${String(row.column_type)}`).join(', ');
     // written in full, a table is summed like any other (build-models.ts), so rows that come
     // back the same still leave its children as they are
     const replaceInFull = async (): Promise<MaterializeOutcome> => ({ rows: await replaceTable(connection, target, 'table', `select * from ${increment}`) });
-    if (newRows === 'all rows' && shape(described) !== shape(existingDescribed)) return await replaceInFull();
-    assertSameColumns(model, columns, existingColumns);
+    // a table takes new columns or types by being written in full; an increment must fit the table
+    if (newRows === 'all rows') {
+      if (shape(described) !== shape(existingDescribed)) return await replaceInFull();
+    } else {
+      assertSameColumns(model, columns, existingDescribed.map((row) => String(row.column_name)));
+    }
 
     const keys = model.uniqueKey.map((key) => columns.find((column) => column.toLowerCase() === key.toLowerCase()) ?? key);
     const missingKeys = keys.filter((key) => !columns.includes(key));
