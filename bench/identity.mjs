@@ -109,12 +109,13 @@ async function scored(dataDir, truth) {
     const links = await readFanIdentityLinks(connection);
     const records = (await connection.runAndReadAll(EVIDENCE_SQL)).getRowObjectsJson();
     connection.closeSync();
+    const evidenceGroups = evidenceTruth(truth, records);
     return {
       links,
       truth,
       score: scoreIdentityLinks(links, truth),
-      evidenceRecall: scoreIdentityLinks(links, evidenceTruth(truth, records)).recall,
-      ceilingRecall: scoreIdentityLinks(ceilingLinks(truth, records), truth).recall,
+      evidenceRecall: scoreIdentityLinks(links, evidenceGroups).recall,
+      ceilingRecall: scoreIdentityLinks(ceilingLinks(truth, records, evidenceGroups), truth).recall,
     };
   } finally {
     instance.closeSync();
@@ -163,14 +164,13 @@ function evidenceTruth(truth, records) {
 
 /**
  * The links of a matcher that never links two people but knows more than any can: each
- * person's records joined by a shared value of EVIDENCE_SQL (see evidenceTruth), and the
+ * person's records joined by a shared value of EVIDENCE_SQL (`groups`, from evidenceTruth), and the
  * records of a name that nobody else's records carry (spelt as matching compares names:
  * folded, transliterated, in either order). Their recall is the most any matcher can reach
  * without a false link on these records; two records that share only a name also carried by
  * someone else cannot be told from two namesakes.
  */
-function ceilingLinks(truth, records) {
-  const groups = evidenceTruth(truth, records);
+function ceilingLinks(truth, records, groups) {
   const groupOf = new Map(groups.map((record) => [`${record.system}:${record.recordId}`, record.personId]));
   const personOf = new Map(truth.map((record) => [`${record.system}:${record.recordId}`, String(record.personId)]));
   const parent = new Map([...new Set(groupOf.values())].map((group) => [group, group]));
