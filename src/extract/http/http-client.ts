@@ -1,5 +1,5 @@
 import pLimit from 'p-limit';
-import { Agent } from 'undici';
+import { Agent } from './undici-agent.js';
 import { redact } from '../../config/secrets.js';
 import { type ErrorContext, UsageError } from '../../core/errors.js';
 import { backoffDelay, parseRetryAfter, sleep } from './backoff.js';
