@@ -239,8 +239,29 @@ blocks as (
 
 ),
 
--- Members of those blocks, and whether the block holds several birth dates, or phones, among
--- the records of one first name (father and son of one name in one family mailbox).
+-- Whether a block holds several birth dates, or phones, among the records of one first name
+-- (father and son of one name in one family mailbox). Only a first name on two or more of a
+-- block's records can: grouped, and the few such groups joined back below, this took a third
+-- of the time of a window over every member (1.3 s at scale 10).
+first_name_groups as (
+
+    select
+        block_scope.block_bit,
+        block_scope.block_value,
+        block_scope.first_name_spelling,
+        coalesce(min(block_scope.birth_date_key) <> max(block_scope.birth_date_key), false) as has_several_birth_dates,
+        coalesce(min(block_scope.phone_number) <> max(block_scope.phone_number), false) as has_several_phones,
+
+    from block_scope
+    semi join blocks
+        on blocks.block_bit = block_scope.block_bit
+        and blocks.block_value = block_scope.block_value
+    group by block_scope.block_bit, block_scope.block_value, block_scope.first_name_spelling
+    having count(*) >= 2
+
+),
+
+-- Members of those blocks, with what their block and first name hold.
 counted_members as (
 
     select
@@ -249,14 +270,18 @@ counted_members as (
         block_scope.block_value,
         block_scope.is_affected,
         blocks.has_several_first_names,
-        coalesce(min(block_scope.birth_date_key) over first_names <> max(block_scope.birth_date_key) over first_names, false) as has_several_birth_dates,
-        coalesce(min(block_scope.phone_number) over first_names <> max(block_scope.phone_number) over first_names, false) as has_several_phones,
+        coalesce(first_name_groups.has_several_birth_dates, false) as has_several_birth_dates,
+        coalesce(first_name_groups.has_several_phones, false) as has_several_phones,
 
     from block_scope
     inner join blocks
         on blocks.block_bit = block_scope.block_bit
         and blocks.block_value = block_scope.block_value
-    window first_names as (partition by block_scope.block_bit, block_scope.block_value, block_scope.first_name_spelling)
+    -- records without a first name are one group, as they were one partition of the window
+    left join first_name_groups
+        on first_name_groups.block_bit = block_scope.block_bit
+        and first_name_groups.block_value = block_scope.block_value
+        and first_name_groups.first_name_spelling is not distinct from block_scope.first_name_spelling
 
 ),
 

@@ -49,6 +49,10 @@ const RAW = {
     user(215, { name_first: 'Geir', name_last: 'Solberg', email: 'gsolberg@online.no', phone: '95555215', birthday: '1960-04-27' }),
     // father and son of one name sharing a mailbox, with their own phones and birth dates: two fans
     user(216, { name_first: 'Arild', name_last: 'Dahle', email: 'dahle@online.no', phone: '95555216', birthday: '1955-05-05' }),
+    // father and son of one name sharing a mailbox, and a profile of it with the last name only
+    // (2017): whose it is cannot be told, so three fans, not one that chains father and son
+    user(217, { name_first: 'Arne', name_last: 'Lie', email: 'lie.family@online.no', phone: '', birthday: '1950-05-05' }),
+    user(218, { name_first: 'Arne', name_last: 'Lie', email: 'lie.family@online.no', phone: '', birthday: '1980-08-08' }),
   ],
   ticketing_members: [
     // a middle name in the member's one name field only; the phone written nationally
@@ -70,6 +74,7 @@ const RAW = {
     profile(2014, { firstName: 'Per', lastName: 'Hansen', email: 'per.hansen.2@gmail.com', dateOfBirth: born('1970-06-06') }),
     profile(2015, { firstName: 'Geir', lastName: 'Solberg', email: 'gsolberg@online.no', phoneNumber: '96666215' }),
     profile(2016, { firstName: 'Arild', lastName: 'Dahle', email: 'dahle@online.no', phoneNumber: '96666216', dateOfBirth: born('1985-08-08') }),
+    profile(2017, { lastName: 'Lie', email: 'lie.family@online.no' }),
   ],
 };
 
@@ -93,6 +98,9 @@ const APART: [string, string][] = [
   ['ticketing_user:213', 'engagement_customer_profile:2012'],
   ['ticketing_user:214', 'engagement_customer_profile:2014'],
   ['ticketing_user:216', 'engagement_customer_profile:2016'],
+  ['ticketing_user:217', 'engagement_customer_profile:2017'],
+  ['ticketing_user:218', 'engagement_customer_profile:2017'],
+  ['ticketing_user:217', 'ticketing_user:218'],
 ];
 
 let placement: TrapPlacement;
