@@ -12,9 +12,15 @@ with
 -- fields models' descriptions)
 fields as (
 
-    select * from intermediate.int_identity_ticketing_fields
-    union all by name
-    select * from intermediate.int_identity_engagement_fields
+    select
+        *,
+        -- once: DuckDB evaluated the expression twice when keyed wrote it twice (0.2 s at scale 10)
+        regexp_replace(phone_raw, '[^0-9]', '', 'g') as phone_digits,
+    from (
+        select * from intermediate.int_identity_ticketing_fields
+        union all by name
+        select * from intermediate.int_identity_engagement_fields
+    )
 
 ),
 
@@ -30,10 +36,7 @@ keyed as (
         phone_e164,
         -- The last eight digits: one number written as E.164, 00-prefixed, national with or
         -- without trunk 0, grouped or as a tel: URI gives one key, whatever its country.
-        case
-            when length(regexp_replace(phone_raw, '[^0-9]', '', 'g')) >= 8
-                then right(regexp_replace(phone_raw, '[^0-9]', '', 'g'), 8)
-        end as phone_key,
+        case when length(phone_digits) >= 8 then right(phone_digits, 8) end as phone_key,
         first_name,
         last_name,
         -- Names case- and accent-folded (sql/macros): "ANNE-MARIE" and "Anne Marie" compare on "anne".
