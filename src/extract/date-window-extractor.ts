@@ -36,7 +36,7 @@ interface TicketingPage extends WindowPage {
   readonly scanned?: ScannedPage;
   readonly items?: readonly unknown[];
   /** Each item's bytes as received, when they could be told apart (see rawArrayItems). */
-  readonly raw?: readonly Uint8Array[];
+  readonly raw?: readonly Buffer[];
 }
 
 export interface DateWindowRun extends RunContext {

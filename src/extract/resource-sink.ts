@@ -68,9 +68,9 @@ export class ResourceSink {
    * Validates and spools a page of items; returns how many were accepted. `raw`, when the
    * caller has it, holds each item's bytes as received, spooled instead of a new serialization.
    */
-  async accept(items: readonly unknown[], raw?: readonly Uint8Array[]): Promise<number> {
+  async accept(items: readonly unknown[], raw?: readonly Buffer[]): Promise<number> {
     const valid: Record<string, unknown>[] = [];
-    const validRaw: Uint8Array[] | undefined = raw ? [] : undefined;
+    const validRaw: Buffer[] | undefined = raw ? [] : undefined;
     const quarantined: Promise<void>[] = [];
     for (let k = 0; k < items.length; k++) {
       if (!this.keep(items[k], quarantined)) continue;
@@ -100,10 +100,10 @@ export class ResourceSink {
   async acceptScanned(page: ScannedPage): Promise<number> {
     if (page.unsure.length === 0 && this.seenKeys === undefined) {
       this.advance(page.newest);
-      await this.spool.appendBytes(page.size, [page.all]);
+      await this.spool.appendLines(page.size, [page.lines()]);
       return page.size;
     }
-    const raw: Uint8Array[] = [];
+    const lines: Uint8Array[] = [];
     const parsed: Record<string, unknown>[] = [];
     const quarantined: Promise<void>[] = [];
     let next = 0;
@@ -111,20 +111,20 @@ export class ResourceSink {
       const sure = page.unsure[next] !== k;
       if (!sure) next++;
       if (sure && this.seenKeys === undefined) {
-        raw.push(page.bytes(k));
+        lines.push(page.line(k));
         continue;
       }
       const item = page.parse(k);
       if (!this.keep(item, quarantined)) continue;
       if (!sure) parsed.push(item as Record<string, unknown>);
-      raw.push(page.bytes(k));
+      lines.push(page.line(k));
     }
     this.advance(page.newest);
     await Promise.all(quarantined);
-    if (raw.length > 0) await this.spool.appendBytes(raw.length, raw, parsed);
+    if (lines.length > 0) await this.spool.appendLines(lines.length, lines, parsed);
     // Keys that are columns now are read by the scan from here on.
     for (const record of parsed) for (const name in record) this.scanner?.learn(name);
-    return raw.length;
+    return lines.length;
   }
 
   /**

@@ -81,7 +81,7 @@ export function partFileName(index: number): string {
   return `part-${String(index).padStart(5, '0')}.parquet`;
 }
 
-/** `part-00000.json.tmp`: the spool (one JSON array of records) that becomes part 0. */
+/** `part-00000.json.tmp`: the spool (JSON lines, one record a line) that becomes part 0. */
 export function spoolFileName(index: number): string {
   return `${partFileName(index).replace(/\.parquet$/, '.json')}${TMP_SUFFIX}`;
 }

@@ -9,7 +9,7 @@ const DEFAULT_MAXIMUM_OBJECT_SIZE = 16 * 1024 * 1024;
 
 /** One spool file to turn into one Parquet file. */
 export interface SpoolConversion {
-  /** A JSON array of records (whitespace, line breaks included, anywhere between tokens). */
+  /** Records as JSON lines, one a line (see json-lines.ts). */
   spoolPath: string;
   /** Where the Parquet file is written (a `.tmp` name; the caller renames it). */
   parquetPath: string;
@@ -24,7 +24,7 @@ export interface SpoolConversion {
 
 /**
  * Converts one spool file into one Parquet file with DuckDB and returns the rows written.
- * DuckDB reads the array's elements one by one, so the file's size does not matter. Types come from `columns`, never inferred, so a file whose values are all NULL
+ * DuckDB reads the lines one by one, so the file's size does not matter. Types come from `columns`, never inferred, so a file whose values are all NULL
  * keeps the declared types, and strings are never converted to numbers or dates.
  */
 export async function convertSpoolToParquet(connection: DuckDBConnection, job: SpoolConversion): Promise<number> {
@@ -41,7 +41,7 @@ copy (
         ${selectList}
     from read_json(
         ${quoteLiteral(job.spoolPath)},
-        format = 'array',
+        format = 'newline_delimited',
         records = true,
         auto_detect = false,
         convert_strings_to_integers = false,

@@ -1,4 +1,5 @@
 import type { FieldDeclarations, FieldKind } from '../../sources/fields.js';
+import { asOneLine, elementsAsLines } from './json-lines.js';
 
 /**
  * Reads a list page's bytes without building its objects: whether the body is valid JSON
@@ -23,8 +24,6 @@ export class ScannedPage {
     readonly spans: readonly number[],
     /** Indices of items to parse and validate one by one; every other item passed. */
     readonly unsure: readonly number[],
-    /** The bytes between the items array's brackets: every item as received. */
-    readonly all: Buffer,
     /** The greatest cursor value among the items that passed. */
     readonly newest: string | undefined,
     private readonly body: Buffer,
@@ -37,6 +36,16 @@ export class ScannedPage {
   /** Item `k`'s bytes as received. */
   bytes(k: number): Buffer {
     return this.body.subarray(this.spans[2 * k]!, this.spans[2 * k + 1]!);
+  }
+
+  /** Item `k` as received, made one JSON line in place (see json-lines.ts): what the spool takes. */
+  line(k: number): Buffer {
+    return asOneLine(this.bytes(k));
+  }
+
+  /** Every item as received, one JSON line each, rewritten in place (see json-lines.ts): what the spool takes. */
+  lines(): Buffer {
+    return elementsAsLines(this.body, this.spans);
   }
 
   /** Item `k`, parsed. */
@@ -95,7 +104,7 @@ class Malformed extends Error {}
 const MALFORMED = new Malformed();
 
 interface ItemsFound {
-  readonly start: number;
+  /** Where the items array's closing bracket is. */
   readonly end: number;
   readonly spans: number[];
   readonly unsure: number[];
@@ -205,10 +214,10 @@ export class PageScanner {
     if (skipSpace(body, at + 1) !== body.length) throw MALFORMED;
     if (count === undefined || items === undefined) return undefined;
     const newest = items.newest && body.toString('latin1', items.newest[0], items.newest[1]);
-    return new ScannedPage(count, items.spans, items.unsure, body.subarray(items.start, items.end), newest, body);
+    return new ScannedPage(count, items.spans, items.unsure, newest, body);
   }
 
-  /** The items array opening at `at`: its bounds, each item's span, the unsure ones, the greatest cursor span. `view` reads the body four bytes at a time. */
+  /** The items array opening at `at`: its end, each item's span, the unsure ones, the greatest cursor span. `view` reads the body four bytes at a time. */
   #items(body: Buffer, open: number, view: DataView<ArrayBufferLike>): ItemsFound {
     const spans: number[] = [];
     const unsure: number[] = [];
@@ -231,7 +240,7 @@ export class PageScanner {
         break;
       }
     }
-    return { start: open + 1, end: at, spans, unsure, newest };
+    return { end: at, spans, unsure, newest };
   }
 
   /**

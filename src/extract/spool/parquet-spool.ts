@@ -7,6 +7,7 @@ import { FanlakeError } from '../../core/errors.js';
 import { commitFile, sha256File } from '../../core/atomic-file.js';
 import { isLineageColumn, partFileName, quarantinePath, runDir, spoolFileName, TMP_SUFFIX, toDataRelative } from '../../raw-contract/index.js';
 import type { RawFile, RawRunRef } from '../../raw-contract/index.js';
+import { asOneLine, recordsAsLines } from './json-lines.js';
 import { convertSpoolToParquet } from './json-to-parquet.js';
 import { QuarantineWriter } from './quarantine-writer.js';
 import { CODE } from '../../core/error-codes.js';
@@ -22,35 +23,32 @@ const WRITE_BLOCK_BYTES = 1 << 20;
  */
 const QUEUED_BYTES_BEFORE_WAITING = WRITE_BLOCK_BYTES;
 
-const OPEN_ARRAY = Buffer.from('[');
-const COMMA = Buffer.from(',');
+const NEW_LINE = Buffer.from('\n');
 
 /** Chunks smaller than this are copied into one buffer with their neighbours; larger ones are written as they are. */
 const COPY_BELOW_BYTES = 16 * 1024;
 
 /**
- * Chunks (each one or more consecutive records as UTF-8 JSON array elements, commas between
- * them: serialized and encoded by `append`, or bytes as received) as the next bytes of the
- * spool's JSON array: `[` before the part's first element, a comma before every other. A
- * page of bytes as received is written as it is, never copied; fan-out answers of a few
- * hundred bytes are copied together, not handed to the kernel as thousands of pieces.
+ * Chunks (each one or more records as JSON lines: serialized by `append`, or bytes as
+ * received made lines in place) as the next lines of the spool, each chunk ended by a line
+ * break. A page of bytes as received is written as it is, never copied; fan-out answers of
+ * a few hundred bytes are copied together, not handed to the kernel as thousands of pieces.
  */
-function arrayBlock(chunks: readonly Uint8Array[], opensArray: boolean): Uint8Array[] {
+function linesBlock(chunks: readonly Uint8Array[]): Uint8Array[] {
   const block: Uint8Array[] = [];
   let small: Uint8Array[] = [];
   const copySmall = () => {
     if (small.length > 0) block.push(Buffer.concat(small));
     small = [];
   };
-  chunks.forEach((chunk, k) => {
-    small.push(k === 0 && opensArray ? OPEN_ARRAY : COMMA);
+  for (const chunk of chunks) {
     if (chunk.length < COPY_BELOW_BYTES) {
-      small.push(chunk);
+      small.push(chunk, NEW_LINE);
     } else {
       copySmall();
-      block.push(chunk);
+      block.push(chunk, NEW_LINE);
     }
-  });
+  }
   copySmall();
   return block;
 }
@@ -142,7 +140,7 @@ export interface SpoolResult {
 /**
  * Streams one resource's records of one run into Parquet parts with bounded memory.
  *
- * Records are appended to `part-NNNNN.json.tmp`, one JSON array; once a part holds
+ * Records are appended to `part-NNNNN.json.tmp` as JSON lines (json-lines.ts); once a part holds
  * `rowsPerFile` rows (checked after each page), and at `finish()`, DuckDB turns the spool
  * into `part-NNNNN.parquet` (written as
  * `.tmp`, fsynced, renamed) while the next part fills, and the spool is deleted. Values
@@ -177,8 +175,6 @@ export class ParquetSpool {
   /** The error that failed the spool, given again to every later call. */
   #failure: unknown;
   #pendingBytes = 0;
-  /** Whether the part's array has been opened with its first element. */
-  #opened = false;
   #largestChunk = 0;
   /** Keys of the last record whose keys were all looked up: a record with the same keys in the same order needs no look-up. */
   #knownKeys: string[] = [];
@@ -197,18 +193,17 @@ export class ParquetSpool {
 
   /**
    * Adds a page of validated records (plain JSON objects as the API sent them). `raw`, when
-   * given, holds the records' bytes as received, as JSON array elements: one chunk per
-   * record, or chunks of several consecutive records (commas between them, as in the
-   * response's array). They are spooled as they are instead of serializing the records again.
+   * given, holds each record's bytes as received (one per record), spooled instead of
+   * serializing the record again; each is made one line in place (see json-lines.ts).
    */
-  append(records: readonly Record<string, unknown>[], raw?: readonly Uint8Array[]): Promise<void> {
-    if (raw !== undefined) return this.appendBytes(records.length, raw, records);
+  append(records: readonly Record<string, unknown>[], raw?: readonly Buffer[]): Promise<void> {
+    if (raw !== undefined) return this.appendLines(records.length, raw.map(asOneLine), records);
     // Serialized and encoded here, not in the queue: only bytes outside V8's heap wait there,
     // so a page's objects and their text die young.
     let chunk: Uint8Array;
     try {
       for (const record of records) this.#checkRecord(record);
-      chunk = Buffer.from(JSON.stringify(records).slice(1, -1));
+      chunk = recordsAsLines(records);
     } catch (error) {
       return this.#enqueue(() => Promise.reject(error));
     }
@@ -216,17 +211,17 @@ export class ParquetSpool {
   }
 
   /**
-   * Adds `rows` records given only as the bytes received (JSON array elements, in chunks of
-   * one or more, as for `append`). Their keys must be columns already, except those of
-   * `parsed`: records among them that are looked at for keys nobody declared.
+   * Adds `rows` records given only as JSON lines (chunks of one or more lines, no line break
+   * at a chunk's end; see json-lines.ts). Their keys must be columns already, except those
+   * of `parsed`: records among them that are looked at for keys nobody declared.
    */
-  appendBytes(rows: number, raw: readonly Uint8Array[], parsed: readonly Record<string, unknown>[] = []): Promise<void> {
+  appendLines(rows: number, lines: readonly Uint8Array[], parsed: readonly Record<string, unknown>[] = []): Promise<void> {
     try {
       for (const record of parsed) this.#checkRecord(record);
     } catch (error) {
       return this.#enqueue(() => Promise.reject(error));
     }
-    return this.#enqueueBytes(raw, rows);
+    return this.#enqueueBytes(lines, rows);
   }
 
   /** Keeps an item that failed validation, with why, in `quarantine.ndjson`. */
@@ -355,10 +350,9 @@ export class ParquetSpool {
 
   async #flush(): Promise<void> {
     if (this.#pending.length === 0) return;
-    const block = arrayBlock(this.#pending, !this.#opened);
+    const block = linesBlock(this.#pending);
     this.#pending = [];
     this.#pendingBytes = 0;
-    this.#opened = true;
     await writeAll(await this.#openSpool(), block);
   }
 
@@ -379,13 +373,11 @@ export class ParquetSpool {
   async #writePart(): Promise<void> {
     await this.#flush();
     const spool = await this.#openSpool();
-    await spool.write(this.#opened ? ']' : '[]');
     await spool.close();
     this.#spool = undefined;
     const job = { part: this.#part, rows: this.#spoolRows, largestRecord: this.#largestChunk, columns: [...this.#columns] };
     this.#part++;
     this.#spoolRows = 0;
-    this.#opened = false;
     this.#largestChunk = 0;
     await this.#converting;
     const converting = this.#convert(job);

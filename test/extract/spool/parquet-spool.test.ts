@@ -110,15 +110,29 @@ describe('ParquetSpool', () => {
     expect(await query(`select ${columns} from read_parquet(${parts()}, hive_partitioning = false) order by id`)).toEqual(rows);
   });
 
-  it('spools a chunk of several records as received, and closes parts at the end of a page', async () => {
+  it('spools a chunk of several records as lines, and closes parts at the end of a page', async () => {
     const writer = spool({ rowsPerFile: 3 });
-    await writer.append([{ id: 1 }, { id: 2, extra: [1] }], [Buffer.from(' {"id":1},\n{"id":2, "extra":[1]} ')]);
+    await writer.appendLines(2, [Buffer.from(' {"id":1}\n{"id":2, "extra":[1]} ')], [{ id: 2, extra: [1] }]);
     await writer.append([{ id: 3 }, { id: 4 }], [Buffer.from('{"id":3}'), Buffer.from('{"id":4}')]);
     await writer.append([{ id: 5 }]);
     const result = await writer.finish();
     expect(result.files.map((file) => file.rows)).toEqual([4, 1]);
     const rows = await query(`select id, cast(extra as varchar) as extra_text from read_parquet(${parts()}, hive_partitioning = false, union_by_name = true) order by id`);
     expect(rows.map((row) => [row.id, row.extra_text])).toEqual([['1', null], ['2', '[1]'], ['3', null], ['4', null], ['5', null]]);
+  });
+
+  it('spools a record whose bytes break lines between tokens as one line, its values as sent', async () => {
+    const sent = '{\r\n  "id": 1,\n  "email": "a\\nb",\n  "prod_conf": {\n "a": [1,\n 2]\n  }\n}';
+    const writer = spool();
+    await writer.append([JSON.parse(sent) as Record<string, unknown>], [Buffer.from(sent)]);
+    await writer.append([{ id: 2 }], [Buffer.from('{"id":\n2}')]);
+    const result = await writer.finish();
+    expect(result.rows).toBe(2);
+    const rows = await query(`select id, email, cast(prod_conf as varchar) as prod_conf from read_parquet(${parts()}, hive_partitioning = false) order by id`);
+    expect(rows).toEqual([
+      { id: '1', email: 'a\nb', prod_conf: '{"a":[1,2]}' },
+      { id: '2', email: null, prod_conf: null },
+    ]);
   });
 
   it('fails the part, never lands it, when the bytes of a chunk do not hold its records', async () => {
