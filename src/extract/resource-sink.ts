@@ -1,8 +1,7 @@
-import type { DuckDBInstance } from '@duckdb/node-api';
 import { duckdbColumns, itemValidator } from '../sources/fields.js';
 import type { TableSpec } from '../sources/resource-spec.js';
 import { writeManifest } from '../raw-contract/index.js';
-import { ParquetSpool, type SpoolResult } from './spool/index.js';
+import { type KeptConversionDatabase, ParquetSpool, type SpoolResult } from './spool/index.js';
 import { PageScanner, type ScannedPage } from './spool/page-scanner.js';
 
 const ROWS_PER_PART = 100_000;
@@ -13,7 +12,7 @@ export interface RunContext {
   readonly runId: string;
   readonly runStartedAt: Date;
   /** A DuckDB to convert spools with; without one each part opens its own (see ParquetSpool). */
-  readonly duckdb?: DuckDBInstance;
+  readonly duckdb?: KeptConversionDatabase;
 }
 
 /** The raw shape of one resource: what is validated, keyed and stored. */

@@ -10,7 +10,7 @@ import { ExtractProgress } from './progress.js';
 import { type ResourceResult, skippedResult } from './resource-result.js';
 import { newRunId, writeExtractionSummary } from '../raw-contract/index.js';
 import { SourceState } from './state.js';
-import { openConversionDatabase } from './spool/index.js';
+import { KeptConversionDatabase } from './spool/index.js';
 
 export const SOURCES = ['ticketing', 'engagement'] as const;
 export type SourceName = (typeof SOURCES)[number];
@@ -48,9 +48,9 @@ export async function runExtraction(request: ExtractRequest): Promise<ExtractRun
   const progress = request.progress ?? new ExtractProgress();
   const skippedSources: ExtractRunResult['skippedSources'] = [];
   const results: ResourceResult[] = [];
-  // Parquet parts are written one at a time, by a DuckDB opened per part (see ParquetSpool)
-  // or, with extract.conversionMemory = keep, by one kept for the run.
-  const duckdb = config['extract.conversionMemory'] === 'keep' ? await openConversionDatabase() : undefined;
+  // Parquet parts are written one at a time, by one DuckDB kept for the run or, with
+  // extract.conversionMemory = release, by a DuckDB opened per part (see ParquetSpool).
+  const duckdb = config['extract.conversionMemory'] === 'keep' ? new KeptConversionDatabase() : undefined;
   try {
     for (const source of selected) {
       const outcome = source === 'ticketing' ? ticketingConnection(config) : engagementConnection(config);
@@ -84,7 +84,7 @@ export async function runExtraction(request: ExtractRequest): Promise<ExtractRun
     }
   } finally {
     progress.close();
-    duckdb?.closeSync();
+    await duckdb?.close();
   }
   // What `status` reports about past runs, and what load records in meta.extraction_runs.
   const summary = { runId, startedAt: runStartedAt.toISOString(), finishedAt: new Date().toISOString(), results, skippedSources };

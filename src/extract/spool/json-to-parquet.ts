@@ -7,6 +7,11 @@ import { CODE } from '../../core/error-codes.js';
 // read_json's own default; raised per file when a larger record was spooled.
 const DEFAULT_MAXIMUM_OBJECT_SIZE = 16 * 1024 * 1024;
 
+// Parquet is written without dictionary pages: on 10,000 wide ticket rows DuckDB needs about
+// 70 MB instead of about 130 MB to write them, 12% less CPU (76-99 ms against 86-129 ms), for
+// files 15% larger (819 KB against 713 KB; zstd still finds the repeated strings) that read
+// as fast. The memory is what a DuckDB kept for the run holds on to.
+
 /** One spool file to turn into one Parquet file. */
 export interface SpoolConversion {
   /** Records as JSON lines, one a line (see json-lines.ts). */
@@ -48,7 +53,7 @@ copy (
         maximum_object_size = ${maximumObjectSize},
         columns = {${struct}}
     )
-) to ${quoteLiteral(job.parquetPath)} (format parquet, compression zstd, row_group_size ${job.rowGroupSize})`;
+) to ${quoteLiteral(job.parquetPath)} (format parquet, compression zstd, row_group_size ${job.rowGroupSize}, dictionary_size_limit 0)`;
   try {
     const result = await connection.run(sql);
     return result.rowsChanged;

@@ -96,18 +96,34 @@ const DEFAULT_ROW_GROUP_SIZE = 8_192;
 const CONVERSION_DUCKDB = { memoryLimit: '160MB', threads: 1, preserveInsertionOrder: false } as const;
 
 /**
- * One DuckDB for every conversion of a run (`extract.conversionMemory = keep`), to pass as
- * `duckdb`; the caller closes it. What an instance per part costs is its memory faulted in
- * again for every part (about 18,500 page faults per 25,000 wide rows), not its opening:
- * kept, the extract of 1M ticket rows took a sixth less time, and its peak grew by about
- * 120 MB, or 50 MB with DuckDB's allocator on one arena without thread caches, which this
- * asks for unless DUCKDB_JE_MALLOC_CONF is set. The allocator reads it when DuckDB's library
+ * One DuckDB for every conversion of a run (`extract.conversionMemory = keep`, the default),
+ * to pass as `duckdb`; the caller closes it. What an instance per part costs is its memory
+ * faulted in again for every part (about 18,500 page faults per 25,000 wide rows), not its
+ * opening. A kept instance holds the working set of the largest conversion, so its parts
+ * are smaller (see `rowsPerPart` in date-window-extractor.ts). It asks for DuckDB's
+ * allocator on one arena without thread caches unless DUCKDB_JE_MALLOC_CONF is set (without
+ * it the peak grew by 120 MB instead of 50). The allocator reads it when DuckDB's library
  * loads, so it holds for the whole process (a `run` builds with it too: 2-3% slower, 400 MB
- * less at scale 10), and not at all if the library was loaded before. See docs/extraction.md.
+ * less at scale 10), and not at all if the library was loaded before. The instance opens at
+ * the first conversion, not before the first request. See docs/extraction.md.
  */
-export async function openConversionDatabase(): Promise<DuckDBInstance> {
-  process.env.DUCKDB_JE_MALLOC_CONF ??= 'narenas:1,tcache:false';
-  return openDatabase(IN_MEMORY, CONVERSION_DUCKDB);
+export class KeptConversionDatabase {
+  #opening: Promise<DuckDBInstance> | undefined;
+
+  constructor() {
+    process.env.DUCKDB_JE_MALLOC_CONF ??= 'narenas:1,tcache:false';
+  }
+
+  /** The instance, opened on the first call. */
+  instance(): Promise<DuckDBInstance> {
+    return (this.#opening ??= openDatabase(IN_MEMORY, CONVERSION_DUCKDB));
+  }
+
+  async close(): Promise<void> {
+    const opening = this.#opening;
+    this.#opening = undefined;
+    if (opening) (await opening).closeSync();
+  }
 }
 
 export interface ParquetSpoolOptions extends RawRunRef {
@@ -121,11 +137,11 @@ export interface ParquetSpoolOptions extends RawRunRef {
   rowsPerFile?: number;
   rowGroupSize?: number;
   /**
-   * A DuckDB instance to convert with, shared by several spools (each conversion opens its
-   * own connection). Without one each conversion opens and closes its own in-memory DuckDB
+   * A DuckDB to convert with, shared by several spools (each conversion opens its own
+   * connection). Without one each conversion opens and closes its own in-memory DuckDB
    * (160MB, one thread), one conversion at a time in the process.
    */
-  duckdb?: DuckDBInstance;
+  duckdb?: KeptConversionDatabase;
 }
 
 export interface SpoolResult {
@@ -392,7 +408,7 @@ export class ParquetSpool {
     const tmp = `${part}${TMP_SUFFIX}`;
     const shared = this.#options.duckdb;
     const written = await oneAtATime(shared ?? FRESH_DUCKDB, async () => {
-      const duckdb = shared ?? (await openDatabase(IN_MEMORY, CONVERSION_DUCKDB));
+      const duckdb = shared ? await shared.instance() : await openDatabase(IN_MEMORY, CONVERSION_DUCKDB);
       try {
         return await withConnection(duckdb, (connection) =>
           convertSpoolToParquet(connection, {

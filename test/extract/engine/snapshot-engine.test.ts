@@ -2,12 +2,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import type { DuckDBInstance } from '@duckdb/node-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { IN_MEMORY, openDatabase, queryRows, quoteLiteral, withConnection } from '../../../src/core/duckdb.js';
+import { IN_MEMORY, queryRows, quoteLiteral, withConnection } from '../../../src/core/duckdb.js';
 import { type SnapshotRun, extractSnapshot } from '../../../src/extract/engine/snapshot-engine.js';
 import { type HttpClient, createHttpClient } from '../../../src/extract/http/index.js';
 import { ExtractProgress } from '../../../src/extract/progress.js';
+import { KeptConversionDatabase } from '../../../src/extract/spool/index.js';
 import { newRunId } from '../../../src/raw-contract/index.js';
 import type { EndpointDeclaration } from '../../../src/sources/endpoint-declaration.js';
 import { json, type LoopbackServer, startServer } from '../http/loopback-server.js';
@@ -45,12 +45,12 @@ const ENDPOINTS: EndpointDeclaration<Settings>[] = [
 
 let server: LoopbackServer;
 let dataDir: string;
-let duckdb: DuckDBInstance;
+let duckdb: KeptConversionDatabase;
 let client: HttpClient;
 
 beforeEach(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'fanlake-engine-'));
-  duckdb = await openDatabase(IN_MEMORY, { threads: 1 });
+  duckdb = new KeptConversionDatabase();
   client = createHttpClient({ concurrency: 2, timeoutMs: 2000, maxAttempts: 2, baseDelayMs: 1, userAgent: 'test' });
   server = await startServer((req, res, n) => {
     const url = new URL(req.url!, 'http://x');
@@ -76,7 +76,7 @@ beforeEach(async () => {
 afterEach(async () => {
   await client.close();
   await server.close();
-  duckdb.closeSync();
+  await duckdb.close();
   await rm(dataDir, { recursive: true, force: true });
 });
 
@@ -95,7 +95,7 @@ function run(settings: Settings, only?: string[]): SnapshotRun<Settings> {
 
 async function parquetRows(resource: string): Promise<Record<string, unknown>[]> {
   const glob = join(dataDir, 'raw', 'engagement', resource, '*', '*.parquet');
-  return withConnection(duckdb, (connection) =>
+  return withConnection(IN_MEMORY, (connection) =>
     queryRows(connection, `select * exclude (_run_id, _extracted_at) from read_parquet(${quoteLiteral(glob)}, hive_partitioning = false) order by all`),
   );
 }
