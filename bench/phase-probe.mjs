@@ -62,7 +62,7 @@ const PHASES = [
   ['finding item bytes', (f) => f.url.endsWith('/spool/raw-items.js')],
   ['decode + JSON.parse', (f) => f.functionName === 'decodeBody'],
   ['HTTP (undici, sockets, body)', (f) => f.url.includes('/undici/') || f.url.endsWith('/http/response-body.js') || /node:(net|stream|internal\/streams)/.test(f.url)],
-  ['spool (JSON array writes, quarantine)', (f) => /\/spool\/(parquet-spool|quarantine-writer)\.js$/.test(f.url)],
+  ['spool (JSON lines, writes, quarantine)', (f) => /\/spool\/(parquet-spool|quarantine-writer|json-lines)\.js$/.test(f.url)],
   ['paging, sink, progress', (f) => /\/extract\/(resource-sink|date-window-extractor|progress)\.js$|\/paging\/|\/engine\//.test(f.url)],
   ['start-up (loading modules)', (f) => /node:internal\/modules|cjs-module-lexer|compile/.test(f.url + f.functionName)],
 ];
