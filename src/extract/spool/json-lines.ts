@@ -7,7 +7,7 @@
  * the API sent them.
  */
 
-export const LINE_BREAK = 0x0a;
+const LINE_BREAK = 0x0a;
 const CARRIAGE_RETURN = 0x0d;
 const SPACE = 0x20;
 const COMMA = 0x2c;
@@ -17,10 +17,14 @@ const COMMA = 0x2c;
  * `bytes` must be valid JSON (a record the scanner or JSON.parse accepted).
  */
 export function asOneLine(bytes: Buffer): Buffer {
-  for (const breakByte of [LINE_BREAK, CARRIAGE_RETURN]) {
-    for (let at = bytes.indexOf(breakByte); at >= 0; at = bytes.indexOf(breakByte, at + 1)) bytes[at] = SPACE;
-  }
+  blank(bytes, LINE_BREAK);
+  blank(bytes, CARRIAGE_RETURN);
   return bytes;
+}
+
+/** Turns every `byte` of `bytes` into a space; Buffer.indexOf finds them without a loop in JavaScript. */
+function blank(bytes: Buffer, byte: number): void {
+  for (let at = bytes.indexOf(byte); at >= 0; at = bytes.indexOf(byte, at + 1)) bytes[at] = SPACE;
 }
 
 /**
