@@ -2,8 +2,8 @@
 // through the extractor's own sink (declaration check, Parquet spool, manifest written last),
 // one run for every table of both sources, so `fanlake load` and `fanlake build` take it as
 // they take real data. Nothing here knows where raw files live or how the warehouse stores them.
-import { DuckDBInstance } from '@duckdb/node-api';
 import { ResourceSink } from '../../dist/extract/resource-sink.js';
+import { KeptConversionDatabase } from '../../dist/extract/spool/index.js';
 import { newRunId } from '../../dist/raw-contract/index.js';
 import { ENGAGEMENT_TABLES } from '../../dist/sources/engagement/index.js';
 import { TICKETING_RESOURCES } from '../../dist/sources/ticketing/resources.js';
@@ -15,7 +15,7 @@ import { TICKETING_RESOURCES } from '../../dist/sources/ticketing/resources.js';
  * @param {Record<string, Record<string, unknown>[]>} raw
  */
 export async function writeExtraction(dataDir, raw) {
-  const duckdb = await DuckDBInstance.create(':memory:');
+  const duckdb = new KeptConversionDatabase();
   const runStartedAt = new Date();
   const run = { dataDir, runId: newRunId(runStartedAt), runStartedAt, duckdb };
   try {
@@ -31,6 +31,6 @@ export async function writeExtraction(dataDir, raw) {
       await sink.commit({ snapshot: spec.source === 'engagement' });
     }
   } finally {
-    duckdb.closeSync();
+    await duckdb.close();
   }
 }
