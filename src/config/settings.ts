@@ -74,7 +74,7 @@ export const SETTINGS = [
   { key: 'concurrency', env: 'FANLAKE_CONCURRENCY', flag: 'concurrency', schema: positiveInt.max(64), default: 8,
     description: 'Requests in flight per source' },
   { key: 'extract.conversionMemory', env: 'FANLAKE_CONVERSION_MEMORY', flag: 'conversion-memory', schema: z.enum(['keep', 'release']), default: 'keep',
-    description: 'The DuckDB that writes raw Parquet: keep (one per run, ticketing parts of 16,000 rows: the faster) or release (one per part of 25,000 rows, memory given back after each: 10 to 30 MB less at the peak, 10-20% slower)' },
+    description: 'The DuckDB that writes raw Parquet: keep (one per run, parts of 28 MiB of JSON: the faster) or release (one per part of 25,000 rows, memory given back after each: 10 to 30 MB less at the peak, 10-20% slower)' },
   { key: 'lock.waitSeconds', env: 'FANLAKE_LOCK_WAIT', flag: 'wait', schema: z.coerce.number().min(0, 'must be 0 or more'), default: 0,
     description: 'How long a writing command waits for another writer of the data directory before it gives up (0: at once)' },
   { key: 'lock.staleSeconds', env: 'FANLAKE_LOCK_STALE_SECONDS', flag: 'lock-stale-seconds', schema: positiveInt, default: 600,

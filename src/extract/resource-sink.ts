@@ -36,7 +36,7 @@ export class ResourceSink {
   constructor(
     private readonly run: RunContext,
     readonly spec: SinkSpec,
-    options: { dedupe?: boolean; rowsPerPart?: number } = {},
+    options: { dedupe?: boolean; rowsPerPart?: number; bytesPerPart?: number } = {},
   ) {
     this.validate = itemValidator(spec.fields, spec.requiredKey ?? spec.primaryKey);
     this.spool = new ParquetSpool({
@@ -49,6 +49,7 @@ export class ResourceSink {
       duckdb: run.duckdb,
       // Smaller parts keep each conversion's memory flat at any scale and overlap them with paging.
       rowsPerFile: options.rowsPerPart ?? ROWS_PER_PART,
+      bytesPerFile: options.bytesPerPart,
     });
     // Small resources repeated in many responses (linked consent texts) are written once.
     if (options.dedupe) this.seenKeys = new Set();

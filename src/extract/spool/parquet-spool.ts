@@ -100,7 +100,7 @@ const CONVERSION_DUCKDB = { memoryLimit: '160MB', threads: 1, preserveInsertionO
  * to pass as `duckdb`; the caller closes it. What an instance per part costs is its memory
  * faulted in again for every part (about 18,500 page faults per 25,000 wide rows), not its
  * opening. A kept instance holds the working set of the largest conversion, so its parts
- * are smaller (see `rowsPerPart` in date-window-extractor.ts). It asks for DuckDB's
+ * are smaller (see `PARTS` in date-window-extractor.ts). It asks for DuckDB's
  * allocator on one arena without thread caches unless DUCKDB_JE_MALLOC_CONF is set (without
  * it the peak grew by 120 MB instead of 50). The allocator reads it when DuckDB's library
  * loads, so it holds for the whole process (a `run` builds with it too: 2-3% slower, 400 MB
@@ -135,6 +135,8 @@ export interface ParquetSpoolOptions extends RawRunRef {
   extractedAt: string;
   /** Rows per Parquet part; a part is written each time this many rows were appended. */
   rowsPerFile?: number;
+  /** Spooled bytes per Parquet part: a part is also written once this many bytes were appended (default: no limit). */
+  bytesPerFile?: number;
   rowGroupSize?: number;
   /**
    * A DuckDB to convert with, shared by several spools (each conversion opens its own
@@ -172,6 +174,7 @@ export class ParquetSpool {
   readonly dir: string;
   readonly #options: ParquetSpoolOptions;
   readonly #rowsPerFile: number;
+  readonly #bytesPerFile: number;
   readonly #columns: Map<string, string>;
   // Lowercased column name → the exact name: DuckDB names are case-insensitive.
   readonly #folded = new Map<string, string>();
@@ -181,6 +184,7 @@ export class ParquetSpool {
   #state: 'open' | 'failed' | 'finished' | 'aborted' = 'open';
   #spool: FileHandle | undefined;
   #spoolRows = 0;
+  #spoolBytes = 0;
   /** Index of the part being spooled; earlier ones are converted or converting. */
   #part = 0;
   /** The conversion of the previous part, running while the next one fills. */
@@ -199,6 +203,7 @@ export class ParquetSpool {
     this.#options = options;
     this.dir = runDir(options.dataDir, options);
     this.#rowsPerFile = options.rowsPerFile ?? DEFAULT_ROWS_PER_FILE;
+    this.#bytesPerFile = options.bytesPerFile ?? Number.POSITIVE_INFINITY;
     if (!Number.isInteger(this.#rowsPerFile) || this.#rowsPerFile < 1) {
       throw new FanlakeError(CODE.E_SPOOL_OPTIONS, `rowsPerFile must be a positive integer, got ${this.#rowsPerFile}`);
     }
@@ -327,12 +332,13 @@ export class ParquetSpool {
       this.#largestChunk = Math.max(this.#largestChunk, chunk.length);
       this.#pending.push(chunk);
       this.#pendingBytes += chunk.length;
+      this.#spoolBytes += chunk.length;
     }
     this.#spoolRows += rows;
     // Fan-outs append many tiny pages (one consent list per profile): chunks are gathered
     // and written in blocks, not one write per page.
     if (this.#pendingBytes >= WRITE_BLOCK_BYTES) await this.#flush();
-    if (this.#spoolRows >= this.#rowsPerFile) await this.#writePart();
+    if (this.#spoolRows >= this.#rowsPerFile || this.#spoolBytes >= this.#bytesPerFile) await this.#writePart();
   }
 
   #checkRecord(record: Record<string, unknown>): void {
@@ -394,6 +400,7 @@ export class ParquetSpool {
     const job = { part: this.#part, rows: this.#spoolRows, largestRecord: this.#largestChunk, columns: [...this.#columns] };
     this.#part++;
     this.#spoolRows = 0;
+    this.#spoolBytes = 0;
     this.#largestChunk = 0;
     await this.#converting;
     const converting = this.#convert(job);

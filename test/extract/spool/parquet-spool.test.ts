@@ -121,6 +121,13 @@ describe('ParquetSpool', () => {
     expect(rows.map((row) => [row.id, row.extra_text])).toEqual([['1', null], ['2', '[1]'], ['3', null], ['4', null], ['5', null]]);
   });
 
+  it('closes a part once its spooled bytes reach bytesPerFile, whatever its rows', async () => {
+    const writer = spool({ rowsPerFile: 100, bytesPerFile: 20 });
+    for (const id of [1, 2, 3, 4]) await writer.append([{ id }]); // 8 bytes each: {"id":1}
+    const result = await writer.finish();
+    expect(result.files.map((file) => file.rows)).toEqual([3, 1]);
+  });
+
   it('spools a record whose bytes break lines between tokens as one line, its values as sent', async () => {
     const sent = '{\r\n  "id": 1,\n  "email": "a\\nb",\n  "prod_conf": {\n "a": [1,\n 2]\n  }\n}';
     const writer = spool();
