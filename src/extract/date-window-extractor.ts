@@ -23,7 +23,7 @@ import { CODE } from '../core/error-codes.js';
  *
  * A DuckDB kept for the run holds the working set of its largest conversion, which grows with
  * the part's bytes, so its parts end at 28 MiB of spooled JSON (about 16,000 wide ticket rows)
- * or 100,000 rows. At 1M replayed rows the extract peaked at 275-313 MB with parts of 25,000
+ * or at the sink's 100,000 rows. At 1M replayed rows the extract peaked at 275-313 MB with parts of 25,000
  * ticket rows, 263-296 MB with 16,000 and 257-273 MB with 20 or 28 MiB (three runs each).
  * Parts are not made smaller still: a load took about 15% longer for 44 ticket parts of 20 MiB
  * than for 32 of 28 MiB (three rounds in turns), and at 10,000 rows the extract took about
@@ -34,7 +34,7 @@ import { CODE } from '../core/error-codes.js';
  * so its parts are 25,000 rows.
  */
 const PARTS = {
-  kept: { rowsPerPart: 100_000, bytesPerPart: 28 * 1024 * 1024 },
+  kept: { bytesPerPart: 28 * 1024 * 1024 },
   perPart: { rowsPerPart: 25_000 },
 } as const;
 

@@ -15,8 +15,9 @@ import { startTestSimulator, ticketingGet } from '../helpers/simulator.js';
 // design these 300k wide ticket rows peaked at about 450 MB (b83438f) and grew with the data;
 // with every page parsed into objects at 250 to 286 MB; with a DuckDB opened per part of 25k
 // rows at 250 to 260 MB; kept for the run, in parts of 16k rows (28 MiB) without Parquet
-// dictionaries, at 255 to 264 MB (270 to 287 MB with dictionaries, in parts of 10k). The bound is issue 13's goal for 1M
-// rows, leaves room for GC timing on a busy machine and still fails the design before it by far.
+// dictionaries, at 255 to 264 MB (270 to 287 MB with dictionaries, in parts of 10k). The
+// bound is issue 13's goal for 1M rows, leaves room for GC timing on a busy machine and
+// still fails the design before it by far.
 const ROWS = 300_000;
 const PAGE_SIZE = 200;
 const PEAK_RSS_BOUND_MB = 300;

@@ -41,7 +41,5 @@ export function elementsAsLines(body: Buffer, spans: readonly number[]): Buffer 
 
 /** Serialized records as JSON lines (JSON.stringify never writes a raw line break). */
 export function recordsAsLines(records: readonly Record<string, unknown>[]): Buffer {
-  let text = '';
-  for (let k = 0; k < records.length; k++) text += (k === 0 ? '' : '\n') + JSON.stringify(records[k]);
-  return Buffer.from(text);
+  return Buffer.from(records.map((record) => JSON.stringify(record)).join('\n'));
 }

@@ -159,7 +159,7 @@ export interface SpoolResult {
  * Streams one resource's records of one run into Parquet parts with bounded memory.
  *
  * Records are appended to `part-NNNNN.json.tmp` as JSON lines (json-lines.ts); once a part holds
- * `rowsPerFile` rows (checked after each page), and at `finish()`, DuckDB turns the spool
+ * `rowsPerFile` rows or `bytesPerFile` bytes (checked after each page), and at `finish()`, DuckDB turns the spool
  * into `part-NNNNN.parquet` (written as
  * `.tmp`, fsynced, renamed) while the next part fills, and the spool is deleted. Values
  * stay exactly as the API sent them; keys nobody declared become extra `JSON` columns so a
