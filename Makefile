@@ -14,6 +14,7 @@ node_modules/.installed: package.json package-lock.json
 dist/.built: node_modules/.installed tsconfig.json $(SOURCES)
 	rm -rf dist
 	npx tsc -p tsconfig.json
+	node scripts/bundle-cli.mjs
 	@touch $@
 
 demo: setup

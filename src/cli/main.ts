@@ -53,6 +53,9 @@ function withSettingFlags(argv: Argv): Argv {
 let cli = withSettingFlags(
   yargs(hideBin(process.argv))
     .scriptName('fanlake')
+    // Every message of fanlake is English, yargs' too, whatever the machine's LANG; and the
+    // bundled yargs (scripts/bundle-cli.mjs) has no translations at hand to choose from.
+    .locale('en')
     .usage('$0 <command> [options]\n\nLoads a club\'s ticketing and fan-engagement data into a DuckDB warehouse.')
     .epilogue('Secrets (FANLAKE_TICKETING_TOKEN, FANLAKE_ENGAGEMENT_API_KEY) are read from the environment or .env only.'),
 );
