@@ -42,7 +42,7 @@ async function withServer(flags, body) {
   }
 }
 
-/** The plain fetch of an extraction's pages, before and after it: the mean of both is the floor. */
+/** The plain fetch of an extraction's pages at the same concurrency: the floor its ratio is measured against. */
 async function plain(sim, jobs) {
   return baselineFetch({ baseUrl: sim.url, token: CREDENTIALS.FANLAKE_TICKETING_TOKEN, concurrency: CONCURRENCY, jobs });
 }
