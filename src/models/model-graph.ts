@@ -7,7 +7,7 @@ import { DEFAULT_MACRO_SETTINGS, macroCalls, parseMacros, settingMacros } from '
 import type { MacroNode } from './macros.js';
 import { MODEL_SCHEMAS } from './model-header.js';
 import { ModelProjectError } from './model-errors.js';
-import { parseSelect, treeToSql, withoutSelfReferences } from './sql-references.js';
+import { parseSelects, treeToSql, withoutSelfReferences } from './sql-references.js';
 
 /** A node of the build graph: a seed CSV or a SQL model. Keyed by relation (`schema.name`). */
 export type GraphNode =
@@ -70,8 +70,9 @@ export async function buildGraph(
     return near.length > 0 ? ` (did you mean ${near.join(', ')}?)` : '';
   };
 
-  for (const model of project.models) {
-    const parsed = await parseSelect(connection, model.sql);
+  const parsedModels = await parseSelects(connection, project.models.map((model) => model.sql));
+  for (const [at, model] of project.models.entries()) {
+    const parsed = parsedModels[at]!;
     if (!parsed.ok) {
       problems.push(`${model.file}: ${parsed.problem}`);
       continue;
