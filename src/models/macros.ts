@@ -4,7 +4,7 @@ import { IN_MEMORY, openDatabase, queryRows, quoteIdent, quoteLiteral } from '..
 import { closeMatches } from './close-matches.js';
 import { MACRO_SCHEMA } from './discover-project.js';
 import type { MacroDefinition } from './discover-project.js';
-import { functionCalls, parseSelect } from './sql-references.js';
+import { functionCalls, type ParsedSelect, parseSelects } from './sql-references.js';
 
 /** Values build writes into macros, so that a plain DuckDB shell on the warehouse computes what build did. */
 export interface MacroSettings {
@@ -72,13 +72,14 @@ export async function parseMacros(macros: readonly MacroDefinition[]): Promise<{
     for (const [macro, problem] of failures) problems.push(`${macro.file}: ${problem}`);
 
     const stored = new Map((await storedMacros(connection)).map((row) => [row.name, row]));
-    for (const macro of ran) {
-      const row = stored.get(macro.name);
-      if (row === undefined) {
-        problems.push(`${macro.file}: does not create ${MACRO_SCHEMA}.${macro.name}; the file holds create or replace macro ${MACRO_SCHEMA}.${macro.name}(...) as ...`);
-        continue;
-      }
-      const calls = await callsOf(connection, row);
+    const created = ran.filter((macro) => {
+      if (stored.has(macro.name)) return true;
+      problems.push(`${macro.file}: does not create ${MACRO_SCHEMA}.${macro.name}; the file holds create or replace macro ${MACRO_SCHEMA}.${macro.name}(...) as ...`);
+      return false;
+    });
+    const bodies = await parseSelects(connection, created.map((macro) => bodyQuery(stored.get(macro.name)!)));
+    for (const [at, macro] of created.entries()) {
+      const calls = callsOf(bodies[at]!);
       if (typeof calls === 'string') problems.push(`${macro.file}: ${calls}`);
       else nodes.set(macro.name, { ...macro, calls });
     }
@@ -153,11 +154,15 @@ export function macroCalls(
   return { macros, problems };
 }
 
-/** The macros a stored macro calls, from DuckDB's parse of its definition; a string is a problem. */
-async function callsOf(connection: DuckDBConnection, row: { type: string; definition: string | null }): Promise<string[] | string> {
-  if (row.definition === null) return [];
+/** A stored macro's definition as a query to parse (`select 1` when DuckDB keeps none). */
+function bodyQuery(row: { type: string; definition: string | null }): string {
+  if (row.definition === null) return 'select 1';
   // A scalar macro's stored definition is an expression, a table macro's a query.
-  const parsed = await parseSelect(connection, row.type === 'table_macro' ? row.definition : `select ${row.definition}`);
+  return row.type === 'table_macro' ? row.definition : `select ${row.definition}`;
+}
+
+/** The macros a stored macro calls, from DuckDB's parse of its definition; a string is a problem. */
+function callsOf(parsed: ParsedSelect): string[] | string {
   if (!parsed.ok) return `its body cannot be read back: ${parsed.problem}`;
   return [...new Set(functionCalls(parsed.tree).filter((call) => call.schema === MACRO_SCHEMA).map((call) => call.name))];
 }
