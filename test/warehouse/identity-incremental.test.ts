@@ -16,6 +16,7 @@ const MARTS = [
   'intermediate.int_identity_matches',
   'intermediate.int_identity_edges',
   'intermediate.int_identity_clusters',
+  'intermediate.int_fan_contacts',
   'marts.fan_identity_links',
   'marts.dim_fan',
   'marts.fan_identity_evidence',
@@ -116,11 +117,16 @@ afterAll(async () => {
 });
 
 describe('incremental identity resolution', () => {
-  it.each(['int_identity_matches', 'int_identity_clusters'])('%s recomputed only the records the changes touched', (model) => {
+  it.each([
+    ['int_identity_matches', 'records'],
+    ['int_identity_clusters', 'records'],
+    ['int_fan_contacts', 'fans'],
+  ] as const)('%s recomputed only the %s the changes touched', (model, unit) => {
     const written = new RegExp(`intermediate\\.${model}\\s+incremental\\s+ok\\s+(\\d+)`).exec(incrementalOutput);
     expect(written, incrementalOutput).not.toBeNull();
     expect(Number(written![1])).toBeGreaterThan(0);
-    expect(Number(written![1])).toBeLessThan(recordCount * 0.25);
+    const total = unit === 'records' ? recordCount : new Set(before.values()).size;
+    expect(Number(written![1])).toBeLessThan(total * 0.25);
   });
 
   it.each(MARTS)('leaves %s exactly as a full rebuild does', (relation) => {
