@@ -116,29 +116,21 @@ shared_values as (
 
 ),
 
--- values on more than one record, up to the rules' block cap (larger blocks are placeholders,
--- not households): grouped on the values' 64-bit hash, not their text, and only counted, since
--- most of the half million values at scale 10 are on one record; the pairs below still
--- compare the values themselves
-shared_blocks as (
+-- Values on more than one record, up to the rules' block cap (larger blocks are placeholders,
+-- not households), held by more than one fan and first name: one pass over the values,
+-- grouped on their 64-bit hash, not their text, and the fans and first names compared as
+-- hashes too (min < max: as count(distinct) > 1, without counting; a string min and max over
+-- the values of every shared block took 0.28 s at scale 10). The pairs below still compare
+-- the values themselves.
+household_blocks as (
 
     select shared_key
     from shared_values
     group by shared_key
     having count(*) between 2 and (select min(block_cap) from rules where match_rule in ('email_name', 'phone_name'))
-
-),
-
-household_blocks as (
-
-    select shared_values.shared_key
-    from shared_values
-    semi join shared_blocks
-        on shared_blocks.shared_key = shared_values.shared_key
-    group by shared_values.shared_key
-    -- more than one fan and first name (min < max: as count(distinct) > 1, without counting)
-    having min(shared_values.fan_id) < max(shared_values.fan_id)
-        and min(shared_values.first_name_spelling) < max(shared_values.first_name_spelling)
+        and min(hash(fan_id)) < max(hash(fan_id))
+        and min(hash(first_name_spelling)) filter (where first_name_spelling is not null)
+            < max(hash(first_name_spelling)) filter (where first_name_spelling is not null)
 
 ),
 
