@@ -1,5 +1,6 @@
 -- materialized: incremental
 -- unique_key: ticket_id
+-- lineage_columns: _extracted_at
 -- description: One row per ticket (latest version): match, buyer and holder, order, documented status names, amounts in NOK, attendance.
 -- test: unique(ticket_id)
 -- test: not_null(ticket_id, match_id, ticket_status_name, is_sold, is_distributed, is_attended)

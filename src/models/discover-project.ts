@@ -36,6 +36,8 @@ export interface ModelDefinition {
   uniqueKey: string[];
   /** An incremental model's condition on its rows to delete before each merge (model-header.ts). */
   incrementalDelete?: string;
+  /** Columns whose change alone is no change for the model's children (model-header.ts). */
+  lineageColumns: string[];
   description?: string;
   tests: DeclaredTest[];
 }
@@ -113,6 +115,7 @@ export async function discoverProject(root: string = DEFAULT_MODELS_DIR): Promis
         sql,
         materialized: header.materialized ?? DEFAULT_MATERIALIZATION[schema],
         uniqueKey: header.uniqueKey ?? [],
+        lineageColumns: header.lineageColumns ?? [],
         ...(header.incrementalDelete === undefined ? {} : { incrementalDelete: header.incrementalDelete }),
         description: header.description,
         tests: header.tests,

@@ -78,6 +78,15 @@
  * parent's `select *` changed), the first build and `--full-refresh` write the table in full,
  * and then its rows are summed as any table's are.
  *
+ * ## Lineage columns
+ * A model with a `unique_key` may name columns that say where a row came from rather than what
+ * it holds, `-- lineage_columns: _extracted_at` (fct_tickets does: its high-water mark). A row
+ * that differs from the stored one only in them is written like any other, so the table is what
+ * a rebuild makes, but the merge does not count it as a change, so the model's children stay
+ * as they are. A load reads a ticketing lookback window again every run, and each re-read
+ * ticket takes the run's `_extracted_at` in raw; without this, every such load rebuilt every
+ * model after `fct_tickets` although no ticket changed.
+ *
  * ## What a build rebuilds
  * A model is left as it is (`unchanged`) when its fingerprint equals its last build's: its SQL
  * and header, the macros it calls, the state of the raw tables it reads (row count, newest

@@ -17,7 +17,10 @@ export interface MaterializeOptions {
 /** Rows the build produced: the whole table, an incremental model's increment, none for a view. */
 export interface MaterializeOutcome {
   rows?: number;
-  /** For a model written by a merge: whether any row was inserted, updated or deleted (an incremental model built in full: always). */
+  /**
+   * For a model written by a merge: whether any row was inserted, replaced or deleted, apart
+   * from rows that differ only in its lineage columns (an incremental model built in full: always).
+   */
   changed?: boolean;
 }
 
@@ -39,10 +42,10 @@ export async function materializeModel(connection: DuckDBConnection, model: Mode
       return {};
     case 'table':
       if (model.uniqueKey.length > 0 && existing === 'table' && !options.fullRefresh) return mergeRows(connection, model, target, body, 'all rows');
-      return { rows: await replaceTable(connection, target, existing, body) };
+      return { rows: await replaceTable(connection, target, existing, body, model) };
     case 'incremental':
       if (existing !== 'table' || options.fullRefresh) {
-        return { rows: await replaceTable(connection, target, existing, selectBody(options.firstBuildSql ?? model.sql)), changed: true };
+        return { rows: await replaceTable(connection, target, existing, selectBody(options.firstBuildSql ?? model.sql), model), changed: true };
       }
       return mergeRows(connection, model, target, body, 'increment');
   }
@@ -68,12 +71,22 @@ export async function relationKind(connection: DuckDBConnection, schema: string,
   return rows[0]?.kind as RelationKind | undefined;
 }
 
-async function replaceTable(connection: DuckDBConnection, target: string, existing: RelationKind | undefined, body: string): Promise<number> {
+async function replaceTable(connection: DuckDBConnection, target: string, existing: RelationKind | undefined, body: string, model?: ModelDefinition): Promise<number> {
   return inTransaction(connection, async () => {
     if (existing === 'view') await connection.run(`drop view ${target}`);
     const reader = await connection.runAndReadAll(`create or replace table ${target} as\n${body}\n`);
+    // a misnamed lineage column fails the build that writes it, not the first merge after
+    if (model !== undefined && model.lineageColumns.length > 0) lineageColumnsOf(model, (await queryRows(connection, `describe ${target}`)).map((row) => String(row.column_name)));
     return countOf(reader.getRowObjectsJson());
   });
+}
+
+/** The model's lineage columns as its output spells them; a name it lacks is an error. */
+function lineageColumnsOf(model: ModelDefinition, columns: readonly string[]): string[] {
+  const lineage = model.lineageColumns.map((name) => columns.find((column) => column.toLowerCase() === name.toLowerCase()) ?? name);
+  const missing = lineage.filter((column) => !columns.includes(column));
+  if (missing.length > 0) throw incrementalError(model, `lineage_columns column ${missing.join(', ')} is not in the model's output`);
+  return lineage;
 }
 
 /**
@@ -134,8 +147,13 @@ async function mergeRows(connection: DuckDBConnection, model: ModelDefinition, t
     const on = keys.map((key) => `existing.${quoteIdent(key)} ${equals} increment.${quoteIdent(key)}`).join(' and ');
     const differs = others.map((column) => `existing.${quoteIdent(column)} is distinct from increment.${quoteIdent(column)}`).join(' or ');
     const columnList = columns.map(quoteIdent).join(', ');
+    const lineage = lineageColumnsOf(model, columns);
     const changedRows = await inTransaction(connection, async () => {
       const deleted = model.incrementalDelete === undefined ? 0 : countOf((await connection.runAndReadAll(`delete from ${target} where ${model.incrementalDelete}`)).getRowObjectsJson());
+      // With lineage columns, what the children see as a change is counted before the merge:
+      // new keys, rows whose other columns differ, and (all rows) keys gone. Rows that differ
+      // only in lineage are still written below, so the table is what a rebuild would make.
+      const substantive = lineage.length === 0 ? undefined : await substantiveChanges(connection, target, increment, on, others.filter((column) => !lineage.includes(column)), newRows);
       // A changed row is deleted here and its new version inserted below, not updated: DuckDB's
       // checkpoint stores again every column segment an update touched, so a few updates spread
       // over a large table cost a checkpoint of all of it, while deleted rows are only marked
@@ -149,8 +167,8 @@ async function mergeRows(connection: DuckDBConnection, model: ModelDefinition, t
             `merge into ${target} as existing
              using ${increment} as increment
              on ${on}
-             ${others.length > 0 ? `when matched and (${differs}) then delete
-` : ''}when not matched then insert (${columnList}) values (${columns.map((column) => `increment.${quoteIdent(column)}`).join(', ')})
+             ${others.length > 0 ? `when matched and (${differs}) then delete` : ''}
+             when not matched then insert (${columnList}) values (${columns.map((column) => `increment.${quoteIdent(column)}`).join(', ')})
              ${newRows === 'all rows' ? 'when not matched by source then delete' : ''}`,
           )
         ).getRowObjectsJson(),
@@ -168,12 +186,35 @@ async function mergeRows(connection: DuckDBConnection, model: ModelDefinition, t
                 )
               ).getRowObjectsJson(),
             );
-      return deleted + merged + replaced;
+      return deleted + (substantive ?? merged + replaced);
     });
     return { rows: Number(stats!.row_count), changed: changedRows > 0 };
   } finally {
     await connection.run(`drop table if exists ${increment}`);
   }
+}
+
+/**
+ * How many rows of a merge change what the table holds apart from its lineage columns: new
+ * rows with no stored row of their key equal in the other columns, and for `all rows` the
+ * stored keys the new rows lack.
+ */
+async function substantiveChanges(
+  connection: DuckDBConnection,
+  target: string,
+  increment: string,
+  on: string,
+  compared: readonly string[],
+  newRows: 'increment' | 'all rows',
+): Promise<number> {
+  const differs = compared.length === 0 ? 'false' : compared.map((column) => `existing.${quoteIdent(column)} is distinct from increment.${quoteIdent(column)}`).join(' or ');
+  const [row] = await queryRows(
+    connection,
+    `select
+         (select count(*) from ${increment} as increment where not exists (select 1 from ${target} as existing where ${on} and not (${differs})))
+         ${newRows === 'all rows' ? `+ (select count(*) from ${target} as existing where not exists (select 1 from ${increment} as increment where ${on}))` : ''} as changes`,
+  );
+  return Number(row!.changes);
 }
 
 function assertSameColumns(model: ModelDefinition, columns: string[], existingColumns: string[]): void {

@@ -38,6 +38,11 @@ export interface ModelHeader {
    * merge (rows whose source is gone: a MERGE only inserts and updates).
    */
   incrementalDelete?: string;
+  /**
+   * Columns that say where a row came from, not what it holds (`_extracted_at`): merged like
+   * the others, but a row that differs only in them is no change for the model's children.
+   */
+  lineageColumns?: string[];
   description?: string;
   tests: DeclaredTest[];
 }
@@ -54,13 +59,16 @@ export interface ModelHeader {
  *                                       on a table: each build writes only the rows that differ
  * -- incremental_delete: id not in (select id from staging.stg_x)   incremental: rows deleted before each merge;
  *                                       it may read the model's parents (it is not parsed for the graph)
+ * -- lineage_columns: _extracted_at      with a unique_key: columns that say where a row came from; a row
+ *                                       whose other columns are unchanged is written, but no change for
+ *                                       the model's children (a re-read of unchanged tickets rebuilds nothing)
  * -- description: One row per ticket.   free text, copied to lineage.json
  * -- test: unique(ticket_id)            a data test run by `fanlake check`, see test-declaration.ts
  * -- test[warn]: not_null(email)        the same at warning level: reported, does not fail `check`
  * select ...
  * ```
  */
-export const HEADER_KEYS = ['materialized', 'unique_key', 'incremental_delete', 'description', 'test', 'test[warn]'] as const;
+export const HEADER_KEYS = ['materialized', 'unique_key', 'incremental_delete', 'lineage_columns', 'description', 'test', 'test[warn]'] as const;
 
 export type ParsedHeader = { header: ModelHeader; problems: string[] };
 
@@ -79,6 +87,12 @@ export function parseModelHeader(sql: string): ParsedHeader {
         const columns = value.split(',').map((column) => column.trim()).filter(Boolean);
         if (columns.length === 0) problems.push('unique_key: name at least one column');
         header.uniqueKey = columns;
+        break;
+      }
+      case 'lineage_columns': {
+        const columns = value.split(',').map((column) => column.trim()).filter(Boolean);
+        if (columns.length === 0) problems.push('lineage_columns: name at least one column');
+        header.lineageColumns = columns;
         break;
       }
       case 'incremental_delete':
@@ -107,6 +121,10 @@ export function parseModelHeader(sql: string): ParsedHeader {
     problems.push('unique_key applies to materialized: incremental or table; give the model one of those');
   }
   if (header.incrementalDelete !== undefined && header.materialized !== 'incremental') problems.push('incremental_delete only applies to materialized: incremental');
+  if (header.lineageColumns && !header.uniqueKey) problems.push('lineage_columns applies to a model with a unique_key (incremental, or a table written as a difference)');
+  const keyed = new Set((header.uniqueKey ?? []).map((column) => column.toLowerCase()));
+  const lineageKeys = (header.lineageColumns ?? []).filter((column) => keyed.has(column.toLowerCase()));
+  if (lineageKeys.length > 0) problems.push(`lineage_columns: ${lineageKeys.join(', ')} is part of the unique_key`);
   return { header, problems };
 }
 

@@ -429,4 +429,15 @@ where _extracted_at > (select coalesce(max(_extracted_at), '-infinity') from mar
     await ws.write({ 'marts/fct_events.sql': '-- incremental_delete: id = 1\nselect 1 as id\n' });
     await expect(buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir })).rejects.toThrow('incremental_delete only applies to materialized: incremental');
   });
+
+  it('refuses lineage_columns without a unique_key, on a key column, or naming a column the model lacks', async () => {
+    await ws.write({ 'marts/fct_events.sql': '-- lineage_columns: _extracted_at\nselect 1 as id, now() as _extracted_at\n' });
+    await expect(buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir })).rejects.toThrow('lineage_columns applies to a model with a unique_key');
+    await ws.write({ 'marts/fct_events.sql': '-- materialized: incremental\n-- unique_key: id\n-- lineage_columns: ID\nselect 1 as id\n' });
+    await expect(buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir })).rejects.toThrow('lineage_columns: ID is part of the unique_key');
+    await ws.write({ 'marts/fct_events.sql': '-- materialized: table\n-- unique_key: id\n-- lineage_columns: loaded_at\nselect 1 as id\n' });
+    const [built] = await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir });
+    expect(built).toMatchObject({ status: 'failed' });
+    expect(built!.error?.message).toContain('lineage_columns column loaded_at is not in the model');
+  });
 });

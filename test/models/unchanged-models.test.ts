@@ -100,6 +100,42 @@ describe('models whose SQL and inputs did not change', () => {
     expect(await ws.query('select n::int as n from marts.city_people')).toEqual([{ n: 0 }]);
   });
 
+  it('writes rows that differ only in lineage_columns, as a rebuild would, without rebuilding the children', async () => {
+    await ws.exec(`
+      create schema raw;
+      create table raw.tickets as select * from (values (1, 'Paid', timestamptz '2024-01-01 00:00:00+00'), (2, 'Paid', timestamptz '2024-01-01 00:00:00+00')) as t(id, status, _extracted_at);`);
+    await ws.write({
+      'staging/stg_tickets.sql': 'select id, status, _extracted_at from raw.tickets\n',
+      'marts/fct_paid.sql':
+        "-- materialized: incremental\n-- unique_key: id\n-- lineage_columns: _extracted_at\nselect id, status, _extracted_at from staging.stg_tickets\nwhere _extracted_at > (select greatest(max(_extracted_at), '-infinity'::timestamptz) from marts.fct_paid)\n",
+      'marts/paid_count.sql': "-- materialized: table\nselect count(*) filter (where status = 'Paid') as n from marts.fct_paid\n",
+    });
+    const build = async () => buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir });
+    const stored = () => ws.query("select id::int as id, status, strftime(_extracted_at at time zone 'UTC', '%Y-%m-%d') as extracted from marts.fct_paid order by id");
+    expect(statuses(await build())).toEqual({ stg_tickets: 'ok', fct_paid: 'ok', paid_count: 'ok' });
+
+    // A re-read of an unchanged ticket (a lookback window) brings only a newer _extracted_at:
+    // the row is written, so the high-water mark moves on, but nothing after it rebuilds.
+    await ws.exec(`update raw.tickets set _extracted_at = timestamptz '2024-01-02 00:00:00+00' where id = 1`);
+    const reread = await build();
+    expect(statuses(reread)).toEqual({ stg_tickets: 'ok', fct_paid: 'ok', paid_count: 'unchanged' });
+    expect(reread.find((result) => result.model === 'fct_paid')).toMatchObject({ rows: 1, changed: false });
+    expect(await stored()).toEqual([
+      { id: 1, status: 'Paid', extracted: '2024-01-02' },
+      { id: 2, status: 'Paid', extracted: '2024-01-01' },
+    ]);
+
+    // A real change along with a lineage-only one: the children rebuild and see it.
+    await ws.exec(`update raw.tickets set status = 'Refunded', _extracted_at = timestamptz '2024-01-03 00:00:00+00' where id = 2`);
+    expect(statuses(await build())).toEqual({ stg_tickets: 'ok', fct_paid: 'ok', paid_count: 'ok' });
+    expect(await ws.query('select n::int as n from marts.paid_count')).toEqual([{ n: 1 }]);
+
+    // The table is what a rebuild makes of the same raw rows.
+    const incremental = await stored();
+    await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir, fullRefresh: true });
+    expect(await stored()).toEqual(incremental);
+  });
+
   it('writes a table with a unique_key as the difference: a rebuild of the same rows changes nothing, and the table ends as a rebuild leaves it', async () => {
     await ws.exec(`
       create schema raw;
