@@ -1,20 +1,24 @@
--- materialized: table
+-- materialized: incremental
 -- unique_key: system, record_id
--- description: One row per ticketing user and member, with only the fields identity resolution reads (int_identity_records), as the system holds them (a member's one name field split in two), and the postal address as matching compares it (macros.address_key). Kept apart from int_identity_records, the costly part, and from the engagement records: a load that changes other fields only (a login, a member's used pool) rebuilds this table to the same rows, and identity resolution stops here.
+-- lineage_columns: _extracted_at
+-- description: One row per ticketing user and member, with only the fields identity resolution reads (int_identity_records), as the system holds them (a member's one name field split in two), and the postal address as matching compares it (macros.address_key). Kept apart from int_identity_records, the costly part, and from the engagement records: a load that changes other fields only (a login, a member's used pool) rebuilds this table to the same rows, and identity resolution stops here. Incremental: only users and members loaded since the last build are read again (each system by its own newest _extracted_at here, as marts.fct_tickets does); ticketing records are never removed upstream, so nothing is deleted. A row re-read unchanged only moves _extracted_at, which is no change for identity resolution (lineage_columns).
 -- test: unique(system, record_id)
 -- test: not_null(system, record_id)
 
 with
 
+-- only those loaded since the last build; the runner drops these conditions on a first build
 users as (
 
     select * from staging.stg_ticketing__users
+    where _extracted_at > (select greatest(max(_extracted_at), '-infinity'::timestamptz) from intermediate.int_identity_ticketing_fields where system = 'ticketing_user')
 
 ),
 
 members as (
 
     select * from staging.stg_ticketing__members
+    where _extracted_at > (select greatest(max(_extracted_at), '-infinity'::timestamptz) from intermediate.int_identity_ticketing_fields where system = 'ticketing_member')
 
 ),
 
@@ -23,6 +27,7 @@ members_named as (
 
     select
         member_id,
+        _extracted_at,
         phone_raw,
         phone_e164,
         case
@@ -52,6 +57,7 @@ final as (
         nullif(trim(last_name), '') as last_name,
         birth_date,
         macros.address_key(address, zip_code) as address_key,
+        _extracted_at,
 
     from users
 
@@ -69,6 +75,7 @@ final as (
         nullif(last_name, '') as last_name,
         null as birth_date,
         null as address_key,
+        _extracted_at,
 
     from members_named
 

@@ -13,6 +13,7 @@ import { cliEnv, runCliOk, tableSnapshot } from './identity-fixture.js';
  * --full-refresh` must give exactly the same marts.
  */
 const MARTS = [
+  'intermediate.int_identity_ticketing_fields',
   'intermediate.int_identity_matches',
   'intermediate.int_identity_edges',
   'intermediate.int_identity_clusters',
