@@ -15,22 +15,10 @@ contacts as (
 
 ),
 
-clusters as (
-
-    select * from intermediate.int_identity_clusters
-
-),
-
 -- each ticketing account's fan, by the account's id
 ticketing_users as (
 
     select * from intermediate.int_ticketing_user_fans
-
-),
-
-members as (
-
-    select * from staging.stg_ticketing__members
 
 ),
 
@@ -58,22 +46,10 @@ merchandise_lines as (
 
 ),
 
--- a fan with several member entries shows the most recently updated one
+-- a fan with several member entries shows the most recently updated one (int_fan_memberships)
 memberships as (
 
-    select
-        clusters.fan_id,
-        members.member_category_id,
-        members.member_category_name,
-
-    from clusters
-    inner join members
-        on cast(members.member_id as varchar) = clusters.record_id
-    where clusters.system = 'ticketing_member'
-    qualify row_number() over (
-        partition by clusters.fan_id
-        order by members.updated_at desc nulls last, members.member_id
-    ) = 1
+    select * from intermediate.int_fan_memberships
 
 ),
 
