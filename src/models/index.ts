@@ -41,8 +41,8 @@
  * whose values changed, replaces what its key held; identical rows are left alone). The merge
  * deletes and inserts rather than updates: DuckDB's checkpoint stores again every column segment
  * an update touched, so a few updates spread over a large table cost a checkpoint of the whole
- * table (see materialize.ts). To make a build cost proportional to
- * new data the model may read ITS OWN table in an AND-ed WHERE condition, for a high-water mark:
+ * table (see materialize.ts). To make a build cost proportional to new data the model may read
+ * ITS OWN table in an AND-ed WHERE condition, for a high-water mark:
  * ```sql
  * where _extracted_at > (select coalesce(max(_extracted_at), '-infinity') from marts.fct_tickets)
  * ```
@@ -56,16 +56,16 @@
  * (an upgrade of fanlake needs no `--full-refresh` to remember). A parent whose columns changed
  * under an unchanged definition (`select *` of a changed view) still fails the merge with a
  * request for `--full-refresh`.
- * A merge never deletes a key it was not given: a model whose rows can lose their source declares the rows to drop
- * before each merge, `-- incremental_delete: record_key not in (select record_key from
- * intermediate.int_identity_records)` (int_identity_clusters does).
+ * A merge never deletes a key it was not given: a model whose rows can lose their source
+ * declares the rows to drop before each merge, `-- incremental_delete: record_key not in
+ * (select record_key from intermediate.int_identity_records)` (int_identity_clusters does).
  * Where no timestamp says what changed (a parent rebuilt in full), a model keeps a signature of
  * each row's inputs and compares it in a self-reading WHERE condition, `where not exists
  * (select 1 from <itself> as stored where stored.key = x.key and stored.signature =
  * x.signature)`: the rows whose inputs changed are computed again, and on the first build,
- * the condition dropped, all of them (int_identity_matches, int_identity_clusters, int_fan_contacts). A condition
- * that narrows the work only on later builds may say so with `or not exists (select 1 from
- * <itself>)`, which the first build drops with it.
+ * the condition dropped, all of them (int_identity_matches, int_identity_clusters,
+ * int_fan_contacts). A condition that narrows the work only on later builds may say so with
+ * `or not exists (select 1 from <itself>)`, which the first build drops with it.
  *
  * ## Tables written as a difference
  * A `table` may name a `unique_key` too. Every build still computes all its rows, as for any

@@ -35,7 +35,7 @@ export interface ModelHeader {
   uniqueKey?: string[];
   /**
    * For `incremental`: a condition on the table's rows; those it holds are deleted before each
-   * merge (rows whose source is gone: a MERGE only inserts and updates).
+   * merge (rows whose source is gone: a merge only replaces the keys it is given).
    */
   incrementalDelete?: string;
   /**
