@@ -7,6 +7,9 @@
 import { fakerNB_NO as faker } from '@faker-js/faker';
 import { mobileNumber, noisy, writtenPhone } from './noise.mjs';
 
+/** Every date is drawn relative to this one, so a seed gives the same set on every day it runs. */
+const REFERENCE_DATE = '2026-06-01T00:00:00Z';
+
 /** How persons are written into the systems, and how many share a mailbox or a name. */
 export const INDEPENDENT_SHARES = {
   /** Persons with a second given name (written in some systems only: see noise.mjs). */
@@ -48,7 +51,7 @@ export function independentIdentities({ persons, seed }) {
   const truth = [];
   const ids = { user: 10_000, member: 50_000, profile: 700_000, person: 900_000 };
   const record = (system, recordId, person, noise) => truth.push({ system, recordId: String(recordId), personId: person.id, noise });
-  const updated = faker.date.recent({ days: 400, refDate: '2026-06-01T00:00:00Z' }).toISOString();
+  const updated = faker.date.recent({ days: 400, refDate: REFERENCE_DATE }).toISOString();
 
   for (const person of people) {
     let userId;
@@ -129,7 +132,7 @@ function newPerson(id) {
   const middleName = chance(INDEPENDENT_SHARES.middleName) ? otherFirstName(sex, firstName) : undefined;
   return {
     id, sex, firstName, middleName, lastName,
-    birthDate: faker.date.birthdate({ mode: 'age', min: 16, max: 85, refDate: '2026-06-01T00:00:00Z' }).toISOString().slice(0, 10),
+    birthDate: faker.date.birthdate({ mode: 'age', min: 16, max: 85, refDate: REFERENCE_DATE }).toISOString().slice(0, 10),
     email: uniqueEmail({ firstName, lastName }),
     phone: mobileNumber(faker),
   };
@@ -154,7 +157,7 @@ function namesakeOf(original, id) {
   const person = newPerson(id);
   const year = original.birthDate.slice(0, 4);
   let birthDate = original.birthDate;
-  while (birthDate === original.birthDate) birthDate = `${year}-${faker.date.birthdate().toISOString().slice(5, 10)}`;
+  while (birthDate === original.birthDate) birthDate = `${year}-${faker.date.birthdate({ refDate: REFERENCE_DATE }).toISOString().slice(5, 10)}`;
   if (birthDate.endsWith('02-29')) birthDate = `${year}-02-28`;
   return { ...person, sex: original.sex, firstName: original.firstName, middleName: undefined, lastName: original.lastName, birthDate, email: uniqueEmail({ firstName: original.firstName, lastName: original.lastName }) };
 }
