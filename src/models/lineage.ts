@@ -24,6 +24,8 @@ export interface LineageModel {
   file: string;
   materialized: Materialization;
   uniqueKey?: string[];
+  /** Columns that say where a row came from (`-- lineage_columns`), when the model names any. */
+  lineageColumns?: string[];
   description?: string;
   parents: {
     /** Models read, as `schema.name`. */
@@ -73,6 +75,7 @@ export async function collectLineage(connection: DuckDBConnection, graph: ModelG
       file: model.file,
       materialized: model.materialized,
       ...(model.uniqueKey.length > 0 ? { uniqueKey: model.uniqueKey } : {}),
+      ...(model.lineageColumns.length > 0 ? { lineageColumns: model.lineageColumns } : {}),
       ...(model.description ? { description: model.description } : {}),
       parents: {
         models: node.parents.filter((parent) => !parent.startsWith(`${SEEDS_SCHEMA}.`)),

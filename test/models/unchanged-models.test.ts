@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildModels } from '../../src/models/index.js';
 import { type Workspace, workspace } from './fixtures.js';
@@ -113,6 +115,8 @@ describe('models whose SQL and inputs did not change', () => {
     const build = async () => buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir });
     const stored = () => ws.query("select id::int as id, status, strftime(_extracted_at at time zone 'UTC', '%Y-%m-%d') as extracted from marts.fct_paid order by id");
     expect(statuses(await build())).toEqual({ stg_tickets: 'ok', fct_paid: 'ok', paid_count: 'ok' });
+    const lineage = JSON.parse(await readFile(join(ws.dataDir, 'lineage.json'), 'utf8')) as { models: { name: string; lineageColumns?: string[] }[] };
+    expect(lineage.models.find((model) => model.name === 'fct_paid')?.lineageColumns).toEqual(['_extracted_at']);
 
     // A re-read of an unchanged ticket (a lookback window) brings only a newer _extracted_at:
     // the row is written, so the high-water mark moves on, but nothing after it rebuilds.
