@@ -145,7 +145,6 @@ async function mergeRows(connection: DuckDBConnection, model: ModelDefinition, t
     // A table keeps rows whose key holds a null, as a rebuild would: there, null meets null.
     const equals = newRows === 'all rows' ? 'is not distinct from' : '=';
     const on = keys.map((key) => `existing.${quoteIdent(key)} ${equals} increment.${quoteIdent(key)}`).join(' and ');
-    const differs = others.map((column) => `existing.${quoteIdent(column)} is distinct from increment.${quoteIdent(column)}`).join(' or ');
     const columnList = columns.map(quoteIdent).join(', ');
     const lineage = lineageColumnsOf(model, columns);
     const changedRows = await inTransaction(connection, async () => {
@@ -153,7 +152,7 @@ async function mergeRows(connection: DuckDBConnection, model: ModelDefinition, t
       // With lineage columns, what the children see as a change is counted before the merge:
       // new keys, rows whose other columns differ, and (all rows) keys gone. Rows that differ
       // only in lineage are still written below, so the table is what a rebuild would make.
-      const substantive = lineage.length === 0 ? undefined : await substantiveChanges(connection, target, increment, on, others.filter((column) => !lineage.includes(column)), newRows);
+      const substantive = lineage.length === 0 ? undefined : await substantiveChanges(connection, target, increment, on, differsIn(others.filter((column) => !lineage.includes(column))), newRows);
       // A changed row is deleted here and its new version inserted below, not updated: DuckDB's
       // checkpoint stores again every column segment an update touched, so a few updates spread
       // over a large table cost a checkpoint of all of it, while deleted rows are only marked
@@ -167,7 +166,7 @@ async function mergeRows(connection: DuckDBConnection, model: ModelDefinition, t
             `merge into ${target} as existing
              using ${increment} as increment
              on ${on}
-             ${others.length > 0 ? `when matched and (${differs}) then delete` : ''}
+             when matched and (${differsIn(others)}) then delete
              when not matched then insert (${columnList}) values (${columns.map((column) => `increment.${quoteIdent(column)}`).join(', ')})
              ${newRows === 'all rows' ? 'when not matched by source then delete' : ''}`,
           )
@@ -204,10 +203,9 @@ async function substantiveChanges(
   target: string,
   increment: string,
   on: string,
-  compared: readonly string[],
+  differs: string,
   newRows: 'increment' | 'all rows',
 ): Promise<number> {
-  const differs = compared.length === 0 ? 'false' : compared.map((column) => `existing.${quoteIdent(column)} is distinct from increment.${quoteIdent(column)}`).join(' or ');
   const [row] = await queryRows(
     connection,
     `select
@@ -215,6 +213,11 @@ async function substantiveChanges(
          ${newRows === 'all rows' ? `+ (select count(*) from ${target} as existing where not exists (select 1 from ${increment} as increment where ${on}))` : ''} as changes`,
   );
   return Number(row!.changes);
+}
+
+/** Whether a stored row (`existing`) and a new one (`increment`) differ in any of `columns` (never, for none). */
+function differsIn(columns: readonly string[]): string {
+  return columns.length === 0 ? 'false' : columns.map((column) => `existing.${quoteIdent(column)} is distinct from increment.${quoteIdent(column)}`).join(' or ');
 }
 
 function assertSameColumns(model: ModelDefinition, columns: string[], existingColumns: string[]): void {
