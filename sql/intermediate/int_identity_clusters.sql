@@ -65,8 +65,7 @@ separations as (
 
 ),
 
--- each link and separation from both ends: the other end by record key, since record numbers
--- shift as records come and go
+-- each link and separation from both ends: the other end by record key, as the matches keep it
 link_ends as (
 
     select from_number as record_number, to_key as other_key, match_rule, rule_rank from edges
@@ -256,7 +255,7 @@ cut_members as (
 
 ),
 
--- its links strongest first (rule rank, then record keys, which record numbers follow)
+-- its links strongest first (rule rank, then record keys)
 cut_links as (
 
     select
@@ -265,7 +264,7 @@ cut_links as (
         to_members.position as to_position,
         row_number() over (
             partition by from_members.component_number
-            order by affected_edges.rule_rank, least(affected_edges.from_number, affected_edges.to_number), greatest(affected_edges.from_number, affected_edges.to_number), affected_edges.match_rule
+            order by affected_edges.rule_rank, least(affected_edges.from_key, affected_edges.to_key), greatest(affected_edges.from_key, affected_edges.to_key), affected_edges.match_rule
         ) as link_order,
 
     from affected_edges
@@ -356,7 +355,7 @@ cut_parts as (
 
 ),
 
--- each record's fan: its component, or its part of a cut one, named by the smallest record number
+-- each record's fan: its component, or its part of a cut one, numbered by a record of it
 parts as (
 
     select
@@ -412,24 +411,47 @@ strongest_rules as (
 
 ),
 
+-- A fan, and a component, is named after its smallest record key (record numbers are hashes,
+-- which only tell its records apart).
+cluster_keys as (
+
+    select
+        cluster_number,
+        min(record_key) as cluster_key,
+
+    from parts
+    group by cluster_number
+
+),
+
+component_keys as (
+
+    select
+        component_number,
+        min(record_key) as component_key,
+
+    from parts
+    group by component_number
+
+),
+
 assigned as (
 
     select
         parts.record_key,
         parts.system,
         parts.record_id,
-        -- record numbers follow record keys, so the smallest number is the smallest key
-        cluster_records.record_key as cluster_key,
-        component_records.record_key as component_key,
+        cluster_keys.cluster_key,
+        component_keys.component_key,
         coalesce(strongest_rules.match_rule, 'unmatched') as match_rule,
         coalesce(strongest_rules.rule_rank, 9) as rule_rank,
         link_signatures.link_signature,
 
     from parts
-    inner join records as cluster_records
-        on cluster_records.record_number = parts.cluster_number
-    inner join records as component_records
-        on component_records.record_number = parts.component_number
+    inner join cluster_keys
+        on cluster_keys.cluster_number = parts.cluster_number
+    inner join component_keys
+        on component_keys.component_number = parts.component_number
     inner join link_signatures
         on link_signatures.record_number = parts.record_number
     left join strongest_rules

@@ -7,9 +7,19 @@
 
 with
 
+-- each record with how common its name is (rules draw lines on it)
 records as (
 
-    select * from intermediate.int_identity_records
+    select
+        records.*,
+        name_counts.name_records,
+        name_counts.name_system_records,
+        name_counts.name_expected_records,
+
+    from intermediate.int_identity_records as records
+    left join intermediate.int_identity_name_counts as name_counts
+        on name_counts.first_name_spelling = records.first_name_spelling
+        and name_counts.last_name_spelling = records.last_name_spelling
 
 ),
 
@@ -438,24 +448,40 @@ strongest as (
 
 ),
 
--- Each link once, on the row of its smaller record key (record numbers follow record keys).
--- Both ends of a changed pair are recomputed, so the row that holds a link is always among them.
+-- Each link once, on the row of its smaller record key (record numbers are hashes, so the keys
+-- are compared). Both ends of a changed pair are recomputed, so the row that holds a link is
+-- always among them.
+owned as (
+
+    select
+        case when from_records.record_key < to_records.record_key then strongest.from_number else strongest.to_number end as record_number,
+        greatest(from_records.record_key, to_records.record_key) as other_key,
+        strongest.match_rule,
+        strongest.rule_rank,
+        strongest.score,
+
+    from strongest
+    inner join block_keys as from_records
+        on from_records.record_number = strongest.from_number
+    inner join block_keys as to_records
+        on to_records.record_number = strongest.to_number
+
+),
+
 linked as (
 
     select
-        strongest.from_number as record_number,
+        owned.record_number,
         -- sorted by the other record's key (the struct's first field); list_sort, because an
         -- ordered aggregate (list(... order by ...)) took most of a full build
         list_sort(list(
-            {'other_key': others.record_key, 'match_rule': strongest.match_rule, 'rule_rank': strongest.rule_rank, 'score': strongest.score}
+            {'other_key': owned.other_key, 'match_rule': owned.match_rule, 'rule_rank': owned.rule_rank, 'score': owned.score}
         )) as links,
 
-    from strongest
+    from owned
     semi join affected
-        on affected.record_number = strongest.from_number
-    inner join block_keys as others
-        on others.record_number = strongest.to_number
-    group by strongest.from_number
+        on affected.record_number = owned.record_number
+    group by owned.record_number
 
 ),
 

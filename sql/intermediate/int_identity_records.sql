@@ -1,10 +1,10 @@
 -- materialized: table
--- description: One row per record that identity resolution links (ticketing users and members, engagement customer profiles and people), with the keys rules match on, normalized alike across systems: folded (macros.name_folded) and transliterated (macros.name_transliterated), the postal address (macros.address_key), and how common the name is: name_records (records carrying it), name_system_records (the most that users, members or customer profiles hold) and name_expected_records (how many would carry it by chance, from how common its first and last word are).
+-- unique_key: record_key
+-- description: One row per record that identity resolution links (ticketing users and members, engagement customer profiles and people), with the keys rules match on, normalized alike across systems: folded (macros.name_folded) and transliterated (macros.name_transliterated), and the postal address (macros.address_key). A row holds only what its record and its customer profile's group say, so a build that changes a few records changes a few rows (written as a difference): its record_number is a hash of its key, and how common its name is is in int_identity_name_counts.
 -- test: unique(record_key)
 -- test: unique(record_number)
 -- test: not_null(record_key, record_number, system, record_id)
 -- test: accepted_values(system: ticketing_user, ticketing_member, engagement_customer_profile, engagement_person)
-
 with
 
 -- the fields identity resolution reads, one row per record, from each system apart (a
@@ -68,23 +68,14 @@ profile_groups as (
 
 ),
 
--- a dense number in record_key order: clustering joins on integers, not text (numbered over
--- the keys alone, not by sorting whole rows)
-numbered as (
-
-    select
-        record_key,
-        row_number() over (order by record_key) as record_number,
-
-    from keyed
-
-),
-
 borrowed as (
 
     select
         keyed.record_key,
-        numbered.record_number,
+        -- A number for the key, which clustering joins on (integers join faster than text):
+        -- a hash, so a record keeps its number as others come and go (a dense number in key
+        -- order shifted for every record after a new one, and every row changed with it).
+        hash(keyed.record_key) as record_number,
         keyed.system,
         keyed.record_id,
         keyed.customer_profile_id,
@@ -110,8 +101,6 @@ borrowed as (
         ) as birth_date_key,
 
     from keyed
-    inner join numbered
-        on numbered.record_key = keyed.record_key
     left join profile_groups
         on profile_groups.customer_profile_id = keyed.customer_profile_id
 
@@ -182,7 +171,9 @@ spelt as (
 
 ),
 
--- How often each word is written as a first name and as a last name, over all records.
+-- How often each word is written as a first name and as a last name, over all records: what
+-- tells a swapped name (below). How common a name is, for matching, is counted apart
+-- (int_identity_name_counts), so a row here changes only when its record does.
 word_uses as (
 
     select
@@ -197,65 +188,6 @@ word_uses as (
     ) as words
     where word is not null
     group by word
-
-),
-
--- How common each name pair is (either order), over the records with both names: the records
--- carrying it (a common name and one birth date are no evidence of one person), and the most
--- records ticketing users, members or customer profiles hold under it, people counting
--- through their profile, whose identities they are (a name a system holds twice is two
--- people, or one person's two accounts; a name no system holds twice may be one person's).
-name_counts as (
-
-    select
-        least(written_first_spelling, written_last_spelling) as lesser_spelling,
-        greatest(written_first_spelling, written_last_spelling) as greater_spelling,
-        count(*) as name_records,
-        greatest(
-            count(*) filter (where system = 'ticketing_user'),
-            count(*) filter (where system = 'ticketing_member'),
-            count(*) filter (where system = 'engagement_customer_profile')
-        ) as name_system_records,
-
-    from spelt
-    where written_first_spelling is not null and written_last_spelling is not null
-    group by all
-
-),
-
--- How common each word is as a first and as a last name (word_uses), or as a more common word
--- one slip away with the same first letter ("johansn" is a slip of "johansen", and as common):
--- the same slip of a common name recurs, so a misspelt common name is not a rare one. Only
--- the 100 most common words of each field are compared with, so the work stays linear.
-common_words as (
-
-    select * from word_uses
-    qualify row_number() over (order by first_uses desc, word) <= 100
-        or row_number() over (order by last_uses desc, word) <= 100
-
-),
-
-word_weights as (
-
-    select
-        word_uses.word,
-        greatest(word_uses.first_uses, coalesce(max(common_words.first_uses), 0)) as first_uses,
-        greatest(word_uses.last_uses, coalesce(max(common_words.last_uses), 0)) as last_uses,
-
-    from word_uses
-    left join common_words
-        on left(common_words.word, 1) = left(word_uses.word, 1)
-        and common_words.word <> word_uses.word
-        and abs(length(common_words.word) - length(word_uses.word)) <= 1
-        and damerau_levenshtein(common_words.word, word_uses.word) <= 1
-    group by word_uses.word, word_uses.first_uses, word_uses.last_uses
-
-),
-
--- records with a first name written: what a word's uses are a share of
-written_names as (
-
-    select sum(first_uses) as records from word_uses
 
 ),
 
@@ -287,26 +219,8 @@ final as (
         case when is_swapped then written_first_tokens else written_last_tokens end as last_name_tokens,
         least(written_first_spelling, written_last_spelling) || ' ' || greatest(written_first_spelling, written_last_spelling) as name_pair_spelling,
         swapped.address_key,
-        -- (least and greatest skip a missing name: "Kari" alone would meet "Kari Kari")
-        case when written_first_spelling is not null and written_last_spelling is not null then
-            name_counts.name_records
-        end as name_records,
-        case when written_first_spelling is not null and written_last_spelling is not null then
-            name_counts.name_system_records
-        end as name_system_records,
-        -- how many records would carry the name if first and last names were drawn apart by
-        -- how common each is: well under one for a rare name, whatever the fan base's size
-        first_words.first_uses * last_words.last_uses / written_names.records as name_expected_records,
 
     from swapped
-    left join name_counts
-        on name_counts.lesser_spelling = least(written_first_spelling, written_last_spelling)
-        and name_counts.greater_spelling = greatest(written_first_spelling, written_last_spelling)
-    left join word_weights as first_words
-        on first_words.word = case when is_swapped then written_last_spelling else written_first_spelling end
-    left join word_weights as last_words
-        on last_words.word = case when is_swapped then written_first_spelling else written_last_spelling end
-    cross join written_names
 
 )
 
