@@ -77,6 +77,9 @@
  * (bad raw data, which the model's data tests report), other columns or column types (a
  * parent's `select *` changed), the first build and `--full-refresh` write the table in full,
  * and then its rows are summed as any table's are.
+ * Whenever such a table, or an incremental model, is written in full, its rows are written in
+ * key order: unsorted, DuckDB's parallel write left part-filled row groups that the next
+ * checkpoint merged, at the cost of writing the table again (materialize.ts).
  *
  * ## Lineage columns
  * A model with a `unique_key` may name columns that say where a row came from rather than what

@@ -74,11 +74,23 @@ export async function relationKind(connection: DuckDBConnection, schema: string,
 async function replaceTable(connection: DuckDBConnection, target: string, existing: RelationKind | undefined, body: string, model?: ModelDefinition): Promise<number> {
   return inTransaction(connection, async () => {
     if (existing === 'view') await connection.run(`drop view ${target}`);
-    const reader = await connection.runAndReadAll(`create or replace table ${target} as\n${body}\n`);
+    const reader = await connection.runAndReadAll(`create or replace table ${target} as\n${inKeyOrder(body, model)}\n`);
     // a misnamed lineage column fails the build that writes it, not the first merge after
     if (model !== undefined && model.lineageColumns.length > 0) lineageColumnsOf(model, (await queryRows(connection, `describe ${target}`)).map((row) => String(row.column_name)));
     return countOf(reader.getRowObjectsJson());
   });
+}
+
+/**
+ * A model with a `unique_key` is written in key order. Why: DuckDB writes a table's rows in
+ * parallel, and from a query of joins and groupings it leaves a row group or two part-filled;
+ * the next checkpoint merges those (its vacuum), which rewrites them at the cost of writing the
+ * table again. Sorted, the rows fill whole row groups. int_identity_records at scale 10 (613k
+ * rows): written in 1.7 s, then 1.0-1.1 s of checkpoint; sorted, 1.9-2.1 s, then 0.01-0.02 s.
+ */
+function inKeyOrder(body: string, model: ModelDefinition | undefined): string {
+  if (model === undefined || model.uniqueKey.length === 0) return body;
+  return `select * from (\n${body}\n) order by ${model.uniqueKey.map(quoteIdent).join(', ')}`;
 }
 
 /** The model's lineage columns as its output spells them; a name it lacks is an error. */
