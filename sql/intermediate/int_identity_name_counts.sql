@@ -96,25 +96,45 @@ first_named as (
 
 ),
 
+-- each name once, with how common its words are; one join per word
+names as (
+
+    select distinct
+        named.first_name_spelling,
+        named.last_name_spelling,
+        named.name_pair_spelling,
+
+    from named
+
+),
+
+first_words as (
+
+    select
+        names.*,
+        word_weights.first_uses,
+
+    from names
+    inner join word_weights
+        on word_weights.word = names.first_name_spelling
+
+),
+
 final as (
 
     select
-        names.first_name_spelling,
-        names.last_name_spelling,
-        names.name_pair_spelling,
+        first_words.first_name_spelling,
+        first_words.last_name_spelling,
+        first_words.name_pair_spelling,
         pair_counts.name_records,
         pair_counts.name_system_records,
         first_words.first_uses * last_words.last_uses / first_named.records as name_expected_records,
 
-    from (
-        select distinct first_name_spelling, last_name_spelling, name_pair_spelling from named
-    ) as names
+    from first_words
     inner join pair_counts
-        on pair_counts.name_pair_spelling = names.name_pair_spelling
-    inner join word_weights as first_words
-        on first_words.word = names.first_name_spelling
+        on pair_counts.name_pair_spelling = first_words.name_pair_spelling
     inner join word_weights as last_words
-        on last_words.word = names.last_name_spelling
+        on last_words.word = first_words.last_name_spelling
     cross join first_named
 
 )
