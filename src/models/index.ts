@@ -75,8 +75,9 @@
  * whether anything changed without summing the rows (613k identity fields at scale 10: 0.6 s
  * to write and sum, 0.2 s to merge). A null in the key meets null. New rows that repeat a key
  * (bad raw data, which the model's data tests report), other columns or column types (a
- * parent's `select *` changed), the first build and `--full-refresh` write the table in full,
- * and then its rows are summed as any table's are.
+ * parent's `select *` changed) write the table in full, and then its rows are summed as any
+ * table's are; its first build and `--full-refresh` write it in full too, and count as a change,
+ * as an incremental model's do.
  * Whenever such a table, or an incremental model, is written in full, its rows are written in
  * key order: unsorted, DuckDB's parallel write left part-filled row groups that the next
  * checkpoint merged, at the cost of writing the table again (materialize.ts).
