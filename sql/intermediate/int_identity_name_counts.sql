@@ -1,7 +1,7 @@
 -- materialized: table
 -- description: One row per name records carry (first and last name spelling, as int_identity_records matches them, both written), with how common it is: name_records (records carrying the pair, in either order; a common name and one birth date are no evidence of one person), name_system_records (the most that ticketing users, members or customer profiles hold under it, people counting through their profile, whose identities they are: a name a system holds twice is two people, or one person's two accounts) and name_expected_records (how many records would carry it if first and last names were drawn apart by how common each is: well under one for a rare name, whatever the fan base's size). Matching reads them (int_identity_matches). Kept apart from the records: every count moves when a record of the name, or of either of its words, comes or goes, and in the records' rows it changed nearly every row of a build.
 -- test: unique(first_name_spelling, last_name_spelling)
--- test: not_null(first_name_spelling, last_name_spelling, name_pair_spelling, name_records, name_system_records, name_expected_records)
+-- test: not_null(first_name_spelling, last_name_spelling, name_pair_spelling, name_records, name_system_records)
 
 with
 
@@ -41,58 +41,18 @@ pair_counts as (
 
 ),
 
--- How often each word is a first name and a last name, over all records (swapped names as
--- int_identity_records reads them).
-word_uses as (
-
-    select
-        word,
-        count(*) filter (where field = 'first') as first_uses,
-        count(*) filter (where field = 'last') as last_uses,
-
-    from (
-        select first_name_spelling as word, 'first' as field from records
-        union all
-        select last_name_spelling as word, 'last' as field from records
-    ) as words
-    where word is not null
-    group by word
-
-),
-
--- How common each word is as a first and as a last name (word_uses), or as a more common word
--- one slip away with the same first letter ("johansn" is a slip of "johansen", and as common):
--- the same slip of a common name recurs, so a misspelt common name is not a rare one. Only
--- the 100 most common words of each field are compared with, so the work stays linear.
-common_words as (
-
-    select * from word_uses
-    qualify row_number() over (order by first_uses desc, word) <= 100
-        or row_number() over (order by last_uses desc, word) <= 100
-
-),
-
+-- how common each word is as a first and as a last name (int_identity_name_words: as written,
+-- which for a swapped name is the other field)
 word_weights as (
 
-    select
-        word_uses.word,
-        greatest(word_uses.first_uses, coalesce(max(common_words.first_uses), 0)) as first_uses,
-        greatest(word_uses.last_uses, coalesce(max(common_words.last_uses), 0)) as last_uses,
-
-    from word_uses
-    left join common_words
-        on left(common_words.word, 1) = left(word_uses.word, 1)
-        and common_words.word <> word_uses.word
-        and abs(length(common_words.word) - length(word_uses.word)) <= 1
-        and damerau_levenshtein(common_words.word, word_uses.word) <= 1
-    group by word_uses.word, word_uses.first_uses, word_uses.last_uses
+    select * from intermediate.int_identity_name_words
 
 ),
 
--- records with a first name: what a word's uses are a share of
+-- records with a first name written: what a word's uses are a share of
 first_named as (
 
-    select sum(first_uses) as records from word_uses
+    select sum(first_uses) as records from word_weights
 
 ),
 
@@ -112,10 +72,10 @@ first_words as (
 
     select
         names.*,
-        word_weights.first_uses,
+        word_weights.first_weight as first_uses,
 
     from names
-    inner join word_weights
+    left join word_weights
         on word_weights.word = names.first_name_spelling
 
 ),
@@ -128,12 +88,12 @@ final as (
         first_words.name_pair_spelling,
         pair_counts.name_records,
         pair_counts.name_system_records,
-        first_words.first_uses * last_words.last_uses / first_named.records as name_expected_records,
+        first_words.first_uses * last_words.last_weight / first_named.records as name_expected_records,
 
     from first_words
     inner join pair_counts
         on pair_counts.name_pair_spelling = first_words.name_pair_spelling
-    inner join word_weights as last_words
+    left join word_weights as last_words
         on last_words.word = first_words.last_name_spelling
     cross join first_named
 

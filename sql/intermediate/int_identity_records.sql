@@ -171,29 +171,9 @@ spelt as (
 
 ),
 
--- How often each word is written as a first name and as a last name, over all records: what
--- tells a swapped name (below). How common a name is, for matching, is counted apart
--- (int_identity_name_counts), so a row here changes only when its record does.
-word_uses as (
-
-    select
-        word,
-        count(*) filter (where field = 'first') as first_uses,
-        count(*) filter (where field = 'last') as last_uses,
-
-    from (
-        select written_first_spelling as word, 'first' as field from spelt
-        union all
-        select written_last_spelling as word, 'last' as field from spelt
-    ) as words
-    where word is not null
-    group by word
-
-),
-
 -- First and last name written in each other's fields ("Hansen Kari"): taken as swapped when
--- the first field's word is more often a last name and the last field's more often a first
--- name.
+-- the first field's word is more often written as a last name and the last field's more often
+-- as a first name, over all records (int_identity_name_words).
 swapped as (
 
     select
@@ -201,9 +181,9 @@ swapped as (
         coalesce(first_words.last_uses > first_words.first_uses and last_words.first_uses > last_words.last_uses, false) as is_swapped,
 
     from spelt
-    left join word_uses as first_words
+    left join intermediate.int_identity_name_words as first_words
         on first_words.word = spelt.written_first_spelling
-    left join word_uses as last_words
+    left join intermediate.int_identity_name_words as last_words
         on last_words.word = spelt.written_last_spelling
 
 ),
