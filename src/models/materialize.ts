@@ -77,7 +77,7 @@ export async function relationKind(connection: DuckDBConnection, schema: string,
 async function replaceTable(connection: DuckDBConnection, target: string, existing: RelationKind | undefined, body: string, model?: ModelDefinition): Promise<number> {
   return inTransaction(connection, async () => {
     if (existing === 'view') await connection.run(`drop view ${target}`);
-    const reader = await connection.runAndReadAll(`create or replace table ${target} as\n${inKeyOrder(body, model)}\n`);
+    const reader = await connection.runAndReadAll(`create or replace table ${target} as\n${await inKeyOrder(connection, body, model)}\n`);
     // a misnamed lineage column fails the build that writes it, not the first merge after
     if (model !== undefined && model.lineageColumns.length > 0) lineageColumnsOf(model, (await queryRows(connection, `describe ${target}`)).map((row) => String(row.column_name)));
     return countOf(reader.getRowObjectsJson());
@@ -91,9 +91,19 @@ async function replaceTable(connection: DuckDBConnection, target: string, existi
  * table again. Sorted, the rows fill whole row groups. int_identity_records at scale 10 (613k
  * rows): written in 1.7 s, then 1.0-1.1 s of checkpoint; sorted, 1.9-2.1 s, then 0.01-0.02 s.
  */
-function inKeyOrder(body: string, model: ModelDefinition | undefined): string {
+async function inKeyOrder(connection: DuckDBConnection, body: string, model: ModelDefinition | undefined): Promise<string> {
   if (model === undefined || model.uniqueKey.length === 0) return body;
-  return `select * from (\n${body}\n) order by ${model.uniqueKey.map(quoteIdent).join(', ')}`;
+  // the key as the output spells it; a key the output lacks fails here, in our words
+  const keys = keyColumnsOf(model, (await queryRows(connection, `describe ${body}`)).map((row) => String(row.column_name)));
+  return `select * from (\n${body}\n) order by ${keys.map(quoteIdent).join(', ')}`;
+}
+
+/** The model's unique_key columns as its output spells them; a name it lacks is an error. */
+function keyColumnsOf(model: ModelDefinition, columns: readonly string[]): string[] {
+  const keys = model.uniqueKey.map((key) => columns.find((column) => column.toLowerCase() === key.toLowerCase()) ?? key);
+  const missing = keys.filter((key) => !columns.includes(key));
+  if (missing.length > 0) throw incrementalError(model, `unique_key column ${missing.join(', ')} is not in the model's output`);
+  return keys;
 }
 
 /** The model's lineage columns as its output spells them; a name it lacks is an error. */
@@ -138,9 +148,7 @@ async function mergeRows(connection: DuckDBConnection, model: ModelDefinition, t
       assertSameColumns(model, columns, existingDescribed.map((row) => String(row.column_name)));
     }
 
-    const keys = model.uniqueKey.map((key) => columns.find((column) => column.toLowerCase() === key.toLowerCase()) ?? key);
-    const missingKeys = keys.filter((key) => !columns.includes(key));
-    if (missingKeys.length > 0) throw incrementalError(model, `unique_key column ${missingKeys.join(', ')} is not in the model's output`);
+    const keys = keyColumnsOf(model, columns);
     const keyList = keys.map(quoteIdent).join(', ');
     const [stats] = await queryRows(
       connection,

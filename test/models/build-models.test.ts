@@ -430,6 +430,19 @@ where _extracted_at > (select coalesce(max(_extracted_at), '-infinity') from mar
     await expect(buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir })).rejects.toThrow('incremental_delete only applies to materialized: incremental');
   });
 
+  it('fails the first build of a model whose unique_key its output lacks, saying so', async () => {
+    await ws.write({ 'marts/fct_events.sql': '-- materialized: table\n-- unique_key: event_id\nselect 1 as id\n' });
+    const [built] = await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir });
+    expect(built).toMatchObject({ status: 'failed' });
+    expect(built!.error?.message).toContain('unique_key column event_id is not in the model');
+  });
+
+  it('writes a model with a unique_key in key order', async () => {
+    await ws.write({ 'marts/fct_events.sql': '-- materialized: table\n-- unique_key: ID\nselect cast(4 - i as integer) as id from range(3) as r(i)\n' });
+    await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir });
+    expect(await ws.query('select id from marts.fct_events')).toEqual([{ id: 2 }, { id: 3 }, { id: 4 }]);
+  });
+
   it('refuses lineage_columns without a unique_key, on a key column, or naming a column the model lacks', async () => {
     await ws.write({ 'marts/fct_events.sql': '-- lineage_columns: _extracted_at\nselect 1 as id, now() as _extracted_at\n' });
     await expect(buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir })).rejects.toThrow('lineage_columns applies to a model with a unique_key');
