@@ -100,18 +100,20 @@ async function inKeyOrder(connection: DuckDBConnection, body: string, model: Mod
 
 /** The model's unique_key columns as its output spells them; a name it lacks is an error. */
 function keyColumnsOf(model: ModelDefinition, columns: readonly string[]): string[] {
-  const keys = model.uniqueKey.map((key) => columns.find((column) => column.toLowerCase() === key.toLowerCase()) ?? key);
-  const missing = keys.filter((key) => !columns.includes(key));
-  if (missing.length > 0) throw incrementalError(model, `unique_key column ${missing.join(', ')} is not in the model's output`);
-  return keys;
+  return outputColumns(model, 'unique_key', model.uniqueKey, columns);
 }
 
 /** The model's lineage columns as its output spells them; a name it lacks is an error. */
 function lineageColumnsOf(model: ModelDefinition, columns: readonly string[]): string[] {
-  const lineage = model.lineageColumns.map((name) => columns.find((column) => column.toLowerCase() === name.toLowerCase()) ?? name);
-  const missing = lineage.filter((column) => !columns.includes(column));
-  if (missing.length > 0) throw incrementalError(model, `lineage_columns column ${missing.join(', ')} is not in the model's output`);
-  return lineage;
+  return outputColumns(model, 'lineage_columns', model.lineageColumns, columns);
+}
+
+/** The columns a header names, as the model's output spells them (names match case-insensitively). */
+function outputColumns(model: ModelDefinition, header: string, names: readonly string[], columns: readonly string[]): string[] {
+  const spelt = names.map((name) => columns.find((column) => column.toLowerCase() === name.toLowerCase()) ?? name);
+  const missing = spelt.filter((column) => !columns.includes(column));
+  if (missing.length > 0) throw incrementalError(model, `${header} column ${missing.join(', ')} is not in the model's output`);
+  return spelt;
 }
 
 /**
