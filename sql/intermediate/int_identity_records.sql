@@ -5,6 +5,7 @@
 -- test: unique(record_number)
 -- test: not_null(record_key, record_number, system, record_id)
 -- test: accepted_values(system: ticketing_user, ticketing_member, engagement_customer_profile, engagement_person)
+
 with
 
 -- the fields identity resolution reads, one row per record, from each system apart (a

@@ -78,8 +78,6 @@ async function replaceTable(connection: DuckDBConnection, target: string, existi
   return inTransaction(connection, async () => {
     if (existing === 'view') await connection.run(`drop view ${target}`);
     const reader = await connection.runAndReadAll(`create or replace table ${target} as\n${await inKeyOrder(connection, body, model)}\n`);
-    // a misnamed lineage column fails the build that writes it, not the first merge after
-    if (model !== undefined && model.lineageColumns.length > 0) lineageColumnsOf(model, (await queryRows(connection, `describe ${target}`)).map((row) => String(row.column_name)));
     return countOf(reader.getRowObjectsJson());
   });
 }
@@ -93,8 +91,11 @@ async function replaceTable(connection: DuckDBConnection, target: string, existi
  */
 async function inKeyOrder(connection: DuckDBConnection, body: string, model: ModelDefinition | undefined): Promise<string> {
   if (model === undefined || model.uniqueKey.length === 0) return body;
-  // the key as the output spells it; a key the output lacks fails here, in our words
-  const keys = keyColumnsOf(model, (await queryRows(connection, `describe ${body}`)).map((row) => String(row.column_name)));
+  // the key as the output spells it: a key the output lacks fails here, in our words, and so
+  // does a misnamed lineage column (only a keyed model has them), not at the first merge after
+  const columns = (await queryRows(connection, `describe ${body}`)).map((row) => String(row.column_name));
+  const keys = keyColumnsOf(model, columns);
+  lineageColumnsOf(model, columns);
   return `select * from (\n${body}\n) order by ${keys.map(quoteIdent).join(', ')}`;
 }
 

@@ -74,6 +74,13 @@ export type ParsedHeader = { header: ModelHeader; problems: string[] };
 
 const HEADER_LINE = /^--\s*([a-z_]+(?:\[[a-z]+\])?)\s*:\s*(.*?)\s*$/;
 
+/** A header's comma-separated column names; none at all is a problem. */
+function columnList(key: string, value: string, problems: string[]): string[] {
+  const columns = value.split(',').map((column) => column.trim()).filter(Boolean);
+  if (columns.length === 0) problems.push(`${key}: name at least one column`);
+  return columns;
+}
+
 export function parseModelHeader(sql: string): ParsedHeader {
   const header: ModelHeader = { tests: [] };
   const problems: string[] = [];
@@ -83,18 +90,12 @@ export function parseModelHeader(sql: string): ParsedHeader {
         if ((MATERIALIZATIONS as readonly string[]).includes(value)) header.materialized = value as Materialization;
         else problems.push(`materialized: "${value}" is not one of ${MATERIALIZATIONS.join(', ')}`);
         break;
-      case 'unique_key': {
-        const columns = value.split(',').map((column) => column.trim()).filter(Boolean);
-        if (columns.length === 0) problems.push('unique_key: name at least one column');
-        header.uniqueKey = columns;
+      case 'unique_key':
+        header.uniqueKey = columnList(key, value, problems);
         break;
-      }
-      case 'lineage_columns': {
-        const columns = value.split(',').map((column) => column.trim()).filter(Boolean);
-        if (columns.length === 0) problems.push('lineage_columns: name at least one column');
-        header.lineageColumns = columns;
+      case 'lineage_columns':
+        header.lineageColumns = columnList(key, value, problems);
         break;
-      }
       case 'incremental_delete':
         if (value === '') problems.push('incremental_delete: give a condition on the rows to delete');
         header.incrementalDelete = value;
