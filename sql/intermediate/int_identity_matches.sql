@@ -44,7 +44,6 @@ block_keys as (
         birth_date_key,
         email,
         phone_key,
-        phone_key as phone_number,
         name_records,
         name_system_records,
         name_expected_records,
@@ -90,14 +89,41 @@ block_rules as (
 
 ),
 
+-- each rule with its block's bit and the least level (macros.match_condition) it demands of
+-- each attribute: joined once here, not once per compared pair
+rule_levels as (
+
+    select
+        rules.match_rule,
+        rules.rule_rank,
+        block_rules.block_bit,
+        macros.match_condition(rules.first_name) as first_name_condition,
+        macros.match_condition(rules.last_name) as last_name_condition,
+        macros.match_condition(rules.birth_date) as birth_date_condition,
+        macros.match_condition(rules.email) as email_condition,
+        macros.match_condition(rules.phone) as phone_condition,
+        rules.min_similarity,
+        rules.max_edits,
+        rules.max_name_records,
+        rules.max_name_system_records,
+        rules.max_name_expected_records,
+
+    from rules
+    inner join block_rules
+        on block_rules.block_on = rules.block_on
+
+),
+
 block_members as (
 
     select
         block_keys.record_number,
-        block_keys.system,
-        block_keys.first_name_spelling,
+        block_keys.system = 'ticketing_user' as is_ticketing_user,
+        -- hashed: the blocks below only ask whether these agree, and integers group and compare
+        -- faster than text (NULL stays NULL: a missing value is none)
+        case when block_keys.first_name_spelling is not null then hash(block_keys.first_name_spelling) end as first_name_hash,
         block_keys.birth_date_key,
-        block_keys.phone_number,
+        case when block_keys.phone_key is not null then hash(block_keys.phone_key) end as phone_hash,
         block_keys.block.block_on,
         block_keys.block.block_value,
         block_rules.block_bit,
@@ -237,7 +263,7 @@ blocks as (
     select
         block_bit,
         block_value,
-        min(first_name_spelling) <> max(first_name_spelling) as has_several_first_names,
+        min(first_name_hash) <> max(first_name_hash) as has_several_first_names,
 
     from block_scope
     group by block_bit, block_value
@@ -245,7 +271,7 @@ blocks as (
         -- an external id pairs an identity with a ticketing user; alone it pairs nothing
         -- (its records are ticketing users and identities, so with a user it holds both: asked
         -- with bool_or, since min(system) <> max(system) on text took a second at scale 10)
-        and (any_value(block_on) <> 'external_id' or bool_or(system = 'ticketing_user'))
+        and (any_value(block_on) <> 'external_id' or bool_or(is_ticketing_user))
 
 ),
 
@@ -258,15 +284,15 @@ first_name_groups as (
     select
         block_scope.block_bit,
         block_scope.block_value,
-        block_scope.first_name_spelling,
+        block_scope.first_name_hash,
         coalesce(min(block_scope.birth_date_key) <> max(block_scope.birth_date_key), false) as has_several_birth_dates,
-        coalesce(min(block_scope.phone_number) <> max(block_scope.phone_number), false) as has_several_phones,
+        coalesce(min(block_scope.phone_hash) <> max(block_scope.phone_hash), false) as has_several_phones,
 
     from block_scope
     semi join blocks
         on blocks.block_bit = block_scope.block_bit
         and blocks.block_value = block_scope.block_value
-    group by block_scope.block_bit, block_scope.block_value, block_scope.first_name_spelling
+    group by block_scope.block_bit, block_scope.block_value, block_scope.first_name_hash
     having count(*) >= 2
 
 ),
@@ -291,7 +317,7 @@ counted_members as (
     left join first_name_groups
         on first_name_groups.block_bit = block_scope.block_bit
         and first_name_groups.block_value = block_scope.block_value
-        and first_name_groups.first_name_spelling is not distinct from block_scope.first_name_spelling
+        and first_name_groups.first_name_hash is not distinct from block_scope.first_name_hash
 
 ),
 
@@ -365,17 +391,17 @@ leveled as (
 
     select
         compared.*,
-        rules.match_rule,
-        rules.rule_rank,
+        rule_levels.match_rule,
+        rule_levels.rule_rank,
         macros.match_level(
             compared.first_name_same,
             (compared.from_first_name is null or compared.to_first_name is null) and not compared.has_several_first_names,
-            compared.first_name_similarity >= rules.min_similarity and compared.first_name_edits <= rules.max_edits
+            compared.first_name_similarity >= rule_levels.min_similarity and compared.first_name_edits <= rule_levels.max_edits
         ) as first_name_level,
         macros.match_level(
             compared.last_name_same,
             compared.from_last_name is null or compared.to_last_name is null,
-            compared.last_name_similarity >= rules.min_similarity and compared.last_name_edits <= rules.max_edits
+            compared.last_name_similarity >= rule_levels.min_similarity and compared.last_name_edits <= rule_levels.max_edits
         ) as last_name_level,
         macros.match_level(
             compared.from_birth_date = compared.to_birth_date,
@@ -388,20 +414,18 @@ leveled as (
             (compared.from_phone is null or compared.to_phone is null) and not compared.has_several_phones,
             false
         ) as phone_level,
-        rules.first_name as first_name_condition,
-        rules.last_name as last_name_condition,
-        rules.birth_date as birth_date_condition,
-        rules.email as email_condition,
-        rules.phone as phone_condition,
-        rules.max_name_records,
-        rules.max_name_system_records,
-        rules.max_name_expected_records,
+        rule_levels.first_name_condition,
+        rule_levels.last_name_condition,
+        rule_levels.birth_date_condition,
+        rule_levels.email_condition,
+        rule_levels.phone_condition,
+        rule_levels.max_name_records,
+        rule_levels.max_name_system_records,
+        rule_levels.max_name_expected_records,
 
     from compared
-    inner join block_rules
-        on (compared.shared_blocks & block_rules.block_bit) <> 0
-    inner join rules
-        on rules.block_on = block_rules.block_on
+    inner join rule_levels
+        on (compared.shared_blocks & rule_levels.block_bit) <> 0
 
 ),
 
@@ -419,11 +443,11 @@ accepted as (
         ) as score,
 
     from leveled
-    where first_name_level >= macros.match_condition(first_name_condition)
-        and last_name_level >= macros.match_condition(last_name_condition)
-        and birth_date_level >= macros.match_condition(birth_date_condition)
-        and email_level >= macros.match_condition(email_condition)
-        and phone_level >= macros.match_condition(phone_condition)
+    where first_name_level >= first_name_condition
+        and last_name_level >= last_name_condition
+        and birth_date_level >= birth_date_condition
+        and email_level >= email_condition
+        and phone_level >= phone_condition
         -- a common name and one birth date are no evidence of one person
         and (max_name_records is null or name_records <= max_name_records)
         -- a name one system holds for two people is no evidence on its own
@@ -479,13 +503,14 @@ linked as (
         )) as links,
 
     from owned
-    semi join affected
-        on affected.record_number = owned.record_number
     group by owned.record_number
 
 ),
 
--- every affected record with its links (none: an empty list)
+-- Every affected record with its links (none: an empty list). A record outside the affected
+-- ones may own links above (it shares a block with one): they are unchanged, and its row stays
+-- as it is. The first build (and --full-refresh) drops this condition with the others that
+-- read this model's own table, and takes every record without looking each one up.
 final as (
 
     select
@@ -495,10 +520,10 @@ final as (
         coalesce(linked.links, []) as links,
 
     from signed
-    semi join affected
-        on affected.record_number = signed.record_number
     left join linked
         on linked.record_number = signed.record_number
+    where signed.record_number in (select record_number from affected)
+        or not exists (select 1 from intermediate.int_identity_matches)
 
 )
 
