@@ -15,22 +15,6 @@ matches as (
 
 ),
 
-records as (
-
-    select * from intermediate.int_identity_records
-
-),
-
-record_numbers as (
-
-    select
-        record_key,
-        record_number,
-
-    from records
-
-),
-
 -- each link once, from its smaller record key (the row that keeps it)
 links as (
 
@@ -50,19 +34,15 @@ links as (
 final as (
 
     select
-        from_records.record_number as from_number,
-        to_records.record_number as to_number,
-        links.from_key,
-        links.to_key,
-        links.match_rule,
-        links.rule_rank,
-        links.score,
+        macros.record_number(from_key) as from_number,
+        macros.record_number(to_key) as to_number,
+        from_key,
+        to_key,
+        match_rule,
+        rule_rank,
+        score,
 
     from links
-    inner join record_numbers as from_records
-        on from_records.record_key = links.from_key
-    inner join record_numbers as to_records
-        on to_records.record_key = links.to_key
 
 )
 

@@ -73,10 +73,9 @@ borrowed as (
 
     select
         keyed.record_key,
-        -- A number for the key, which clustering joins on (integers join faster than text):
-        -- a hash, so a record keeps its number as others come and go (a dense number in key
-        -- order shifted for every record after a new one, and every row changed with it).
-        hash(keyed.record_key) as record_number,
+        -- a hash of the key (a dense number in key order shifted for every record after a new
+        -- one, and every row changed with it)
+        macros.record_number(keyed.record_key) as record_number,
         keyed.system,
         keyed.record_id,
         keyed.customer_profile_id,
