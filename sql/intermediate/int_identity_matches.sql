@@ -232,17 +232,12 @@ affected as (
 
 ),
 
--- The members of every block an affected record is in, marked whether affected: a pair
--- needs an affected end to be compared. The first build (and --full-refresh) drops this
--- condition with the others that read this model's own table: then every block is in scope,
--- without looking each one up.
+-- The members of every block an affected record is in. The first build (and --full-refresh)
+-- drops this condition with the others that read this model's own table: then every block is
+-- in scope, without looking each one up.
 block_scope as (
 
-    select
-        block_members.*,
-        block_members.record_number in (select record_number from affected) as is_affected,
-
-    from block_members
+    select * from block_members
     where {'block_on': block_members.block_on, 'block_value': block_members.block_value} in (
             select {'block_on': touched.block_on, 'block_value': touched.block_value}
             from block_members as touched
@@ -304,7 +299,6 @@ counted_members as (
         block_scope.record_number,
         block_scope.block_bit,
         block_scope.block_value,
-        block_scope.is_affected,
         blocks.has_several_first_names,
         coalesce(first_name_groups.has_several_birth_dates, false) as has_several_birth_dates,
         coalesce(first_name_groups.has_several_phones, false) as has_several_phones,
@@ -338,7 +332,10 @@ candidates as (
         on higher_members.block_bit = lower_members.block_bit
         and higher_members.block_value = lower_members.block_value
         and higher_members.record_number > lower_members.record_number
-    where lower_members.is_affected or higher_members.is_affected
+    -- a pair needs an affected end to be compared (the first build drops this condition too)
+    where lower_members.record_number in (select record_number from affected)
+        or higher_members.record_number in (select record_number from affected)
+        or not exists (select 1 from intermediate.int_identity_matches)
     group by lower_members.record_number, higher_members.record_number
 
 ),
