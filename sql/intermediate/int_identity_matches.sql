@@ -265,8 +265,9 @@ blocks as (
     having count(*) between 2 and coalesce(any_value(block_cap), count(*))
         -- an external id pairs an identity with a ticketing user; alone it pairs nothing
         -- (its records are ticketing users and identities, so with a user it holds both: asked
-        -- with bool_or, since min(system) <> max(system) on text took a second at scale 10)
-        and (any_value(block_on) <> 'external_id' or bool_or(is_ticketing_user))
+        -- with bool_or, since min(system) <> max(system) on text took a second at scale 10;
+        -- the block told by its bit, a grouping key, not by its name carried through)
+        and (block_bit is distinct from (select block_bit from block_rules where block_on = 'external_id') or bool_or(is_ticketing_user))
 
 ),
 
@@ -340,6 +341,28 @@ candidates as (
 
 ),
 
+-- What the pairs compare of each record, and nothing else: both ends of every pair are
+-- joined to it, and rows without the record's key and blocks join faster (the join of the
+-- higher ends 0.56 -> 0.30 s at scale 10).
+compared_values as (
+
+    select
+        record_number,
+        first_name_spelling,
+        last_name_spelling,
+        first_name_tokens,
+        last_name_tokens,
+        birth_date_key,
+        email,
+        phone_key,
+        name_records,
+        name_system_records,
+        name_expected_records,
+
+    from block_keys
+
+),
+
 -- Each attribute of each candidate pair compared once: equal, missing on a side, or how alike.
 compared as (
 
@@ -370,11 +393,10 @@ compared as (
         case when not last_name_same then jaro_winkler_similarity(from_records.last_name_spelling, to_records.last_name_spelling) end as last_name_similarity,
         case when not last_name_same then damerau_levenshtein(from_records.last_name_spelling, to_records.last_name_spelling) end as last_name_edits,
 
-    -- block_keys holds what matching compares of a record, and nothing else: the pairs carry only this
     from candidates
-    inner join block_keys as from_records
+    inner join compared_values as from_records
         on from_records.record_number = candidates.from_number
-    inner join block_keys as to_records
+    inner join compared_values as to_records
         on to_records.record_number = candidates.to_number
 
 ),
