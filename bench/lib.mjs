@@ -48,16 +48,17 @@ function stop(child) {
  * 50 ms: on a shared machine it says what wall time cannot), the kernel's peak RSS of the
  * process (VmHWM) and output. With `probe`, bench/phase-probe.mjs rides along and its
  * figures come back as `probe` (`profile: true` adds the main thread's CPU profile by phase,
- * which costs a little CPU: not for runs whose ratio is printed).
+ * which costs a little CPU: not for runs whose ratio is printed). `bin`: another checkout's
+ * bin/fanlake, to measure two versions alike.
  */
-export function runMeasured(args, env, { probe = false, profile = false } = {}) {
+export function runMeasured(args, env, { probe = false, profile = false, bin = BIN } = {}) {
   const probeOut = probe ? join(tempDir('fanlake-probe-'), 'probe.json') : undefined;
   if (probeOut) {
     env = { ...env, NODE_OPTIONS: `--import ${join(REPO, 'bench', 'phase-probe.mjs')}`, BENCH_PROBE_OUT: probeOut, BENCH_PROBE_PROFILE: profile ? '1' : '0' };
   }
   const started = performance.now();
   // As a user runs it (bin/fanlake's own line sets the Node flags), not as `node bin/fanlake`.
-  const child = spawn(BIN, args, { env: { ...process.env, ...CREDENTIALS, CI: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(bin, args, { env: { ...process.env, ...CREDENTIALS, CI: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let peakKb = 0;
   let cpuTicks = 0;
   const sample = () => {

@@ -1,0 +1,73 @@
+// The full identity build (`build --select +fan_identity_links --full-refresh`) of this checkout
+// and of another, in turns, on one noisy warehouse: issue 14's "the new full build is no slower"
+// (than b83438f, the matching when it was filed). One run of each says little on a shared
+// machine, so the two alternate for a number of rounds, each from a copy of the same loaded
+// warehouse, and every round prints its own ratio.
+// Usage: node bench/identity-full-build.mjs --against <checkout> [--rounds 3] [--scale 10] [--seed 11]
+//   <checkout>: another fanlake checkout, installed and built, e.g.
+//   git worktree add /tmp/b83438f b83438f && (cd /tmp/b83438f && npm ci && make setup)
+import { cpSync, existsSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { BIN, CREDENTIALS, fmt, runMeasured, startSimulator, tempDir } from './lib.mjs';
+
+function flag(name, fallback) {
+  const at = process.argv.indexOf(name);
+  return at > 0 ? process.argv[at + 1] : fallback;
+}
+
+const against = flag('--against');
+if (!against) {
+  console.error('usage: node bench/identity-full-build.mjs --against <checkout> [--rounds 3] [--scale 10] [--seed 11]');
+  process.exit(2);
+}
+const otherBin = join(resolve(against), 'bin', 'fanlake');
+if (!existsSync(join(resolve(against), 'dist'))) {
+  console.error(`${against} is not built: run npm ci && make setup there first`);
+  process.exit(2);
+}
+const rounds = Number(flag('--rounds', 3));
+const scale = flag('--scale', '10');
+const seed = flag('--seed', '11');
+
+async function ok(run, what) {
+  const result = await run;
+  if (result.code !== 0) throw new Error(`${what} failed:\n${result.stderr.slice(-2000)}`);
+  return result;
+}
+
+const root = tempDir('fanlake-bench-full-identity-');
+try {
+  const loaded = join(root, 'loaded');
+  console.log(`preparing a noisy warehouse at scale ${scale}, seed ${seed} ...`);
+  const sim = await startSimulator(['--scale', scale, '--seed', seed, '--noise']);
+  try {
+    const env = { FANLAKE_TICKETING_URL: sim.url, FANLAKE_ENGAGEMENT_URL: sim.url, FANLAKE_DATA_DIR: loaded, ...CREDENTIALS };
+    await ok(runMeasured(['extract'], env), 'extract');
+    await ok(runMeasured(['load'], env), 'load');
+  } finally {
+    await sim.stop();
+  }
+
+  const versions = [
+    ['other', otherBin],
+    ['this', BIN],
+  ];
+  const args = ['build', '--select', '+fan_identity_links', '--full-refresh'];
+  const data = join(root, 'data');
+  for (let round = 1; round <= rounds; round++) {
+    const measured = {};
+    for (const [name, bin] of versions) {
+      rmSync(data, { recursive: true, force: true });
+      cpSync(loaded, data, { recursive: true });
+      measured[name] = await ok(runMeasured(args, { FANLAKE_DATA_DIR: data }, { bin }), `${name}: ${args.join(' ')}`);
+    }
+    const { this: mine, other } = measured;
+    console.log(
+      `round ${round}: this ${fmt(mine.wallMs / 1000, 2)} s wall, ${fmt(mine.cpuMs / 1000, 1)} s CPU, ${fmt(mine.peakMb)} MB;` +
+        ` other ${fmt(other.wallMs / 1000, 2)} s wall, ${fmt(other.cpuMs / 1000, 1)} s CPU, ${fmt(other.peakMb)} MB;` +
+        ` ratio wall ${fmt(mine.wallMs / other.wallMs, 2)}, CPU ${fmt(mine.cpuMs / other.cpuMs, 2)}`,
+    );
+  }
+} finally {
+  rmSync(root, { recursive: true, force: true });
+}
