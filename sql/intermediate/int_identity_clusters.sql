@@ -3,7 +3,7 @@
 -- incremental_delete: record_key not in (select record_key from intermediate.int_identity_records)
 -- description: One row per record: its fan, the connected component of its links (int_identity_edges, kept per record in int_identity_matches, and the analysts' same-fan overrides) it belongs to, the part of it its fan is once different-fan overrides cut it, and the strongest rule that linked it. A record that matches nobody is its own fan. Incremental: only the components holding a record whose links changed (link_signature) are recomputed; see docs/decisions.md.
 -- test: unique(record_key)
--- test: not_null(record_key, fan_id, cluster_key, component_key, match_rule, link_signature)
+-- test: not_null(record_key, fan_id, component_number, match_rule, link_signature)
 
 with recursive
 
@@ -147,8 +147,8 @@ affected as (
     where record_key in (select record_key from touched)
         or record_key in (
             select stored.record_key from intermediate.int_identity_clusters as stored
-            where stored.component_key in (
-                select touched_stored.component_key from intermediate.int_identity_clusters as touched_stored
+            where stored.component_number in (
+                select touched_stored.component_number from intermediate.int_identity_clusters as touched_stored
                 where touched_stored.record_key in (select record_key from touched)
                     or touched_stored.record_key not in (select record_key from records)
             )
@@ -411,63 +411,40 @@ strongest_rules as (
 
 ),
 
--- A fan, and a component, is named after its smallest record key (record numbers are hashes,
--- which only tell its records apart).
-cluster_keys as (
+-- A fan is named after its smallest record key, so it keeps its id across builds as long as
+-- that record stays in it (see docs/decisions.md for merges and splits). Its id is computed
+-- once per fan; a component needs no name beyond its number (the smallest record number in
+-- it: a hash of a key, so as stable as the name).
+cluster_fans as (
 
     select
         cluster_number,
-        min(record_key) as cluster_key,
+        'fan_' || left(md5(min(record_key)), 16) as fan_id,
 
     from parts
     group by cluster_number
 
 ),
 
-component_keys as (
+final as (
 
     select
-        component_number,
-        min(record_key) as component_key,
-
-    from parts
-    group by component_number
-
-),
-
-assigned as (
-
-    select
+        cluster_fans.fan_id,
         parts.record_key,
         parts.system,
         parts.record_id,
-        cluster_keys.cluster_key,
-        component_keys.component_key,
+        parts.component_number,
         coalesce(strongest_rules.match_rule, 'unmatched') as match_rule,
         coalesce(strongest_rules.rule_rank, 9) as rule_rank,
         link_signatures.link_signature,
 
     from parts
-    inner join cluster_keys
-        on cluster_keys.cluster_number = parts.cluster_number
-    inner join component_keys
-        on component_keys.component_number = parts.component_number
+    inner join cluster_fans
+        on cluster_fans.cluster_number = parts.cluster_number
     inner join link_signatures
         on link_signatures.record_number = parts.record_number
     left join strongest_rules
         on strongest_rules.record_number = parts.record_number
-
-),
-
-final as (
-
-    select
-        -- Named after the fan's smallest record key, so a fan keeps its id across builds as
-        -- long as that record stays in it (see docs/decisions.md for merges and splits).
-        'fan_' || left(md5(cluster_key), 16) as fan_id,
-        *,
-
-    from assigned
 
 )
 
