@@ -15,13 +15,18 @@ matches as (
 
 ),
 
+rules as (
+
+    select * from seeds.identity_match_rules
+
+),
+
 -- each link once, from its smaller record key (the row that keeps it)
 links as (
 
     select
         record_key as from_key,
         link.other_key as to_key,
-        link.match_rule,
         link.rule_rank,
         link.score,
 
@@ -31,18 +36,21 @@ links as (
 
 ),
 
+-- the matches keep a link's rule by its rank, a rule's own (sql/tests/identity_match_rules_ranked_apart.sql)
 final as (
 
     select
-        macros.record_number(from_key) as from_number,
-        macros.record_number(to_key) as to_number,
-        from_key,
-        to_key,
-        match_rule,
-        rule_rank,
-        score,
+        macros.record_number(links.from_key) as from_number,
+        macros.record_number(links.to_key) as to_number,
+        links.from_key,
+        links.to_key,
+        rules.match_rule,
+        links.rule_rank,
+        links.score,
 
     from links
+    inner join rules
+        on rules.rule_rank = links.rule_rank
 
 )
 
