@@ -47,6 +47,12 @@ block_keys as (
         name_records,
         name_system_records,
         name_expected_records,
+        -- what a block asks of its members (whether their first names, their phones agree; which
+        -- system they are from), once per record, as integers: they group and compare faster
+        -- than text
+        macros.block_key(first_name_spelling) as first_name_hash,
+        macros.block_key(phone_key) as phone_hash,
+        system = 'ticketing_user' as is_ticketing_user,
         -- blocked on as hashes (macros.block_key): integers group, join and store smaller than
         -- text; a record is in the blocks it has a value for
         list_filter([
@@ -117,12 +123,10 @@ block_members as (
 
     select
         block_keys.record_number,
-        block_keys.system = 'ticketing_user' as is_ticketing_user,
-        -- hashed: the blocks below only ask whether these agree, and integers group and compare
-        -- faster than text (NULL stays NULL: a missing value is none)
-        case when block_keys.first_name_spelling is not null then hash(block_keys.first_name_spelling) end as first_name_hash,
+        block_keys.is_ticketing_user,
+        block_keys.first_name_hash,
         block_keys.birth_date_key,
-        case when block_keys.phone_key is not null then hash(block_keys.phone_key) end as phone_hash,
+        block_keys.phone_hash,
         block_keys.block.block_on,
         block_keys.block.block_value,
         block_rules.block_bit,

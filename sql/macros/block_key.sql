@@ -1,3 +1,3 @@
--- description: A value identity resolution blocks records on (an e-mail, a phone, a name with a birth date...) as a 64-bit hash, NULL for no value: the blocks are grouped and joined on integers rather than text. Two values sharing a hash would only be compared, never linked unseen: every rule compares the records' own values.
+-- description: A value identity resolution blocks records on (an e-mail, a phone, a name with a birth date...), or asks a block's members to agree on (a first name, a phone), as a 64-bit hash, NULL for no value: the blocks are grouped and joined on integers rather than text. Two block values sharing a hash would only be compared, never linked unseen: every rule compares the records' own values; two first names sharing one would look like one name to a block's household guard, at odds of about one in 10^19 per pair.
 create or replace macro macros.block_key(value) as
     case when value is not null then hash(value) end;
