@@ -10,7 +10,7 @@ import pLimit from 'p-limit';
 import { createHttpClient } from '../dist/extract/http/http-client.js';
 import { discoverRuns } from '../dist/load/discover-runs.js';
 import { readRunManifest } from '../dist/raw-contract/index.js';
-import { CREDENTIALS, fmt, fmtMemory, fmtPhases, runMeasured, startSimulator, tempDir } from './lib.mjs';
+import { CREDENTIALS, fmt, fmtMemory, fmtPhases, runOk, startSimulator, tempDir } from './lib.mjs';
 
 const CONCURRENCY = 8;
 const PAGE_SIZE = 50;
@@ -20,8 +20,7 @@ const RESOURCES = ['customer_profiles', 'people', 'consents', 'consent_texts', '
 async function extractOnce(sim) {
   const dataDir = tempDir('fanlake-bench-eng-');
   const env = { FANLAKE_ENGAGEMENT_URL: sim.url, FANLAKE_DATA_DIR: dataDir, FANLAKE_CONCURRENCY: String(CONCURRENCY) };
-  const run = await runMeasured(['extract', '--source', 'engagement', '--resource', ...RESOURCES], env, { probe: true });
-  if (run.code !== 0) throw new Error(`extract failed: ${run.stderr}`);
+  const run = await runOk(['extract', '--source', 'engagement', '--resource', ...RESOURCES], env, { probe: true });
   let rows = 0;
   for (const done of await discoverRuns(dataDir)) rows += (await readRunManifest(dataDir, done)).rows;
   return { run, rows, dataDir };

@@ -6,7 +6,7 @@ import { rmSync } from 'node:fs';
 import { discoverRuns } from '../dist/load/discover-runs.js';
 import { readRunManifest } from '../dist/raw-contract/index.js';
 import { baselineFetch } from './baseline-fetch.mjs';
-import { CREDENTIALS, fmt, fmtMemory, fmtPhases, fmtProfile, runMeasured, startSimulator, tempDir } from './lib.mjs';
+import { CREDENTIALS, fmt, fmtMemory, fmtPhases, fmtProfile, runOk, startSimulator, tempDir } from './lib.mjs';
 
 const PINNED_NOW = '2026-06-01T00:00:00Z';
 const CONCURRENCY = 8;
@@ -17,8 +17,7 @@ const PATH = { users: '/api/users', members: '/api/members', tickets: '/api/tick
 /** One extraction; every run is probed (bench/phase-probe.mjs, next to no cost), `profile` adds the CPU profile. */
 async function extract(sim, profile = false, env = {}) {
   const dataDir = tempDir('fanlake-bench-');
-  const run = await runMeasured(['extract', '--source', 'ticketing'], { FANLAKE_TICKETING_URL: sim.url, FANLAKE_DATA_DIR: dataDir, FANLAKE_CONCURRENCY: String(CONCURRENCY), ...env }, { probe: true, profile });
-  if (run.code !== 0) throw new Error(`extract failed: ${run.stderr}`);
+  const run = await runOk(['extract', '--source', 'ticketing'], { FANLAKE_TICKETING_URL: sim.url, FANLAKE_DATA_DIR: dataDir, FANLAKE_CONCURRENCY: String(CONCURRENCY), ...env }, { probe: true, profile });
   const manifests = await readManifests(dataDir);
   const rows = manifests.reduce((sum, m) => sum + m.rows, 0);
   const jobs = manifests.flatMap((m) => m.windows.map((w) => ({ path: PATH[m.resource], from: w.from, to: w.to, pages: w.requests, pageBase: PAGE_BASE[m.resource] })));

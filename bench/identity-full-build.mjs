@@ -8,12 +8,7 @@
 //   git worktree add /tmp/b83438f b83438f && (cd /tmp/b83438f && npm ci && make setup)
 import { cpSync, existsSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { BIN, CREDENTIALS, fmt, runMeasured, startSimulator, tempDir } from './lib.mjs';
-
-function flag(name, fallback) {
-  const at = process.argv.indexOf(name);
-  return at > 0 ? process.argv[at + 1] : fallback;
-}
+import { BIN, CREDENTIALS, flag, fmt, runOk, startSimulator, tempDir } from './lib.mjs';
 
 const against = flag('--against');
 if (!against) {
@@ -25,15 +20,9 @@ if (!existsSync(join(resolve(against), 'dist'))) {
   console.error(`${against} is not built: run npm ci && make setup there first`);
   process.exit(2);
 }
-const rounds = Number(flag('--rounds', 3));
-const scale = flag('--scale', '10');
-const seed = flag('--seed', '11');
-
-async function ok(run, what) {
-  const result = await run;
-  if (result.code !== 0) throw new Error(`${what} failed:\n${result.stderr.slice(-2000)}`);
-  return result;
-}
+const rounds = Number(flag('--rounds') ?? 3);
+const scale = flag('--scale') ?? '10';
+const seed = flag('--seed') ?? '11';
 
 const root = tempDir('fanlake-bench-full-identity-');
 try {
@@ -42,8 +31,8 @@ try {
   const sim = await startSimulator(['--scale', scale, '--seed', seed, '--noise']);
   try {
     const env = { FANLAKE_TICKETING_URL: sim.url, FANLAKE_ENGAGEMENT_URL: sim.url, FANLAKE_DATA_DIR: loaded, ...CREDENTIALS };
-    await ok(runMeasured(['extract'], env), 'extract');
-    await ok(runMeasured(['load'], env), 'load');
+    await runOk(['extract'], env);
+    await runOk(['load'], env);
   } finally {
     await sim.stop();
   }
@@ -59,7 +48,7 @@ try {
     for (const [name, bin] of versions) {
       rmSync(data, { recursive: true, force: true });
       cpSync(loaded, data, { recursive: true });
-      measured[name] = await ok(runMeasured(args, { FANLAKE_DATA_DIR: data }, { bin }), `${name}: ${args.join(' ')}`);
+      measured[name] = await runOk(args, { FANLAKE_DATA_DIR: data }, { bin });
     }
     const { this: mine, other } = measured;
     console.log(

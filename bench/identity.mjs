@@ -13,7 +13,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { readFanIdentityLinks, scoreIdentityLinks } from '../dist/models/identity-score.js';
 import { independentIdentities } from './independent-identities/index.mjs';
 import { writeExtraction } from './independent-identities/load.mjs';
-import { CREDENTIALS, fmt, runMeasured, startSimulator, tempDir } from './lib.mjs';
+import { CREDENTIALS, fmt, runOk, startSimulator, tempDir } from './lib.mjs';
 
 /** Issue 14's goals for pairwise precision and recall. */
 export const IDENTITY_GOALS = { precision: 0.995, recall: 0.99 };
@@ -66,8 +66,7 @@ export async function scoreRun(scale, seed, noise) {
   try {
     const env = { FANLAKE_TICKETING_URL: sim.url, FANLAKE_ENGAGEMENT_URL: sim.url, FANLAKE_DATA_DIR: dataDir, ...CREDENTIALS };
     for (const args of [['extract'], ['load'], ['build', '--select', '+fan_identity_links']]) {
-      const run = await runMeasured(args, env);
-      if (run.code !== 0) throw new Error(`fanlake ${args.join(' ')} failed: ${run.stderr.slice(-2000)}`);
+      await runOk(args, env);
     }
     const truth = (await (await fetch(`${sim.url}/__admin/truth`)).text()).trim().split('\n').map((line) => JSON.parse(line));
     return await scored(dataDir, truth);
@@ -88,8 +87,7 @@ export async function scoreIndependent(persons, seed) {
   try {
     await writeExtraction(dataDir, set.raw);
     for (const args of [['load'], ['build', '--select', '+fan_identity_links']]) {
-      const run = await runMeasured(args, { FANLAKE_DATA_DIR: dataDir });
-      if (run.code !== 0) throw new Error(`fanlake ${args.join(' ')} failed: ${run.stderr.slice(-2000)}`);
+      await runOk(args, { FANLAKE_DATA_DIR: dataDir });
     }
     return await scored(dataDir, set.truth);
   } finally {

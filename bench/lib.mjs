@@ -86,6 +86,19 @@ export function runMeasured(args, env, { probe = false, profile = false, bin = B
   );
 }
 
+/** runMeasured for a run that must succeed: a failure throws, with the end of what it printed. */
+export async function runOk(args, env, options) {
+  const run = await runMeasured(args, env, options);
+  if (run.code !== 0) throw new Error(`fanlake ${args.join(' ')} failed: ${run.stderr.slice(-2000)}`);
+  return run;
+}
+
+/** The value after a command-line flag (`--scale 10`), or undefined. */
+export function flag(name) {
+  const at = process.argv.indexOf(name);
+  return at > 0 ? process.argv[at + 1] : undefined;
+}
+
 export function fmt(n, digits = 0) {
   return Number(n).toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 }

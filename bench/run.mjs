@@ -4,14 +4,10 @@
 import { benchEngagement } from './engagement.mjs';
 import { benchExtraction } from './extraction.mjs';
 import { benchIdentity } from './identity.mjs';
+import { flag } from './lib.mjs';
 import { benchWarehouse } from './warehouse.mjs';
 
 const BENCHES = { extraction: benchExtraction, engagement: benchEngagement, warehouse: benchWarehouse, identity: benchIdentity };
-
-function flag(name) {
-  const at = process.argv.indexOf(name);
-  return at > 0 ? process.argv[at + 1] : undefined;
-}
 
 const scale = Number(flag('--scale') ?? 10);
 const only = flag('--only')?.split(',');

@@ -4,22 +4,19 @@
 // not counted), each as a ratio of the full one; the identity models' share of each build and
 // the slowest models of the last; then check and the rendering of every report in reports/.
 import { rmSync } from 'node:fs';
-import { CREDENTIALS, fmt, runMeasured, startSimulator, tempDir } from './lib.mjs';
+import { CREDENTIALS, fmt, runOk, startSimulator, tempDir } from './lib.mjs';
 
 const TICKETING = ['users', 'members', 'tickets', 'merchandise', 'user_permissions'];
 /** The models of identity resolution and the fan-level marts made from it. */
 const IDENTITY_MODELS = /^(intermediate\.int_identity_\w+|marts\.fan_identity_\w+|marts\.dim_fan)$/;
 
 async function timed(args, env) {
-  const run = await runMeasured(args, env);
-  if (run.code !== 0) throw new Error(`fanlake ${args.join(' ')} failed: ${run.stderr.slice(-2000)}`);
-  return run.wallMs;
+  return (await runOk(args, env)).wallMs;
 }
 
 /** A build, timed, with the seconds its identity models took and each model's (from its table of models). */
 async function timedBuild(env) {
-  const run = await runMeasured(['build'], env);
-  if (run.code !== 0) throw new Error(`fanlake build failed: ${run.stderr.slice(-2000)}`);
+  const run = await runOk(['build'], env);
   let identitySeconds = 0;
   const models = [];
   for (const line of run.stdout.split('\n')) {
@@ -101,8 +98,7 @@ export async function benchWarehouse({ scale }) {
     const idLoad = await timed(['load'], env);
     const { wallMs: idBuild, identitySeconds: idIdentity, models: idModels } = await timedBuild(env);
     await timed(['check'], env).catch(() => undefined); // a failing test still records its results for the reports
-    const report = await runMeasured(['report'], env);
-    if (report.code !== 0) throw new Error(`fanlake report failed: ${report.stderr.slice(-2000)}`);
+    const report = await runOk(['report'], env);
     const reports = report.stdout.split('\n').filter((line) => line.startsWith('ok ')).length;
 
     const full = fullLoad + fullBuild;
