@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { CLUB_PROFILE_NAMES } from './clubs/index.js';
 
 export const ENGAGEMENT_MODULES = ['apiApp', 'interact', 'create', 'loyalty', 'leaderboards'] as const;
 export type EngagementModule = (typeof ENGAGEMENT_MODULES)[number];
@@ -32,6 +33,11 @@ export const SimulatorOptionsSchema = z.object({
   noise: z.boolean().default(false),
   /** Serves /__admin/... (ground truth, record changes, fault control). */
   admin: z.boolean().default(false),
+  /**
+   * Whose codes, texts and conventions the data follows (src/simulator/clubs/): fanlake, the
+   * club the default mapping was written for, or nordvik, a club that differs the way clubs do.
+   */
+  clubProfile: z.enum(CLUB_PROFILE_NAMES).default('fanlake'),
   /** Which documented variant /api/members follows. */
   membersVariant: z.enum(['zero-based', 'one-based']).default('one-based'),
   /** The server's "3 years": the documents give no exact length. */

@@ -11,6 +11,7 @@ import { TICKETING_RESOURCES, TicketingData, type TicketingResource } from './po
 import { Rng } from './random.js';
 import type { Item } from './store/cursor-resource.js';
 import { adminRouter } from './admin/routes.js';
+import { CLUB_PROFILES, type ClubProfile } from './clubs/index.js';
 import { type TicketingApiState, ticketingRouter } from './ticketing/routes.js';
 import { type EngagementApiState, engagementRouter } from './engagement/routes.js';
 import { UserTokens } from './engagement/user-tokens.js';
@@ -32,6 +33,8 @@ export interface TruthLink {
  */
 export class Simulator {
   readonly options: SimulatorOptions;
+  /** The club whose codes and texts the data carries, with their true meanings. */
+  readonly club: ClubProfile;
   readonly clock: SimClock;
   readonly population: Population;
   readonly ticketing: TicketingData;
@@ -44,15 +47,16 @@ export class Simulator {
 
   private constructor(input: SimulatorOptionsInput) {
     this.options = resolveSimulatorOptions(input);
+    this.club = CLUB_PROFILES[this.options.clubProfile];
     this.clock = new SimClock(this.options.now);
     this.population = new Population(this.options.seed, this.options.scale, this.options.noise);
-    this.ticketing = new TicketingData(this.population, this.clock.startMs);
+    this.ticketing = new TicketingData(this.population, this.clock.startMs, this.club);
     this.faults = new FaultPlan(this.options.seed, this.options.faults);
     const rendered = this.options.replay
       ? (Object.fromEntries(TICKETING_RESOURCES.map((name) => [name, new RenderedRecords(this.ticketing.byName[name])])) as Record<TicketingResource, RenderedRecords>)
       : undefined;
     this.ticketingState = { options: this.options, clock: this.clock, data: this.ticketing, mutateRate: this.options.mutate, rendered };
-    this.engagement = new EngagementData(this.population, this.clock.startMs, this.options.orgId);
+    this.engagement = new EngagementData(this.population, this.clock.startMs, this.options.orgId, this.club);
     this.engagementState = {
       options: this.options,
       clock: this.clock,

@@ -1,6 +1,7 @@
 import type { Argv } from 'yargs';
 import { ZodError } from 'zod';
 import { UsageError } from '../../core/errors.js';
+import { CLUB_PROFILE_NAMES, type ClubProfileName } from '../../simulator/clubs/index.js';
 import { ENGAGEMENT_MODULES } from '../../simulator/options.js';
 import { Simulator } from '../../simulator/simulator.js';
 import type { CommandModule } from '../command.js';
@@ -12,6 +13,7 @@ interface SimulateArgs {
   seed: number;
   scale: number;
   noise: boolean;
+  'club-profile': ClubProfileName;
   'latency-ms': number;
   faults: number;
   mutate: number;
@@ -33,6 +35,7 @@ export const simulateCommand: CommandModule<SimulateArgs> = {
       .example('$0 simulate --scale 0.5', 'a small club on port 8787; prints the environment to export')
       .example('$0 simulate --port 0 --faults 0.1 --mutate 0.01 --admin', 'a hostile API for tests: failures, records changing while paged, ground truth')
       .example('$0 simulate --seed 7 --now 2026-06-01T00:00:00Z', 'byte-identical data for a seed')
+      .example('$0 simulate --club-profile nordvik', 'another club\'s codes and conventions: test a club folder against them')
       .option('host', { type: 'string', default: '127.0.0.1', describe: 'Interface to listen on' })
       .option('port', { type: 'number', default: 8787, describe: 'Port; 0 takes any free one' })
       .option('seed', { type: 'number', default: 1, describe: 'Seed of the generated data' })
@@ -44,6 +47,11 @@ export const simulateCommand: CommandModule<SimulateArgs> = {
       .option('retry-after', { type: 'number', default: 1, describe: 'Retry-After seconds sent with 429 and 503' })
       .option('now', { type: 'string', describe: 'Pin the data clock (ISO date or epoch ms) for byte-identical data' })
       .option('noise', { type: 'boolean', default: false, describe: 'Real-world noise in names, e-mails, phones and households (rates in docs/decisions.md)' })
+      .option('club-profile', {
+        choices: CLUB_PROFILE_NAMES,
+        default: 'fanlake' as const,
+        describe: 'Whose codes, texts and conventions the data follows: fanlake (what the default mapping in sql/seeds/ was written for) or nordvik (other consent ids and texts, season tickets sold with a price on a real match, an order status the defaults do not know, other channel spellings, ApiApp people on another network)',
+      })
       .option('admin', { type: 'boolean', default: false, describe: 'Serve /__admin/... (ground truth, record changes, fault control)' })
       .option('members-variant', { choices: ['zero-based', 'one-based'] as const, default: 'one-based' as const, describe: 'Documented variant of /api/members' })
       .option('max-range-days', { type: 'number', default: 1095, describe: 'The server\'s "3 years" date-range cap' })
@@ -67,6 +75,7 @@ export const simulateCommand: CommandModule<SimulateArgs> = {
         now: args.now,
         admin: args.admin,
         noise: args.noise,
+        clubProfile: args['club-profile'],
         membersVariant: args['members-variant'],
         maxRangeDays: args['max-range-days'],
         disabledModules: args['disable-module'] as never,
@@ -80,7 +89,7 @@ export const simulateCommand: CommandModule<SimulateArgs> = {
       throw error;
     }
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
-    out.info(`simulator ready in ${seconds}s: seed ${args.seed}, scale ${args.scale}, data time ${new Date(simulator.clock.startMs).toISOString()}`);
+    out.info(`simulator ready in ${seconds}s: club ${args['club-profile']}, seed ${args.seed}, scale ${args.scale}, data time ${new Date(simulator.clock.startMs).toISOString()}`);
     out.info('point fanlake at it with:');
     for (const [name, value] of Object.entries(simulator.env)) {
       const fromEnv = process.env[name] !== undefined && /TOKEN|KEY/.test(name);
