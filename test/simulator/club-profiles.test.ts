@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLUB_PROFILES, clubMappingFiles } from '../../src/simulator/clubs/index.js';
 import type { Simulator } from '../../src/simulator/simulator.js';
 import type { Item } from '../../src/simulator/store/cursor-resource.js';
-import { runCli, watch, spawnCli } from '../helpers/cli.js';
+import { REPO, runCli, spawnCli, watch } from '../helpers/cli.js';
 import { TEST_NOW, startTestSimulator, ticketingGet } from '../helpers/simulator.js';
 
 const priced = (ticket: Item) => Number(ticket.ticket_price) > 0;
@@ -186,6 +186,12 @@ describe('club mapping files', () => {
       expect(channels).toHaveLength(club.ticketChannels.length + club.merchandiseChannels.length);
     });
   }
+
+  it('fanlake: the files are the default mapping shipped in sql/seeds/, byte for byte', () => {
+    for (const [file, text] of Object.entries(clubMappingFiles(CLUB_PROFILES.fanlake))) {
+      expect(readFileSync(join(REPO, 'sql', 'seeds', file), 'utf8'), file).toBe(text);
+    }
+  });
 
   it('nordvik: a text with quotes and commas survives the quoting', async () => {
     const rows = await readCsv(clubMappingFiles(CLUB_PROFILES.nordvik)['consent_meanings.csv']!);

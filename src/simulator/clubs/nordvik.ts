@@ -41,13 +41,13 @@ export const NORDVIK: ClubProfile = {
   ticketChannels: [
     { name: 'Web', displayName: 'Nett', isApp: false },
     { name: 'App', displayName: 'App', isApp: true },
-    { name: 'Billettkontor', displayName: 'Billettkontor', isApp: false },
+    { name: 'Billettkontor', displayName: 'Stadion', isApp: false },
     { name: 'Partner', displayName: 'Partner', isApp: false },
   ],
   merchandiseChannels: [
-    { name: 'Nettbutikk', displayName: 'Nettbutikk', isApp: false, atStadium: false },
+    { name: 'Nettbutikk', displayName: 'Nett', isApp: false, atStadium: false },
     { name: 'App', displayName: 'App', isApp: true, atStadium: false },
-    { name: 'Stadion', displayName: 'Stadionbutikk', isApp: false, atStadium: true },
+    { name: 'Stadion', displayName: 'Stadion', isApp: false, atStadium: true },
   ],
   seasonTicketSale: 'first_league_match',
   apiApps: {
