@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../src/simulator/simulator.js';
 import { REPO, runCli, tempDataDir } from '../helpers/cli.js';
+import { expectClose } from '../helpers/expect-close.js';
 import { startTestSimulator } from '../helpers/simulator.js';
 import { runJson } from '../helpers/stage-json.js';
 import { queryWarehouse } from '../helpers/warehouse.js';
@@ -64,12 +65,6 @@ afterAll(async () => {
 const userPerson = (userId: unknown) => personOf.get(`ticketing_user:${userId}`);
 const profilePerson = (profileId: unknown) => personOf.get(`engagement_customer_profile:${profileId}`);
 const isSold = (ticket: Row) => ticket.order_type !== null && isCompleted(ticket);
-
-/** Within `share` of the expected value, or `floor` apart for small counts. */
-function expectClose(actual: number, expected: number, share: number, floor = 0, what = ''): void {
-  const allowed = Math.max(floor, Math.abs(expected) * share);
-  expect(Math.abs(actual - expected), `${what}: ${actual} vs expected ${expected} (±${allowed})`).toBeLessThanOrEqual(allowed);
-}
 
 const purchasesByPerson = () => truePurchases(FANLAKE, records, personOf);
 
