@@ -183,39 +183,62 @@ export interface ConsentDecision {
   system: 'ticketing' | 'engagement';
 }
 
+/** One consent record's present state: a ticketing answer, an engagement consent given or revoked. */
+interface ConsentEvent extends ConsentDecision {
+  person: number;
+  meaning: ConsentMeaning;
+}
+
 /**
- * Each person's latest decision per purpose and channel (`person|purpose|channel`), as
- * docs/metrics.md defines it: a ticketing answer, an engagement consent given or revoked; the
- * latest wins, a withdrawal wins a tie; agreeing to a disabled text is no decision, revoking
- * it still withdraws.
+ * The present state of every consent record whose person and meaning are known: agreeing to a
+ * disabled text is no decision, revoking it still withdraws.
  */
-export function consentDecisions(club: ClubProfile, records: ServedRecords, persons: Map<string, number>): Map<string, ConsentDecision> {
-  const decisions = new Map<string, ConsentDecision>();
-  const decide = (person: number | undefined, meaning: ConsentMeaning | undefined, decision: ConsentDecision) => {
-    if (person === undefined || !meaning) return;
-    for (const channel of channelsOf(meaning)) {
-      const key = `${person}|${meaning.purpose}|${channel}`;
-      const current = decisions.get(key);
-      if (!current || decision.atMs > current.atMs || (decision.atMs === current.atMs && !decision.granted)) decisions.set(key, decision);
-    }
-  };
+function* consentEvents(club: ClubProfile, records: ServedRecords, persons: Map<string, number>): Generator<ConsentEvent> {
   for (const permission of records.permissions) {
-    if (typeof permission.decision !== 'boolean') continue;
-    decide(persons.get(`ticketing_user:${permission.id_user}`), consentMeaning(club, 'ticketing', permission.id_consent_basic), {
-      granted: permission.decision, atMs: Date.parse(permission.last_update as string), system: 'ticketing',
-    });
+    const person = persons.get(`ticketing_user:${permission.id_user}`);
+    const meaning = consentMeaning(club, 'ticketing', permission.id_consent_basic);
+    if (typeof permission.decision !== 'boolean' || person === undefined || !meaning) continue;
+    yield { person, meaning, granted: permission.decision, atMs: Date.parse(permission.last_update as string), system: 'ticketing' };
   }
   const disabled = new Set(records.consentTexts.filter((text) => text.isEnabled === false).map((text) => String(text.id)));
   for (const consent of records.consents) {
     const text = String((consent.links as Row).consentText);
     const revoked = consent.isRevoked === true;
-    if (!revoked && disabled.has(text)) continue;
+    const person = persons.get(`engagement_customer_profile:${consent.customerProfileId}`);
+    const meaning = consentMeaning(club, 'engagement', text);
+    if ((!revoked && disabled.has(text)) || person === undefined || !meaning) continue;
     const at = revoked ? ((consent.revokedDateTime as string | null) ?? (consent.createdDateTime as string)) : (consent.createdDateTime as string);
-    decide(persons.get(`engagement_customer_profile:${consent.customerProfileId}`), consentMeaning(club, 'engagement', text), {
-      granted: !revoked, atMs: Date.parse(at), system: 'engagement',
-    });
+    yield { person, meaning, granted: !revoked, atMs: Date.parse(at), system: 'engagement' };
+  }
+}
+
+/**
+ * Each person's latest decision per purpose and channel (`person|purpose|channel`), as
+ * docs/metrics.md defines it: the latest wins, a withdrawal wins a tie.
+ */
+export function consentDecisions(club: ClubProfile, records: ServedRecords, persons: Map<string, number>): Map<string, ConsentDecision> {
+  const decisions = new Map<string, ConsentDecision>();
+  for (const { person, meaning, ...decision } of consentEvents(club, records, persons)) {
+    for (const channel of channelsOf(meaning)) {
+      const key = `${person}|${meaning.purpose}|${channel}`;
+      const current = decisions.get(key);
+      if (!current || decision.atMs > current.atMs || (decision.atMs === current.atMs && !decision.granted)) decisions.set(key, decision);
+    }
   }
   return decisions;
+}
+
+/**
+ * `person|purpose|channel` for which one of the person's records grants the consent now: what
+ * the person allowed somewhere, whatever identity resolution makes of their records. A fan
+ * counted as consenting with none of these behind it was given a channel it never allowed.
+ */
+export function standingGrants(club: ClubProfile, records: ServedRecords, persons: Map<string, number>): Set<string> {
+  const grants = new Set<string>();
+  for (const { person, meaning, granted } of consentEvents(club, records, persons)) {
+    if (granted) for (const channel of channelsOf(meaning)) grants.add(`${person}|${meaning.purpose}|${channel}`);
+  }
+  return grants;
 }
 
 export const normalizedEmail = (email: unknown): string | null => (typeof email === 'string' && email.trim() !== '' ? email.trim().toLowerCase() : null);
