@@ -187,9 +187,9 @@ describe('club mapping files', () => {
     });
   }
 
-  it('fanlake: the files are the default mapping shipped in sql/seeds/, byte for byte', () => {
+  it('fanlake: the files are the default mapping shipped in defaults/club/, byte for byte', () => {
     for (const [file, text] of Object.entries(clubMappingFiles(CLUB_PROFILES.fanlake))) {
-      expect(readFileSync(join(REPO, 'sql', 'seeds', file), 'utf8'), file).toBe(text);
+      expect(readFileSync(join(REPO, 'defaults', 'club', file), 'utf8'), file).toBe(text);
     }
   });
 

@@ -50,7 +50,7 @@ export const simulateCommand: CommandModule<SimulateArgs> = {
       .option('club-profile', {
         choices: CLUB_PROFILE_NAMES,
         default: 'fanlake' as const,
-        describe: 'Whose codes, texts and conventions the data follows: fanlake (what the default mapping in sql/seeds/ was written for) or nordvik (other consent ids and texts, season tickets sold with a price on a real match, an order status the defaults do not know, other channel spellings, ApiApp people on another network)',
+        describe: 'Whose codes, texts and conventions the data follows: fanlake (what the default mapping in defaults/club/ was written for) or nordvik (other consent ids and texts, season tickets sold with a price on a real match, an order status the defaults do not know, other channel spellings, ApiApp people on another network)',
       })
       .option('admin', { type: 'boolean', default: false, describe: 'Serve /__admin/... (ground truth, record changes, fault control)' })
       .option('members-variant', { choices: ['zero-based', 'one-based'] as const, default: 'one-based' as const, describe: 'Documented variant of /api/members' })

@@ -2,7 +2,7 @@ import type { ClubProfile } from './club-profile.js';
 
 /**
  * The simulator's own club, as it has always been served: the conventions fanlake's default
- * mapping (`sql/seeds/`) was written for.
+ * mapping (`defaults/club/`) was written for.
  */
 export const FANLAKE: ClubProfile = {
   name: 'fanlake',

@@ -2,7 +2,7 @@ import type { ClubProfile } from './club-profile.js';
 
 /**
  * The club's mapping files as fanlake's build reads them (a club folder, `FANLAKE_CLUB_DIR`,
- * or the defaults in `sql/seeds/`), written from the profile's declared meanings: file name →
+ * or the defaults in `defaults/club/`), written from the profile's declared meanings: file name →
  * CSV text, header row first, quoted as RFC 4180 says (a field with a comma, a quote or a line
  * break in double quotes, a quote doubled), lines ending in LF like the seeds.
  */
