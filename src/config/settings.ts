@@ -107,6 +107,8 @@ export const SETTINGS = [
     schema: z.coerce.string().trim().regex(/^\+?[1-9][0-9]{0,2}$/, 'must be a country calling code such as +47')
       .transform((code) => (code.startsWith('+') ? code : `+${code}`)),
     description: 'Country calling code build gives a phone number written without one (macros.phone_default_country_code)' },
+  { key: 'club.dir', env: 'FANLAKE_CLUB_DIR', flag: 'club-dir', schema: z.string().min(1).optional(),
+    description: 'Folder of what the club decides (what its consents mean, order status and type groups, sales channel names), versioned by the club; a file there replaces the default of the same name (default: club/ beside the config file, or in the working directory without one)' },
   { key: 'models.identityOverrides', env: 'FANLAKE_IDENTITY_OVERRIDES', flag: 'identity-overrides', schema: z.string().min(1).optional(),
     description: 'CSV of record pairs analysts settled as the same fan or not, applied by build (default: identity_overrides.csv in the data directory)' },
   { key: 'http.timeoutMs', env: 'FANLAKE_HTTP_TIMEOUT_MS', flag: 'timeout-ms', schema: positiveInt, default: 30_000,

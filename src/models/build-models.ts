@@ -11,6 +11,7 @@ import { collectLineage, writeLineage } from './lineage.js';
 import { loadSeed, materializeModel } from './materialize.js';
 import type { Materialization } from './model-header.js';
 import { MODEL_ERROR_CODES, modelFailure } from './model-errors.js';
+import { withClubFiles } from './club-files.js';
 import { DEFAULT_OVERRIDES_FILE, identityOverridesMacro, readIdentityOverrides } from './identity-overrides.js';
 import { createMacros, DEFAULT_MACRO_SETTINGS, settingMacros } from './macros.js';
 import type { MacroSettings } from './macros.js';
@@ -67,6 +68,8 @@ export interface BuildModelsOptions extends DatabaseOptions {
    * `<dataDir>/identity_overrides.csv`, and no file there is no decisions.
    */
   identityOverridesFile?: string;
+  /** The club's folder (`club.dir`): its mapping files replace the defaults in `sql/seeds` (club-files.ts). */
+  clubDir?: string;
   /**
    * Models built at once on separate connections. Default 1: on two shared cores DuckDB already
    * uses both for one query, and parallel models measured no faster (see index.ts).
@@ -84,7 +87,7 @@ export interface BuildModelsOptions extends DatabaseOptions {
  * be opened; and after the run only if lineage.json cannot be written.
  */
 export async function buildModels(options: BuildModelsOptions): Promise<ModelResult[]> {
-  const project = await discoverProject(options.modelsDir ?? DEFAULT_MODELS_DIR);
+  const project = await withClubFiles(await discoverProject(options.modelsDir ?? DEFAULT_MODELS_DIR), options.clubDir);
   await mkdir(options.dataDir, { recursive: true });
   const instance = await openDatabase(options.warehousePath ?? warehousePath(options.dataDir), options);
   const connections: DuckDBConnection[] = [];

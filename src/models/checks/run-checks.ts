@@ -85,7 +85,7 @@ export async function runChecks(options: RunChecksOptions): Promise<TestResult[]
         if (test.target && unavailable.has(test.target.toLowerCase())) {
           results.push({ name: test.name, kind: test.kind, target: test.target, severity: test.severity, status: 'skipped', failures: 0, sample: [], seconds: 0, message: 'rests on an optional source that is not loaded' });
         } else {
-          results.push(await runTest(connection, test, now, options.sampleSize ?? 5));
+          results.push(await runTest(connection, test, now, Math.max(test.show ?? 0, options.sampleSize ?? 5)));
         }
       }
       if (options.record ?? true) await recordCheckResults(connection, results, now);
