@@ -31,6 +31,8 @@ export interface TestResult {
   failures: number;
   /** The first few failing rows, JSON-safe. */
   sample: Record<string, Json>[];
+  /** Set when the test declares that each failing row names something to fix (`-- show: N`). */
+  show?: number;
   seconds: number;
   /** What a person should read: the staleness, or why the test could not run. */
   message?: string;
@@ -97,7 +99,7 @@ export async function runChecks(options: RunChecksOptions): Promise<TestResult[]
 
 async function runTest(connection: DuckDBConnection, test: PlannedTest, now: Date, sampleSize: number): Promise<TestResult> {
   const started = performance.now();
-  const base = { name: test.name, kind: test.kind, ...(test.target ? { target: test.target } : {}), severity: test.severity };
+  const base = { name: test.name, kind: test.kind, ...(test.target ? { target: test.target } : {}), severity: test.severity, ...(test.show ? { show: test.show } : {}) };
   const seconds = () => Math.round(performance.now() - started) / 1000;
   try {
     if ('freshness' in test) return { ...base, ...(await measureFreshness(connection, test.target!, test.freshness, now)), seconds: seconds() };
