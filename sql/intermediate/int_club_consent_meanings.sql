@@ -1,5 +1,5 @@
 -- materialized: view
--- description: What each consent means to the club (seeds.consent_meanings, or the club's own file of that name): one row per consent and channel it covers, keyed on the consent as each API identifies it, its id AND its name (ticketing id_consent_basic and the permission's name) or text (engagement consent text id and text). A consent whose id is known but whose name differs is a contradiction, never a silent reuse. channel is null for a purpose without one (profiling).
+-- description: What each consent means to the club (the club's consent_meanings.csv, or the default: macros.club_consent_meanings()): one row per consent and channel it covers, keyed on the consent as each API identifies it, its id AND its name (ticketing id_consent_basic and the permission's name) or text (engagement consent text id and text). A consent whose id is known but whose name differs is a contradiction, never a silent reuse. channel is null for a purpose without one (profiling).
 -- test: unique(system, consent_id, consent_name, purpose, channel)
 -- test: not_null(system, consent_id, consent_name, purpose)
 -- test: accepted_values(system: ticketing, engagement)
@@ -9,7 +9,7 @@ with
 
 meanings as (
 
-    select * from seeds.consent_meanings
+    select * from macros.club_consent_meanings()
 
 ),
 

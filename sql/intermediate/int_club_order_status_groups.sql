@@ -1,5 +1,5 @@
 -- materialized: view
--- description: The club's order statuses (seeds.order_status_groups, or the club's own file of that name), for tickets and merchandise alike: each status id AND its name in one group, paid, cancelled, refunded, pending or other. The documents list no order status, so every value is the club's vocabulary; one not listed here is unmapped and lands in the group other.
+-- description: The club's order statuses (the club's order_status_groups.csv, or the default: macros.club_order_status_groups()), for tickets and merchandise alike: each status id AND its name in one group, paid, cancelled, refunded, pending or other. The documents list no order status, so every value is the club's vocabulary; one not listed here is unmapped and lands in the group other.
 -- test: unique(order_status_id, order_status_name)
 -- test: not_null(order_status_id, order_status_name, status_group)
 -- test: accepted_values(status_group: paid, cancelled, refunded, pending, other)
@@ -8,7 +8,7 @@ with
 
 groups as (
 
-    select * from seeds.order_status_groups
+    select * from macros.club_order_status_groups()
 
 ),
 

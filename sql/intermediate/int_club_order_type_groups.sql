@@ -1,5 +1,5 @@
 -- materialized: view
--- description: Which product line a ticket's order type is (seeds.order_type_groups, or the club's own file of that name): each order_type id AND its text in ticket or season_ticket. The ticketing document names the types (SeasonTicket = 12, Ticket = 6); what a club sells under the others on /api/tickets is the club's to say, so they are unmapped until it does. A distributed ticket has no order type and needs no row.
+-- description: Which product line a ticket's order type is (the club's order_type_groups.csv, or the default: macros.club_order_type_groups()): each order_type id AND its text in ticket or season_ticket. The ticketing document names the types (SeasonTicket = 12, Ticket = 6); what a club sells under the others on /api/tickets is the club's to say, so they are unmapped until it does. A distributed ticket has no order type and needs no row.
 -- test: unique(order_type_id, order_type_name)
 -- test: not_null(order_type_id, order_type_name, product_line)
 -- test: accepted_values(product_line: ticket, season_ticket)
@@ -8,7 +8,7 @@ with
 
 groups as (
 
-    select * from seeds.order_type_groups
+    select * from macros.club_order_type_groups()
 
 ),
 

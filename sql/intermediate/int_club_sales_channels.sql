@@ -1,5 +1,5 @@
 -- materialized: view
--- description: The club's sales channels (seeds.sales_channels, or the club's own file of that name): each channel as tickets (order_channel) or merchandise (sale_channel_txt) spell it, with one display name across both, and whether it is the club's app (a purchase there is evidence the fan has the app, which push needs).
+-- description: The club's sales channels (the club's sales_channels.csv, or the default: macros.club_sales_channels()): each channel as tickets (order_channel) or merchandise (sale_channel_txt) spell it, with one display name across both, and whether it is the club's app (a purchase there is evidence the fan has the app, which push needs).
 -- test: unique(resource, channel)
 -- test: not_null(resource, channel, display_name, is_app)
 -- test: accepted_values(resource: tickets, merchandise)
@@ -8,7 +8,7 @@ with
 
 channels as (
 
-    select * from seeds.sales_channels
+    select * from macros.club_sales_channels()
 
 ),
 

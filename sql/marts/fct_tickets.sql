@@ -37,18 +37,18 @@ order_types as (
 
 ),
 
--- The club's mappings are read here as seeds, not through their int_club_* views: an
--- incremental model is rebuilt whole when a seed it reads changes, so a remapped status
+-- The club's mappings are read here as their macros, not through their int_club_* views: an
+-- incremental model is rebuilt whole when a macro it calls changes, so a remapped status
 -- reaches the tickets merged before.
 order_status_groups as (
 
-    select * from seeds.order_status_groups
+    select * from macros.club_order_status_groups()
 
 ),
 
 order_type_groups as (
 
-    select * from seeds.order_type_groups
+    select * from macros.club_order_type_groups()
 
 ),
 
@@ -66,10 +66,10 @@ final as (
         tickets.order_type_id,
         order_types.order_type_name,
         tickets.order_type_text,
-        lower(trim(order_type_groups.product_line)) as order_product_line,
+        order_type_groups.product_line as order_product_line,
         tickets.order_status_id,
         tickets.order_status_name,
-        lower(trim(order_status_groups.status_group)) as order_status_group,
+        order_status_groups.status_group as order_status_group,
         tickets.order_channel,
         tickets.distribution,
         tickets.ticket_type_name,
@@ -81,9 +81,9 @@ final as (
         tickets.ticket_vat,
         tickets.order_price,
         tickets.order_type_id is not null
-            and lower(trim(order_status_groups.status_group)) is not distinct from 'paid' as is_sold,
+            and order_status_groups.status_group is not distinct from 'paid' as is_sold,
         tickets.order_type_id is null
-            and lower(trim(order_status_groups.status_group)) is not distinct from 'paid' as is_distributed,
+            and order_status_groups.status_group is not distinct from 'paid' as is_distributed,
         tickets.is_redeemed,
         -- Statuses Redeemed (4) and Used (8) count even when the redeemed flag was not set.
         tickets.is_redeemed or tickets.ticket_status_id in (4, 8) as is_attended,
@@ -98,11 +98,11 @@ final as (
     left join order_types
         on tickets.order_type_id = order_types.order_type_id
     left join order_status_groups
-        on tickets.order_status_id = cast(order_status_groups.order_status_id as bigint)
-        and tickets.order_status_name = cast(order_status_groups.order_status_name as varchar)
+        on tickets.order_status_id = order_status_groups.order_status_id
+        and tickets.order_status_name = order_status_groups.order_status_name
     left join order_type_groups
-        on tickets.order_type_id = cast(order_type_groups.order_type_id as bigint)
-        and tickets.order_type_text = cast(order_type_groups.order_type_name as varchar)
+        on tickets.order_type_id = order_type_groups.order_type_id
+        and tickets.order_type_text = order_type_groups.order_type_name
 
 )
 

@@ -11,7 +11,7 @@ export const TICKETING_MARTS = [
 ] as const;
 /** Intermediate models that read ticketing marts alone. */
 const TICKETING_INTERMEDIATES = ['int_ticket_kinds', 'int_seasons', 'int_revenue_lines', 'int_club_order_status_groups', 'int_club_order_type_groups'];
-const TICKETING_SEEDS = ['ticketing_ticket_statuses', 'ticketing_order_types', 'order_status_groups', 'order_type_groups', 'metric_settings'];
+const TICKETING_SEEDS = ['ticketing_ticket_statuses', 'ticketing_order_types', 'metric_settings'];
 
 /** Custom tests that read ticketing models alone, beside the `ticketing_*` ones. */
 const TICKETING_TESTS = ['season_ticket_ids_name_one_season_ticket.sql', 'books_revenue_by_product_line.sql'];

@@ -1,4 +1,5 @@
 import { buildModels, type ModelResult } from '../../models/index.js';
+import { ensureClubDir } from '../../models/club/club-files.js';
 import type { StepSummary } from '../run-summary.js';
 import type { Config } from '../../config/load-config.js';
 import { toErrorRecord } from '../../core/error-record.js';
@@ -42,6 +43,7 @@ export function buildSettingsFrom(config: Config) {
 
 /** Runs the SQL models in dependency order. */
 export async function buildStep(context: StepContext, options: BuildStepOptions = {}): Promise<Omit<StepSummary, 'step' | 'seconds'>> {
+  const created = await ensureClubDir(context.config['club.dir']);
   const results = await buildModels({
     dataDir: context.config.dataDir,
     modelsDir: context.modelsDir,
@@ -49,5 +51,6 @@ export async function buildStep(context: StepContext, options: BuildStepOptions 
     fullRefresh: options.fullRefresh,
     ...buildSettingsFrom(context.config),
   });
-  return summarizeBuild(results);
+  const summary = summarizeBuild(results);
+  return created ? { ...summary, notes: [created, ...summary.notes] } : summary;
 }
