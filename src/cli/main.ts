@@ -24,6 +24,7 @@ const COMMANDS: Record<string, () => Promise<CommandModule<any>>> = {
   sql: async () => (await import('./commands/sql.js')).sqlCommand,
   shell: async () => (await import('./commands/shell.js')).shellCommand,
   status: async () => (await import('./commands/status.js')).statusCommand,
+  doctor: async () => (await import('./commands/doctor.js')).doctorCommand,
   schedule: async () => (await import('./commands/schedule.js')).scheduleCommand,
   simulate: async () => (await import('./commands/simulate.js')).simulateCommand,
 };

@@ -98,3 +98,45 @@ describe('the club folder', () => {
     expect(existsSync(join(DEFAULT_CLUB_FILES_DIR, 'consent_meanings.csv'))).toBe(true);
   });
 });
+
+describe('fanlake doctor', () => {
+  it('lists what the mapping lacks, writes suggestions only when asked, and passes once they are confirmed', async () => {
+    const own = join(mkdtempSync(join(tmpdir(), 'fanlake-club-doctor-')), 'club');
+    const doctorEnv = { ...env, FANLAKE_CLUB_DIR: own };
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(own);
+    // a club whose statuses and consents our defaults do not know by these names
+    writeFileSync(join(own, 'order_status_groups.csv'), 'order_status_id,order_status_name,status_group\n1,Completed,paid\n');
+    writeFileSync(join(own, 'consent_meanings.csv'), 'system,consent_id,consent_name,purpose,channel\nticketing,2,Tekstmelding,club_marketing,sms\n');
+    const before = { statuses: readFileSync(join(own, 'order_status_groups.csv'), 'utf8') };
+
+    const listed = await runCli(['doctor', '--format', 'json'], doctorEnv);
+    expect(listed.code).toBe(1);
+    const findings = (JSON.parse(listed.stdout) as { findings: { mapping: string; codeId: number; codeName: string; state: string; records: number }[] }).findings;
+    expect(findings).toEqual(expect.arrayContaining([
+      expect.objectContaining({ mapping: 'order_status', codeId: 3, codeName: 'Refunded', state: 'unmapped' }),
+      expect.objectContaining({ mapping: 'consent', codeId: 2, codeName: 'SMS', state: 'contradicting' }),
+      expect.objectContaining({ mapping: 'sales_channel', codeName: 'app', state: 'mapped' }),
+    ]));
+    expect(findings.every((finding) => finding.records > 0)).toBe(true);
+    // without --write nothing is written
+    expect(readFileSync(join(own, 'order_status_groups.csv'), 'utf8')).toBe(before.statuses);
+
+    const written = await runCli(['doctor', '--write'], doctorEnv);
+    expect(written.code, written.stderr).toBe(1);
+    expect(written.stdout).toMatch(/suggested\): review the suggestions/);
+    const statuses = readFileSync(join(own, 'order_status_groups.csv'), 'utf8');
+    // the club's own rows stay as they were; suggestions follow, unconfirmed
+    expect(statuses.startsWith('order_status_id,order_status_name,status_group,confirmed\n1,Completed,paid\n')).toBe(true);
+    expect(statuses).toContain('3,Refunded,refunded,no');
+    expect(statuses).toContain('2,Cancelled,cancelled,no');
+    expect(readFileSync(join(own, 'consent_meanings.csv'), 'utf8')).toContain('ticketing,2,SMS,club_marketing,sms,SMS,no');
+
+    for (const name of ['order_status_groups.csv', 'consent_meanings.csv']) {
+      writeFileSync(join(own, name), readFileSync(join(own, name), 'utf8').replace(/,no$/gm, ',yes'));
+    }
+    const confirmed = await runCli(['doctor'], doctorEnv);
+    expect(confirmed.stdout).toMatch(/doctor: every code in the data is mapped/);
+    expect(confirmed.code, confirmed.stdout).toBe(0);
+  }, 60_000);
+});

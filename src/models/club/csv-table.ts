@@ -42,8 +42,11 @@ export function parseCsvTable<T>(text: string, file: string, spec: CsvTableSpec<
       }
       continue;
     }
-    if (fields.length !== header.length) throw fail(line, `${fields.length} field(s), the header has ${header.length}; quote a field that holds a comma`);
-    const parsed = spec.row.safeParse(Object.fromEntries(header.map((name, at) => [name, fields[at]!.trim()])));
+    // A row may stop before optional trailing columns (a column added to the header later).
+    if (fields.length > header.length || fields.length < Math.min(spec.required, header.length)) {
+      throw fail(line, `${fields.length} field(s), the header has ${header.length}; quote a field that holds a comma`);
+    }
+    const parsed = spec.row.safeParse(Object.fromEntries(header.map((name, at) => [name, (fields[at] ?? '').trim()])));
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
       throw fail(line, `${issue.path.join('.')}${issue.path.length ? ' ' : ''}${issue.message}`);

@@ -1,4 +1,5 @@
 import { checksFailed, runChecks, type TestResult } from '../../models/index.js';
+import { diagnoseClub, doctorVerdict } from '../../models/club/club-doctor.js';
 import type { StepSummary } from '../run-summary.js';
 import { CODE } from '../../core/error-codes.js';
 import { type ErrorRecord, toErrorRecord } from '../../core/error-record.js';
@@ -37,5 +38,8 @@ function listed(result: TestResult): string {
 
 /** Runs every data test of sources and models. */
 export async function checkStep(context: StepContext): Promise<Omit<StepSummary, 'step' | 'seconds'>> {
-  return summarizeCheck(await runChecks({ dataDir: context.config.dataDir, modelsDir: context.modelsDir, now: context.now, ...STAGE_DATABASE }));
+  const summary = summarizeCheck(await runChecks({ dataDir: context.config.dataDir, modelsDir: context.modelsDir, now: context.now, ...STAGE_DATABASE }));
+  // The doctor's verdict on the club's mappings follows the checks (nothing to say before a build).
+  const diagnosis = await diagnoseClub({ dataDir: context.config.dataDir, clubDir: context.config['club.dir'] }).catch(() => undefined);
+  return diagnosis ? { ...summary, notes: [...summary.notes, doctorVerdict(diagnosis)] } : summary;
 }
