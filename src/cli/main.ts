@@ -12,7 +12,7 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
 /**
  * Every command by name, loaded on demand: a command's module pulls in its whole engine
  * (reports bring Vega and a browser driver, schedules a mailer), so `fanlake extract`
- * loads only the extractor. About 80 MB and a second of start-up less than loading all.
+ * loads only the extractor, in less memory and time than all of them would take.
  */
 const COMMANDS: Record<string, () => Promise<CommandModule<any>>> = {
   extract: async () => (await import('./commands/extract.js')).extractCommand,
@@ -52,9 +52,9 @@ function withSettingFlags(argv: Argv): Argv {
 
 /**
  * yargs renders a command's whole help text before running its handler, in case the handler
- * asks for it: 35 ms of every run, most of it laying out the 36 setting flags. fanlake's
- * handlers never ask, and `--help` renders its text afresh, so the copy is skipped (as
- * Angular's CLI does, angular/angular-cli#34087). Through yargs' internals: should they
+ * asks for it: a noticeable part of every start, most of it laying out the setting flags.
+ * fanlake's handlers never ask, and `--help` renders its text afresh, so the copy is skipped
+ * (as Angular's CLI does, angular/angular-cli#34087). Through yargs' internals: should they
  * change, the optional calls leave yargs as it is, only slower to start.
  */
 function skipEagerHelpText(argv: Argv): void {
