@@ -321,7 +321,10 @@ describe('the standard reports show the marts\' figures', () => {
 
   it('audience and consent: reach per purpose and channel, grants and withdrawals per month', async () => {
     const coverage = await rows('audience-consent', 'coverage');
-    const expected = await queryWarehouse(fixture.dataDir, `select purpose, channel, reachable_fans::integer as reachable from marts.consent_coverage order by purpose, channel`);
+    // in the club's words (display_names.csv), not the mapping's codes
+    const expected = await queryWarehouse(fixture.dataDir, `select purpose_name as purpose, channel_name as channel, reachable_fans::integer as reachable from marts.consent_coverage order by purpose, channel`);
+    expect(coverage.some((row) => row.purpose === 'Club news and offers' && row.channel === 'E-mail')).toBe(true);
+    expect(coverage.some((row) => String(row.purpose).includes('_') || row.channel === 'none')).toBe(false);
     expect(coverage.map((row) => [row.purpose, row.channel, Number(row.reachable_fans)])).toEqual(expected.map((row) => [row.purpose, row.channel, row.reachable]));
     const changes = await rows('audience-consent', 'changes');
     expect(changes.some((row) => row.decision === 'grants' && Number(row.decisions) > 0)).toBe(true);
