@@ -3,7 +3,7 @@ SHELL := /bin/bash
 FANLAKE := bin/fanlake
 SOURCES := $(shell find src -name '*.ts' 2>/dev/null)
 
-.PHONY: setup demo test simulate extract load build check report run shell bench typecheck clean
+.PHONY: setup demo test docs simulate extract load build check report run shell bench typecheck clean
 
 setup: dist/.built
 
@@ -23,6 +23,10 @@ demo: setup
 test: setup
 	npx tsc -p tsconfig.test.json --noEmit
 	npx vitest run
+
+# The generated parts of docs/ (settings, error codes), from the declarations in src/.
+docs: setup
+	node scripts/generate-docs.mjs
 
 simulate: setup
 	$(FANLAKE) simulate $(ARGS)

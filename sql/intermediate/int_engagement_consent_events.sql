@@ -1,6 +1,7 @@
 -- materialized: table
--- description: One row per engagement consent decision of a fan, purpose and channel: a consent given (at its creation) and, when revoked, its revocation (at revokedDateTime, else its creation); a consent given under a consent text the club has disabled is no grant and left out, its revocation still counts. The engagement half of int_consent_events, kept apart so that a load of one system computes only its own events.
--- test: not_null(fan_id, purpose, is_granted, is_current_state, source_system)
+-- description: One row per engagement consent decision of a fan and the purpose and channel its text means: a consent given (at its creation) and, when revoked, its revocation (at revokedDateTime, else its creation); a consent given under a consent text the club has disabled is no grant and left out, its revocation still counts. The engagement half of int_consent_events, kept apart so that a load of one system computes only its own events. A consent is identified as the engagement API identifies it, by its consent text's id and text, and means what int_club_consent_meanings says of both: mapping_state mapped (one row per channel it covers), unmapped (the text id is not in the mapping, or the text was not loaded) or contradicting (the id is, with another text); the last two are one row with no purpose or channel, which int_fan_consents reads safely (a revocation blocks the fan) and tests/consents_mapped lists. A consent removed upstream (vanished) is no event; tests/books_consents counts every exclusion.
+-- test: not_null(fan_id, record_id, consent_id, mapping_state, is_granted, is_current_state, source_system)
+-- test: accepted_values(mapping_state: mapped, unmapped, contradicting)
 
 with
 
@@ -23,9 +24,16 @@ consent_texts as (
 
 ),
 
-consent_channels as (
+meanings as (
 
-    select * from seeds.consent_channels
+    select * from intermediate.int_club_consent_meanings
+    where system = 'engagement'
+
+),
+
+known_ids as (
+
+    select distinct consent_id from meanings
 
 ),
 
@@ -33,8 +41,16 @@ engagement_consents as (
 
     select
         clusters.fan_id,
-        consent_channels.purpose,
-        consent_channels.channel,
+        cast(consents.consent_id as varchar) as record_id,
+        consents.consent_text_id as consent_id,
+        consent_texts.consent_text as consent_name,
+        case
+            when meanings.consent_id is not null then 'mapped'
+            when known_ids.consent_id is not null and consent_texts.consent_text is not null then 'contradicting'
+            else 'unmapped'
+        end as mapping_state,
+        meanings.purpose,
+        meanings.channel,
         consents.is_revoked,
         consents.created_at,
         coalesce(consents.revoked_at, consents.created_at) as revoked_at,
@@ -42,14 +58,16 @@ engagement_consents as (
         consent_texts.is_enabled is distinct from false as is_text_enabled,
 
     from consents
-    inner join consent_channels
-        on consent_channels.system = 'engagement'
-        and consent_channels.consent_id = consents.consent_text_id
     inner join clusters
         on clusters.system = 'engagement_customer_profile'
         and clusters.record_id = cast(consents.customer_profile_id as varchar)
     left join consent_texts
         on consent_texts.consent_text_id = consents.consent_text_id
+    left join meanings
+        on meanings.consent_id = consents.consent_text_id
+        and meanings.consent_name = consent_texts.consent_text
+    left join known_ids
+        on known_ids.consent_id = consents.consent_text_id
 
 ),
 
@@ -58,6 +76,10 @@ engagement_grants as (
 
     select
         fan_id,
+        record_id,
+        consent_id,
+        consent_name,
+        mapping_state,
         purpose,
         channel,
         true as is_granted,
@@ -74,6 +96,10 @@ engagement_revocations as (
 
     select
         fan_id,
+        record_id,
+        consent_id,
+        consent_name,
+        mapping_state,
         purpose,
         channel,
         false as is_granted,

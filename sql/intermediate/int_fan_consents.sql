@@ -1,8 +1,8 @@
 -- materialized: table
--- description: One row per fan, consent purpose and channel: the latest decision from either system (a ticketing permission answer, an engagement consent given or revoked: the present state of each record in int_consent_events). seeds.consent_channels maps both systems' consents to channel and purpose (ticketing Partner offers to partner e-mail and SMS both); a purpose without a channel (Profiling) has channel null. A consent given under an engagement consent text the club has disabled is no grant and left out; its revocation still counts.
+-- description: One row per fan, consent purpose and channel: the latest decision from either system (a ticketing permission answer, an engagement consent given or revoked: the present state of each record in int_consent_events), for consents the club's mapping knows (int_club_consent_meanings: ticketing Partner offers covers partner e-mail and SMS by default; a purpose without a channel, profiling, has channel null). A consent given under an engagement consent text the club has disabled is no grant and left out; its revocation still counts. The safe reading of what the mapping does not know: a refusal or revocation of an unmapped or contradicting consent may have withdrawn anything, so until the club maps it the fan is not granted on any purpose and channel the mapping knows (is_blocked_by_unmapped, with the consents that block in blocking_consents); an unmapped grant grants nothing.
 -- test: unique(fan_id, purpose, channel)
--- test: not_null(fan_id, purpose, is_granted)
--- test: accepted_values(source_system: ticketing, engagement)
+-- test: not_null(fan_id, purpose, is_granted, is_blocked_by_unmapped)
+-- test: accepted_values(source_system: ticketing, engagement, unmapped)
 
 with
 
@@ -14,7 +14,13 @@ consent_events as (
 
 ),
 
-final as (
+meanings as (
+
+    select * from intermediate.int_club_consent_meanings
+
+),
+
+decisions as (
 
     select
         fan_id,
@@ -27,7 +33,66 @@ final as (
         count(*) as decision_count,
 
     from consent_events
+    where mapping_state = 'mapped'
     group by fan_id, purpose, channel
+
+),
+
+-- fans whose refusal or revocation the mapping cannot read
+blocking_fans as (
+
+    select
+        fan_id,
+        string_agg(distinct source_system || ' ' || cast(consent_id as varchar) || ' ' || coalesce(consent_name, '(text not loaded)'), '; ') as blocking_consents,
+
+    from consent_events
+    where mapping_state <> 'mapped'
+        and not is_granted
+    group by fan_id
+
+),
+
+purposes as (
+
+    select distinct
+        purpose,
+        channel,
+
+    from meanings
+
+),
+
+blocked as (
+
+    select
+        blocking_fans.fan_id,
+        purposes.purpose,
+        purposes.channel,
+        blocking_fans.blocking_consents,
+
+    from blocking_fans
+    cross join purposes
+
+),
+
+final as (
+
+    select
+        coalesce(decisions.fan_id, blocked.fan_id) as fan_id,
+        coalesce(decisions.purpose, blocked.purpose) as purpose,
+        coalesce(decisions.channel, blocked.channel) as channel,
+        coalesce(decisions.is_granted and blocked.fan_id is null, false) as is_granted,
+        coalesce(decisions.source_system, 'unmapped') as source_system,
+        decisions.decided_at,
+        coalesce(decisions.decision_count, 0) as decision_count,
+        blocked.fan_id is not null as is_blocked_by_unmapped,
+        blocked.blocking_consents,
+
+    from decisions
+    full outer join blocked
+        on blocked.fan_id = decisions.fan_id
+        and blocked.purpose = decisions.purpose
+        and blocked.channel is not distinct from decisions.channel
 
 )
 

@@ -1,9 +1,10 @@
 -- materialized: table
 -- unique_key: line_id
--- description: One row per line of money the club took or handed back: a sold ticket (single or season ticket; season-ticket seats and distributed tickets carry no price) or a merchandise order line, with its season, product line, channel, order and status. Tickets belong to their match's season; merchandise to the season running when it was ordered (int_seasons). Amounts in NOK incl. VAT.
+-- description: One row per line of money the club took, may take or handed back: every ticket sold (a single ticket or a season ticket; season-ticket seats and distributed tickets carry no price and are no line, unless they carry one after all) and every merchandise order line, with its season, product line (ticket, season_ticket, merchandise, or unmapped for a priced ticket of an order type the club's mapping does not group), channel, order and the club's status group (paid, cancelled, refunded, pending, or other where the mapping does not know the status). Tickets belong to their season (int_ticket_kinds); merchandise to the season running when it was ordered (int_seasons). channel_name is the club's one name for the channel across tickets and merchandise (int_club_sales_channels; the channel as spelt where the club has none); season_day the days from the season's first match to the order (negative before it: pre-season sales). Amounts in NOK incl. VAT.
 -- test: unique(line_id)
--- test: not_null(line_id, product_line, channel, amount)
--- test: accepted_values(product_line: ticket, season_ticket, merchandise)
+-- test: not_null(line_id, resource, product_line, channel, channel_name, amount, status_group)
+-- test: accepted_values(product_line: ticket, season_ticket, merchandise, unmapped)
+-- test: accepted_values(status_group: paid, cancelled, refunded, pending, other)
 
 with
 
@@ -31,23 +32,30 @@ seasons as (
 
 ),
 
+sales_channels as (
+
+    select * from intermediate.int_club_sales_channels
+
+),
+
 ticket_lines as (
 
     select
         'ticket:' || tickets.ticket_id as line_id,
-        case ticket_kinds.ticket_kind when 'season_ticket' then 'season_ticket' else 'ticket' end as product_line,
+        ticket_kinds.product_line,
         ticket_kinds.season,
         coalesce(tickets.order_channel, 'unknown') as channel,
         tickets.sale_order_id as order_id,
         tickets.ordered_at,
         tickets.order_status_name,
-        tickets.ticket_price as amount,
+        ticket_kinds.status_group,
+        coalesce(tickets.ticket_price, 0) as amount,
         tickets.ticket_vat as vat_amount,
 
     from tickets
     inner join ticket_kinds
         on ticket_kinds.ticket_id = tickets.ticket_id
-    where ticket_kinds.ticket_kind in ('single', 'season_ticket')
+    where ticket_kinds.product_line is not null
 
 ),
 
@@ -61,7 +69,8 @@ merchandise as (
         merchandise_lines.order_id,
         merchandise_lines.ordered_at,
         merchandise_lines.order_status_name,
-        merchandise_lines.line_revenue as amount,
+        merchandise_lines.status_group,
+        coalesce(merchandise_lines.line_revenue, 0) as amount,
         merchandise_lines.vat_amount,
 
     from merchandise_lines
@@ -71,11 +80,28 @@ merchandise as (
 
 ),
 
+lines as (
+
+    select 'tickets' as resource, * from ticket_lines
+    union all
+    select 'merchandise' as resource, * from merchandise
+
+),
+
+-- one name per channel across tickets and merchandise, and the day of its season a line falls on
 final as (
 
-    select * from ticket_lines
-    union all
-    select * from merchandise
+    select
+        lines.*,
+        coalesce(sales_channels.display_name, lines.channel) as channel_name,
+        date_diff('day', seasons.starts_at, lines.ordered_at) as season_day,
+
+    from lines
+    left join sales_channels
+        on sales_channels.resource = lines.resource
+        and sales_channels.channel = lines.channel
+    left join seasons
+        on seasons.season = lines.season
 
 )
 

@@ -1,9 +1,11 @@
 -- materialized: table
 -- unique_key: ticket_id
--- description: One row per ticket with what kind of ticket it is and whether it counts as attendance. ticket_kind: season_ticket (sold on a season-ticket sale, the virtual match of just_seasonticket_sales), season_ticket_seat (a holder's ticket for a real match, carrying id_season_ticket), distributed (free, no order type), single (any other ticket for one match). Attendance counts issued tickets (completed orders) of real matches only.
+-- description: One row per ticket with what kind of ticket it is, its product line, status group and whether it counts as attendance, from the documented fields and the club's mappings. ticket_kind: season_ticket (a ticket of an order type the club groups as season_ticket, SeasonTicket = 12 by default, with a price: one season ticket sold, whatever match it is sold on), season_ticket_seat (a ticket without a price that carries an id_season_ticket, or of a season-ticket order type: a holder's seat), distributed (no order type, as the document says of distributed tickets), single (any other ticket). product_line is what revenue counts it as: season_ticket, ticket, or unmapped for a priced ticket whose order type and text the club's mapping does not group; null for a ticket that is no sale (a seat or a distributed ticket without a price). status_group is the club's group of the order status, other where the mapping does not know it. season: a season ticket belongs to the season of its seats (the most common one), with no seats to its own; any other ticket to its match's. A season ticket sold with a price on a real match is also that match's seat, so attendance counts issued tickets of every real (not season-ticket-sale-only) match.
 -- test: unique(ticket_id)
--- test: not_null(ticket_id, match_id, ticket_kind, is_issued, is_real_match, is_counted_attendance)
+-- test: not_null(ticket_id, match_id, ticket_kind, status_group, is_season_ticket_seat, is_issued, is_real_match, is_counted_attendance)
 -- test: accepted_values(ticket_kind: single, season_ticket, season_ticket_seat, distributed)
+-- test: accepted_values(product_line: ticket, season_ticket, unmapped)
+-- test: accepted_values(status_group: paid, cancelled, refunded, pending, other)
 
 with
 
@@ -19,29 +21,81 @@ matches as (
 
 ),
 
-final as (
+kinds as (
 
     select
         tickets.ticket_id,
         tickets.match_id,
-        matches.season,
+        matches.season as match_season,
         tickets.season_ticket_id,
         case
             when tickets.order_type_id is null then 'distributed'
-            when matches.is_season_ticket_sale then 'season_ticket'
-            when tickets.season_ticket_id is not null then 'season_ticket_seat'
+            when tickets.order_product_line = 'season_ticket' and tickets.ticket_price > 0 then 'season_ticket'
+            when coalesce(tickets.ticket_price, 0) = 0
+                and (tickets.season_ticket_id is not null or tickets.order_product_line = 'season_ticket')
+                then 'season_ticket_seat'
             else 'single'
         end as ticket_kind,
+        tickets.order_product_line,
+        coalesce(tickets.ticket_price, 0) <> 0 as has_price,
+        coalesce(tickets.order_status_group, 'other') as status_group,
         tickets.is_sold or tickets.is_distributed as is_issued,
         not matches.is_season_ticket_sale as is_real_match,
-        -- a season-ticket sale is not played, and a cancelled or refunded ticket is no seat
-        (tickets.is_sold or tickets.is_distributed)
-            and tickets.is_attended
-            and not matches.is_season_ticket_sale as is_counted_attendance,
+        tickets.is_attended,
 
     from tickets
     inner join matches
         on matches.match_id = tickets.match_id
+
+),
+
+-- the season a season ticket's seats are in: where the seats are, not where it was sold
+seat_seasons as (
+
+    select
+        season_ticket_id,
+        mode(match_season) as season,
+
+    from kinds
+    where ticket_kind = 'season_ticket_seat'
+        and season_ticket_id is not null
+    group by season_ticket_id
+
+),
+
+final as (
+
+    select
+        kinds.ticket_id,
+        kinds.match_id,
+        case kinds.ticket_kind
+            when 'season_ticket' then coalesce(seat_seasons.season, kinds.match_season)
+            else kinds.match_season
+        end as season,
+        kinds.season_ticket_id,
+        kinds.ticket_kind,
+        case
+            when kinds.ticket_kind = 'season_ticket' then 'season_ticket'
+            when kinds.ticket_kind = 'single' and kinds.order_product_line = 'ticket' then 'ticket'
+            when kinds.ticket_kind = 'single' then 'unmapped'
+            -- a seat or a distributed ticket is no sale, unless it carries a price after all
+            when kinds.has_price then 'unmapped'
+        end as product_line,
+        kinds.status_group,
+        -- a holder's seat at a real match: a seat, or a season ticket sold on a real match
+        kinds.ticket_kind = 'season_ticket_seat'
+            or (kinds.ticket_kind = 'season_ticket' and kinds.is_real_match) as is_season_ticket_seat,
+        kinds.is_issued,
+        kinds.is_real_match,
+        -- a season-ticket sale is not played, and a cancelled or refunded ticket is no seat
+        kinds.is_issued
+            and kinds.is_attended
+            and kinds.is_real_match as is_counted_attendance,
+
+    from kinds
+    left join seat_seasons
+        on seat_seasons.season_ticket_id = kinds.season_ticket_id
+        and kinds.ticket_kind = 'season_ticket'
 
 )
 

@@ -1,6 +1,7 @@
 -- materialized: table
--- description: One row per ticketing permission answer of a fan, purpose and channel (the API keeps only the latest answer per user and consent, dated by its last update); the ticketing half of int_consent_events, kept apart so that a load of one system computes only its own events.
--- test: not_null(fan_id, purpose, is_granted, is_current_state, source_system)
+-- description: One row per ticketing permission answer of a fan and the purpose and channel its consent means (the API keeps only the latest answer per user and consent, dated by its last update); the ticketing half of int_consent_events, kept apart so that a load of one system computes only its own events. A consent is identified as the ticketing API identifies it, by id_consent_basic and name, and means what int_club_consent_meanings says of both: mapping_state mapped (one row per channel it covers), unmapped (its id is not in the mapping) or contradicting (its id is, under another name: the id may mean another channel at this club); the last two are one row with no purpose or channel, which int_fan_consents reads safely (a refusal blocks the fan) and tests/consents_mapped lists. An answer without a decision or of a user not loaded is no event; tests/books_consents counts both.
+-- test: not_null(fan_id, record_id, consent_id, mapping_state, is_granted, is_current_state, source_system)
+-- test: accepted_values(mapping_state: mapped, unmapped, contradicting)
 
 with
 
@@ -16,32 +17,63 @@ user_permissions as (
 
 ),
 
-consent_channels as (
+meanings as (
 
-    select * from seeds.consent_channels
+    select * from intermediate.int_club_consent_meanings
+    where system = 'ticketing'
 
 ),
 
-ticketing_decisions as (
+known_ids as (
+
+    select distinct consent_id from meanings
+
+),
+
+answers as (
 
     select
         clusters.fan_id,
-        consent_channels.purpose,
-        consent_channels.channel,
+        cast(user_permissions.user_id as varchar) || ':' || cast(user_permissions.consent_type_id as varchar) as record_id,
+        user_permissions.consent_type_id as consent_id,
+        user_permissions.consent_name,
         user_permissions.has_consented as is_granted,
         user_permissions.updated_at as decided_at,
-        'ticketing' as source_system,
-        true as is_current_state,
 
     from user_permissions
-    inner join consent_channels
-        on consent_channels.system = 'ticketing'
-        and consent_channels.consent_id = user_permissions.consent_type_id
     inner join clusters
         on clusters.system = 'ticketing_user'
         and clusters.record_id = cast(user_permissions.user_id as varchar)
     where user_permissions.has_consented is not null
 
+),
+
+final as (
+
+    select
+        answers.fan_id,
+        answers.record_id,
+        answers.consent_id,
+        answers.consent_name,
+        case
+            when meanings.consent_id is not null then 'mapped'
+            when known_ids.consent_id is not null then 'contradicting'
+            else 'unmapped'
+        end as mapping_state,
+        meanings.purpose,
+        meanings.channel,
+        answers.is_granted,
+        answers.decided_at,
+        'ticketing' as source_system,
+        true as is_current_state,
+
+    from answers
+    left join meanings
+        on meanings.consent_id = answers.consent_id
+        and meanings.consent_name = answers.consent_name
+    left join known_ids
+        on known_ids.consent_id = answers.consent_id
+
 )
 
-select * from ticketing_decisions
+select * from final

@@ -1,5 +1,5 @@
 -- materialized: table
--- description: One row per consent purpose and channel (email, sms, push; none for a purpose that names no channel, such as profiling): fans whose latest decision across both systems grants it (int_fan_consents), and of those the reachable ones, who also have a usable contact (an e-mail address for email, an E.164 phone for sms, evidence of the club's app for push: a purchase in the app; a purpose without a channel needs none). Split by the system the deciding consent came from. reachable_rate = reachable_fans / total_fans.
+-- description: One row per consent purpose and channel (email, sms, push; none for a purpose that names no channel, such as profiling): fans whose latest decision across both systems grants it (int_fan_consents), and of those the reachable ones, who also have a usable contact (an e-mail address for email, an E.164 phone for sms, evidence of the club's app for push: a purchase on a channel the club's sales channels mark as its app, or an in-app merchandise transaction; a purpose without a channel needs none). Split by the system the deciding consent came from. Purposes and channels are the club's (int_club_consent_meanings); blocked_fans are those a refusal of a consent the mapping does not know keeps from every purpose and channel (int_fan_consents). Decisions on such consents are one row of their own, purpose unmapped and channel none, which reaches nobody. reachable_rate = reachable_fans / total_fans. purpose_name and channel_name are the club's words for them (display_names.csv).
 -- test: unique(purpose, channel)
 -- test: not_null(purpose, channel, total_fans, fans_with_contact, consented_fans, reachable_fans, withdrawn_fans)
 -- test: accepted_values(channel: email, sms, push, none)
@@ -18,15 +18,25 @@ fan_consents as (
 
 ),
 
-consent_channels as (
+consent_meanings as (
 
-    select * from seeds.consent_channels
+    select * from intermediate.int_club_consent_meanings
 
 ),
 
 app_sales_channels as (
 
-    select * from seeds.app_sales_channels
+    select * from intermediate.int_club_sales_channels
+    where is_app
+
+),
+
+-- decisions on consents the club's mapping does not know yet (int_consent_events)
+unmapped_events as (
+
+    select * from intermediate.int_consent_events
+    where is_current_state
+        and mapping_state <> 'mapped'
 
 ),
 
@@ -56,13 +66,13 @@ purposes as (
         purpose,
         coalesce(channel, 'none') as channel,
 
-    from consent_channels
+    from consent_meanings
 
 ),
 
 -- Push goes to the club's app. Neither API ties an app installation to a fan (push
 -- subscriptions are webhooks of the organization), so the evidence is a purchase made in
--- the app: a ticket order on an app channel (seeds.app_sales_channels) or an in-app
+-- the app: an order on a channel the club marks as its app (int_club_sales_channels) or an in-app
 -- merchandise transaction, whatever became of the order.
 app_users as (
 
@@ -71,7 +81,7 @@ app_users as (
 
     from tickets
     inner join app_sales_channels
-        on app_sales_channels.system = 'ticketing'
+        on app_sales_channels.resource = 'tickets'
         and app_sales_channels.channel = tickets.order_channel
     inner join ticketing_users
         on ticketing_users.user_id = tickets.buyer_user_id
@@ -84,7 +94,11 @@ app_users as (
     from merchandise_lines
     inner join ticketing_users
         on ticketing_users.user_id = merchandise_lines.user_id
+    left join app_sales_channels
+        on app_sales_channels.resource = 'merchandise'
+        and app_sales_channels.channel = merchandise_lines.sale_channel
     where merchandise_lines.is_in_app
+        or app_sales_channels.channel is not null
 
 ),
 
@@ -126,6 +140,7 @@ decided as (
         purposes.channel,
         fan_consents.is_granted,
         fan_consents.source_system,
+        fan_consents.is_blocked_by_unmapped,
         case purposes.channel
             when 'email' then fan_contacts.has_email
             when 'sms' then fan_contacts.has_phone
@@ -154,6 +169,7 @@ decision_counts as (
         count(*) filter (where is_granted and has_contact and source_system = 'ticketing') as reachable_fans_ticketing,
         count(*) filter (where is_granted and has_contact and source_system = 'engagement') as reachable_fans_engagement,
         count(*) filter (where not is_granted) as withdrawn_fans,
+        count(*) filter (where is_blocked_by_unmapped) as blocked_fans,
 
     from decided
     group by purpose, channel
@@ -179,6 +195,7 @@ final as (
         coalesce(decision_counts.reachable_fans_ticketing, 0) as reachable_fans_ticketing,
         coalesce(decision_counts.reachable_fans_engagement, 0) as reachable_fans_engagement,
         coalesce(decision_counts.withdrawn_fans, 0) as withdrawn_fans,
+        coalesce(decision_counts.blocked_fans, 0) as blocked_fans,
         coalesce(decision_counts.reachable_fans, 0) / contact_counts.total_fans as reachable_rate,
 
     from purposes
@@ -189,6 +206,65 @@ final as (
     -- no fans, no rows
     where contact_counts.total_fans > 0
 
+),
+
+-- What the mapping does not know is shown, never dropped: one row of fans whose present
+-- decision is on an unmapped or contradicting consent. Nobody is reachable through it.
+unmapped as (
+
+    select
+        'unmapped' as purpose,
+        'none' as channel,
+        contact_counts.total_fans,
+        0 as fans_with_contact,
+        count(distinct unmapped_events.fan_id) filter (where unmapped_events.is_granted) as consented_fans,
+        count(distinct unmapped_events.fan_id) filter (where unmapped_events.is_granted and unmapped_events.source_system = 'ticketing') as consented_fans_ticketing,
+        count(distinct unmapped_events.fan_id) filter (where unmapped_events.is_granted and unmapped_events.source_system = 'engagement') as consented_fans_engagement,
+        0 as reachable_fans,
+        0 as reachable_fans_ticketing,
+        0 as reachable_fans_engagement,
+        count(distinct unmapped_events.fan_id) filter (where not unmapped_events.is_granted) as withdrawn_fans,
+        count(distinct unmapped_events.fan_id) filter (where not unmapped_events.is_granted) as blocked_fans,
+        0 as reachable_rate,
+
+    from unmapped_events
+    cross join contact_counts
+    group by contact_counts.total_fans
+    having count(*) > 0
+
+),
+
+combined as (
+
+    select * from final
+    union all by name
+    select * from unmapped
+
+),
+
+display_names as (
+
+    select * from macros.club_display_names()
+
+),
+
+-- the club's words for each purpose and channel, the code where it has none
+named as (
+
+    select
+        combined.*,
+        coalesce(purpose_names.display_name, combined.purpose) as purpose_name,
+        coalesce(channel_names.display_name, combined.channel) as channel_name,
+
+    from combined
+    left join display_names as purpose_names
+        on purpose_names.kind = 'purpose'
+        and purpose_names.code = combined.purpose
+    left join display_names as channel_names
+        on channel_names.kind = 'channel'
+        and channel_names.code = combined.channel
+
 )
 
-select * from final
+select * from named
+

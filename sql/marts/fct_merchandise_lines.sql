@@ -1,9 +1,9 @@
 -- materialized: table
 -- unique_key: merchandise_line_id
--- description: One row per sold merchandise item (order line). Amounts in NOK incl. VAT unless named subtotal; line_revenue = price_subtotal + vat_amount.
+-- description: One row per sold merchandise item (order line). Amounts in NOK incl. VAT unless named subtotal; line_revenue = price_subtotal + vat_amount. status_group is the club's group of the order status (int_club_order_status_groups: paid, cancelled, refunded, pending; other where the mapping does not know the status and its name); is_completed: paid.
 -- test: unique(merchandise_line_id)
--- test: not_null(merchandise_line_id, order_id, line_revenue)
--- test[warn]: accepted_values(order_status_name: Completed, Cancelled, Refunded)
+-- test: not_null(merchandise_line_id, order_id, line_revenue, status_group)
+-- test: accepted_values(status_group: paid, cancelled, refunded, pending, other)
 -- test[warn]: relationships(user_id -> staging.stg_ticketing__users.user_id)
 
 with
@@ -11,6 +11,12 @@ with
 merchandise as (
 
     select * from staging.stg_ticketing__merchandise
+
+),
+
+order_status_groups as (
+
+    select * from intermediate.int_club_order_status_groups
 
 ),
 
@@ -22,8 +28,10 @@ final as (
         order_no,
         user_id,
         ordered_at,
-        order_status_name,
-        order_status_name = 'Completed' as is_completed,
+        merchandise.order_status_id,
+        merchandise.order_status_name,
+        coalesce(order_status_groups.status_group, 'other') as status_group,
+        order_status_groups.status_group is not distinct from 'paid' as is_completed,
         payment_type_name,
         sale_channel,
         is_in_app,
@@ -43,6 +51,9 @@ final as (
         updated_at,
 
     from merchandise
+    left join order_status_groups
+        on order_status_groups.order_status_id = merchandise.order_status_id
+        and order_status_groups.order_status_name = merchandise.order_status_name
 
 )
 

@@ -1,4 +1,4 @@
--- description: One row per merchandise order (id_order): its lines summed; revenue in NOK incl. VAT.
+-- description: One row per merchandise order (id_order): its lines summed; revenue in NOK incl. VAT. status_group is the club's group of its order status (fct_merchandise_lines); is_completed: paid.
 -- test: unique(order_id)
 -- test: not_null(order_id, order_revenue)
 
@@ -19,6 +19,7 @@ orders as (
         arg_max(user_id, updated_at) as user_id,
         min(ordered_at) as ordered_at,
         arg_max(order_status_name, updated_at) as order_status_name,
+        arg_max(status_group, updated_at) as status_group,
         arg_max(payment_type_name, updated_at) as payment_type_name,
         arg_max(sale_channel, updated_at) as sale_channel,
         arg_max(is_in_app, updated_at) as is_in_app,
@@ -41,7 +42,8 @@ final as (
         user_id,
         ordered_at,
         order_status_name,
-        order_status_name = 'Completed' as is_completed,
+        status_group,
+        status_group = 'paid' as is_completed,
         payment_type_name,
         sale_channel,
         is_in_app,

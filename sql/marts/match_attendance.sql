@@ -1,4 +1,4 @@
--- description: One row per real match (the season-ticket sale is not one): tickets issued (sold or distributed, completed orders) and attended, split into single tickets, season-ticket seats and distributed tickets, and the no-show rates of played matches. no_show_rate = 1 - tickets_attended / tickets_issued, null unless the match is finished and issued a ticket.
+-- description: One row per real match (the season-ticket sale is not one): tickets issued (sold or distributed, completed orders) and attended, split into single tickets, season-ticket seats (a season ticket sold with a price on this match included: it is its holder's seat) and distributed tickets, and the no-show rates of played matches. no_show_rate = 1 - tickets_attended / tickets_issued, null unless the match is finished and issued a ticket.
 -- test: unique(match_id)
 -- test: not_null(match_id, tickets_issued, tickets_attended, season_ticket_seats, season_ticket_seats_attended)
 -- test: relationships(match_id -> marts.dim_match.match_id)
@@ -27,8 +27,8 @@ ticket_counts as (
         count(*) filter (where is_counted_attendance) as tickets_attended,
         count(*) filter (where ticket_kind = 'single') as single_tickets,
         count(*) filter (where ticket_kind = 'single' and is_counted_attendance) as single_tickets_attended,
-        count(*) filter (where ticket_kind = 'season_ticket_seat') as season_ticket_seats,
-        count(*) filter (where ticket_kind = 'season_ticket_seat' and is_counted_attendance) as season_ticket_seats_attended,
+        count(*) filter (where is_season_ticket_seat) as season_ticket_seats,
+        count(*) filter (where is_season_ticket_seat and is_counted_attendance) as season_ticket_seats_attended,
         count(*) filter (where ticket_kind = 'distributed') as distributed_tickets,
         count(*) filter (where ticket_kind = 'distributed' and is_counted_attendance) as distributed_tickets_attended,
 

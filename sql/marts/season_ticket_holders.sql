@@ -1,4 +1,4 @@
--- description: One row per ticket season: active season tickets (completed orders) and their revenue, the fans holding one (by the holder account, a fan's accounts together), how many of them held one the season before (renewing) or not (new), how many hold one again the next season, and how holders used their seats. renewal_rate = renewed_fans / holder_fans, null for the latest season; seat_attendance_rate = seats attended / seats of finished matches.
+-- description: One row per ticket season: active season tickets (paid orders) and their revenue, the fans holding one (by the holder account, a fan's accounts together), how many of them held one the season before (renewing) or not (new), how many hold one again the next season, and how holders used their seats. renewal_rate = renewed_fans / holder_fans, null for the latest season; seat_attendance_rate = seats attended / seats of finished matches.
 -- test: unique(season)
 -- test: not_null(season, season_number, season_tickets, holder_fans, new_holder_fans, seats_issued, seats_attended)
 
@@ -103,7 +103,7 @@ seat_use as (
     from ticket_kinds
     inner join matches
         on matches.match_id = ticket_kinds.match_id
-    where ticket_kinds.ticket_kind = 'season_ticket_seat'
+    where ticket_kinds.is_season_ticket_seat
         and ticket_kinds.is_issued
         and matches.is_finished
     group by ticket_kinds.season

@@ -1,7 +1,7 @@
--- description: One row per season, product line (ticket: single tickets; season_ticket: season tickets), ticket type and price category: tickets sold (completed orders), revenue and average price in NOK incl. VAT, and cancelled and refunded tickets. Season-ticket seats and distributed tickets carry no price and are left out. average_price = revenue / tickets_sold.
+-- description: One row per season, product line (ticket: single tickets; season_ticket: season tickets; unmapped: priced tickets of an order type the club's mapping does not group), ticket type and price category: tickets sold (paid orders), revenue and average price in NOK incl. VAT, and cancelled, refunded, pending and other tickets (the club's order status groups). Season-ticket seats and distributed tickets carry no price and are left out. average_price = revenue / tickets_sold.
 -- test: unique(season, product_line, ticket_type_name, price_category_name)
 -- test: not_null(product_line, tickets_sold, revenue)
--- test: accepted_values(product_line: ticket, season_ticket)
+-- test: accepted_values(product_line: ticket, season_ticket, unmapped)
 
 with
 
@@ -14,7 +14,7 @@ tickets as (
 ticket_kinds as (
 
     select * from intermediate.int_ticket_kinds
-    where ticket_kind in ('single', 'season_ticket')
+    where product_line is not null
 
 ),
 
@@ -22,11 +22,11 @@ priced_tickets as (
 
     select
         ticket_kinds.season,
-        case ticket_kinds.ticket_kind when 'season_ticket' then 'season_ticket' else 'ticket' end as product_line,
+        ticket_kinds.product_line,
         tickets.ticket_type_name,
         tickets.price_category_name,
-        tickets.order_status_name,
-        tickets.ticket_price as amount,
+        ticket_kinds.status_group,
+        coalesce(tickets.ticket_price, 0) as amount,
 
     from tickets
     inner join ticket_kinds
@@ -41,11 +41,13 @@ final as (
         product_line,
         ticket_type_name,
         price_category_name,
-        count(*) filter (where order_status_name = 'Completed') as tickets_sold,
-        coalesce(sum(amount) filter (where order_status_name = 'Completed'), 0) as revenue,
-        avg(amount) filter (where order_status_name = 'Completed') as average_price,
-        count(*) filter (where order_status_name = 'Cancelled') as tickets_cancelled,
-        count(*) filter (where order_status_name = 'Refunded') as tickets_refunded,
+        count(*) filter (where status_group = 'paid') as tickets_sold,
+        coalesce(sum(amount) filter (where status_group = 'paid'), 0) as revenue,
+        avg(amount) filter (where status_group = 'paid') as average_price,
+        count(*) filter (where status_group = 'cancelled') as tickets_cancelled,
+        count(*) filter (where status_group = 'refunded') as tickets_refunded,
+        count(*) filter (where status_group = 'pending') as tickets_pending,
+        count(*) filter (where status_group = 'other') as tickets_other,
 
     from priced_tickets
     group by all

@@ -6,10 +6,13 @@ import { errorMessage, exitCodeFor } from '../core/errors.js';
 import { acquireWriterLock, currentHolder, describeHolder, releaseIfOursSync, type WriterLock } from '../core/writer-lock.js';
 import { out } from './output.js';
 
-/** Exit statuses of the contract: 0 success, 1 failed or partial run, 2 bad usage. */
+/** Exit statuses (docs/interface.md): 0 success, 1 failed or partial run, 2 bad usage. */
 export type ExitCode = 0 | 1 | 2;
 
-export interface CommandModule<A> {
+/** The last line of every command's help: where the settings, hidden from it, are explained. */
+export const SETTINGS_POINTER = 'Settings (flags, FANLAKE_* variables, config keys): fanlake help settings';
+
+interface CommandBase<A> {
   readonly command: string;
   readonly describe: string;
   /**
@@ -17,15 +20,28 @@ export interface CommandModule<A> {
    * data directory's one writer lock for the whole run (see `src/core/writer-lock.ts`).
    */
   readonly writes?: boolean;
+  /** Text after the options and examples of its help, before the settings pointer. */
+  readonly epilogue?: string;
   builder(yargs: Argv): Argv<A>;
-  /** Runs the command; returns the exit code. Errors are mapped by `runHandler`. */
-  run(args: A, config: LoadedConfig): Promise<ExitCode>;
 }
+
+/**
+ * A command. `run` returns the exit code; errors are mapped by `runHandler`. A `configless`
+ * command (`help`) runs without loading the configuration, since it must work when the
+ * configuration is what is wrong.
+ */
+export type CommandModule<A> =
+  | (CommandBase<A> & { readonly configless?: false; run(args: A, config: LoadedConfig): Promise<ExitCode> })
+  | (CommandBase<A> & { readonly configless: true; run(args: A): Promise<ExitCode> });
 
 /** Loads the configuration, runs a command and turns its outcome into the exit code. */
 export async function runHandler<A>(module: CommandModule<A>, args: A & Record<string, unknown>): Promise<void> {
   let lock: WriterLock | undefined;
   try {
+    if (module.configless) {
+      process.exitCode = await module.run(args);
+      return;
+    }
     const loaded = loadConfig({ flags: args, configPath: args.config as string | undefined });
     const { config } = loaded;
     configureBusyWait({

@@ -1,32 +1,14 @@
 import yargs, { type Argv } from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { SETTINGS, type SettingSpec } from '../config/settings.js';
-import { type CommandModule, runHandler } from './command.js';
+import { type CommandModule, runHandler, SETTINGS_POINTER } from './command.js';
+import { COMMANDS } from './commands/index.js';
 import { out } from './output.js';
 // `fanlake sql ... | head` closes the pipe early: that ends the output, it is no error.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
   throw error;
 });
-
-/**
- * Every command by name, loaded on demand: a command's module pulls in its whole engine
- * (reports bring Vega and a browser driver, schedules a mailer), so `fanlake extract`
- * loads only the extractor. About 80 MB and a second of start-up less than loading all.
- */
-const COMMANDS: Record<string, () => Promise<CommandModule<any>>> = {
-  extract: async () => (await import('./commands/extract.js')).extractCommand,
-  load: async () => (await import('./commands/load.js')).loadCommand,
-  build: async () => (await import('./commands/build.js')).buildCommand,
-  check: async () => (await import('./commands/check.js')).checkCommand,
-  report: async () => (await import('./commands/report.js')).reportCommand,
-  run: async () => (await import('./commands/run.js')).runCommand,
-  sql: async () => (await import('./commands/sql.js')).sqlCommand,
-  shell: async () => (await import('./commands/shell.js')).shellCommand,
-  status: async () => (await import('./commands/status.js')).statusCommand,
-  schedule: async () => (await import('./commands/schedule.js')).scheduleCommand,
-  simulate: async () => (await import('./commands/simulate.js')).simulateCommand,
-};
 
 /**
  * The modules to register: only the named command's when the first word is one (flags
@@ -39,22 +21,24 @@ async function commandModules(argv: readonly string[]): Promise<CommandModule<an
   return Promise.all(names.map((name) => COMMANDS[name]!()));
 }
 
-/** Every non-secret setting is also a global flag, declared from the settings table. */
+/**
+ * Every non-secret setting is also a global flag, declared from the settings table. Hidden
+ * from each command's help, which would otherwise open with forty settings before its own
+ * options: `fanlake help settings` lists them, and the help's last line says so.
+ */
 function withSettingFlags(argv: Argv): Argv {
   let built = argv.option('config', { type: 'string', describe: 'Config file (default ./fanlake.config.json)', global: true });
   for (const setting of SETTINGS as readonly SettingSpec[]) {
-    if (!setting.flag) continue;
-    const fallback = setting.default === undefined ? '' : ` (default ${String(setting.default)})`;
-    built = built.option(setting.flag, { type: 'string', describe: `${setting.description}; env ${setting.env}${fallback}`, global: true, group: 'Settings:' });
+    if (setting.flag) built = built.option(setting.flag, { type: 'string', global: true, hidden: true });
   }
   return built;
 }
 
 /**
  * yargs renders a command's whole help text before running its handler, in case the handler
- * asks for it: 35 ms of every run, most of it laying out the 36 setting flags. fanlake's
- * handlers never ask, and `--help` renders its text afresh, so the copy is skipped (as
- * Angular's CLI does, angular/angular-cli#34087). Through yargs' internals: should they
+ * asks for it: a noticeable part of every start. fanlake's handlers never ask, and `--help`
+ * renders its text afresh, so the copy is skipped (as Angular's CLI does,
+ * angular/angular-cli#34087). Through yargs' internals: should they
  * change, the optional calls leave yargs as it is, only slower to start.
  */
 function skipEagerHelpText(argv: Argv): void {
@@ -62,17 +46,28 @@ function skipEagerHelpText(argv: Argv): void {
   if (typeof usage?.cacheHelpMessage === 'function') usage.cacheHelpMessage = () => undefined;
 }
 
+/** `help` alone is `--help`, `help COMMAND` is `COMMAND --help`: the same texts; `help settings` stays. */
+function helpOfCommand(argv: readonly string[]): string[] {
+  if (argv[0] !== 'help') return [...argv];
+  const topic = argv.slice(1).find((arg) => !arg.startsWith('-'));
+  if (topic === undefined) return ['--help'];
+  return topic !== 'help' && Object.hasOwn(COMMANDS, topic) ? [topic, '--help'] : [...argv];
+}
+
+const args = helpOfCommand(hideBin(process.argv));
 let cli = withSettingFlags(
-  yargs(hideBin(process.argv))
+  yargs(args)
     .scriptName('fanlake')
     // Every message of fanlake is English, yargs' too, whatever the machine's LANG; and the
     // bundled yargs (scripts/bundle-cli.mjs) has no translations at hand to choose from.
     .locale('en')
     .usage('$0 <command> [options]\n\nLoads a club\'s ticketing and fan-engagement data into a DuckDB warehouse.')
-    .epilogue('Secrets (FANLAKE_TICKETING_TOKEN, FANLAKE_ENGAGEMENT_API_KEY) are read from the environment or .env only.'),
+    .epilogue(SETTINGS_POINTER),
 );
-for (const module of await commandModules(hideBin(process.argv))) {
-  cli = cli.command(module.command, module.describe, (y) => module.builder(y), (args) => runHandler(module, args));
+for (const module of await commandModules(args)) {
+  // A command's help shows no global epilogue, so each ends with its own and the pointer.
+  const builder = (y: Argv) => module.builder(y).epilogue(module.epilogue ? `${module.epilogue}\n\n${SETTINGS_POINTER}` : SETTINGS_POINTER);
+  cli = cli.command(module.command, module.describe, builder, (args) => runHandler(module, args));
 }
 
 skipEagerHelpText(cli);

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { parseEnv } from 'node:util';
 import type { z } from 'zod';
 import { UsageError } from '../core/errors.js';
@@ -7,6 +7,9 @@ import { registerSecret } from './secrets.js';
 import { SETTINGS, type SettingSpec } from './settings.js';
 
 type Setting = (typeof SETTINGS)[number];
+
+/** Where the club's own files are when `club.dir` is not set: beside the config file. */
+export const DEFAULT_CLUB_DIR = 'club';
 
 /** The effective configuration, one typed value per setting key. */
 export type Config = { readonly [S in Setting as S['key']]: z.output<S['schema']> };
@@ -55,6 +58,11 @@ export function loadConfig(sources: ConfigSources = {}): LoadedConfig {
     origins[setting.key] = origin;
     if (setting.secret) registerSecret(parsed.data as string | undefined);
   }
+  // The club's folder sits beside its config file, which it is versioned with; a path given
+  // in the environment or a flag is the shell's, relative to the working directory.
+  const configDir = sources.configPath ? dirname(resolve(cwd, sources.configPath)) : cwd;
+  const clubBase = origins['club.dir'] === 'config file' || origins['club.dir'] === 'default' ? configDir : cwd;
+  values['club.dir'] = resolve(clubBase, (values['club.dir'] as string | undefined) ?? DEFAULT_CLUB_DIR);
   return { config: values as Config, origins, file };
 }
 

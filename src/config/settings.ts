@@ -5,7 +5,8 @@ import { IDENTITY_SELECTIONS, type IdentitySelection } from '../sources/engageme
 /**
  * Every setting is declared once here: its config-file key, environment variable,
  * flag (none for secrets, which must not land in shell history) and schema. The
- * loader, the CLI's options and the README table are all derived from this list.
+ * loader, the CLI's options, `fanlake help settings` and the settings table of
+ * docs/interface.md are all derived from this list.
  */
 export interface SettingSpec {
   /** Dotted config-file key, e.g. `ticketing.url`. */
@@ -18,6 +19,8 @@ export interface SettingSpec {
   /** Parses a raw value (string from env/flags, JSON value from the file). */
   readonly schema: z.ZodType;
   readonly default?: unknown;
+  /** The default in words, where it is not a value: what happens without the setting. */
+  readonly defaultText?: string;
 }
 
 const url = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
@@ -36,7 +39,7 @@ const identitySelection = z.preprocess(
 const isoDate = z.string().refine((value) => !Number.isNaN(Date.parse(value)), 'must be an ISO date');
 
 export const SETTINGS = [
-  { key: 'ticketing.url', env: 'FANLAKE_TICKETING_URL', flag: 'ticketing-url', schema: url.optional(),
+  { key: 'ticketing.url', env: 'FANLAKE_TICKETING_URL', flag: 'ticketing-url', schema: url.optional(), defaultText: 'none: the source is skipped',
     description: 'Base URL of the ticketing data-export API (paths /api/... are appended)' },
   { key: 'ticketing.token', env: 'FANLAKE_TICKETING_TOKEN', secret: true, schema: z.string().min(1).optional(),
     description: 'ACCESS_TOKEN sent as Authorization: Basic <token>' },
@@ -51,7 +54,7 @@ export const SETTINGS = [
   { key: 'ticketing.maxWindowDays', env: 'FANLAKE_TICKETING_MAX_WINDOW_DAYS', flag: 'max-window-days',
     schema: positiveInt.max(1095, 'must stay under the API cap of 3 years (1095 days)'), default: 1088,
     description: 'Longest date window per request; the API caps it at 3 years, so keep a margin' },
-  { key: 'engagement.url', env: 'FANLAKE_ENGAGEMENT_URL', flag: 'engagement-url', schema: url.optional(),
+  { key: 'engagement.url', env: 'FANLAKE_ENGAGEMENT_URL', flag: 'engagement-url', schema: url.optional(), defaultText: 'none: the source is skipped',
     description: 'Base URL of the engagement API (paths /v2/{orgId}/... are appended)' },
   { key: 'engagement.apiKey', env: 'FANLAKE_ENGAGEMENT_API_KEY', secret: true, schema: z.string().min(1).optional(),
     description: 'API_KEY sent as Authorization: Basic <key>' },
@@ -74,7 +77,7 @@ export const SETTINGS = [
   { key: 'concurrency', env: 'FANLAKE_CONCURRENCY', flag: 'concurrency', schema: positiveInt.max(64), default: 8,
     description: 'Requests in flight per source' },
   { key: 'extract.conversionMemory', env: 'FANLAKE_CONVERSION_MEMORY', flag: 'conversion-memory', schema: z.enum(['keep', 'release']), default: 'keep',
-    description: 'The DuckDB that writes raw Parquet: keep (one per run, parts of 28 MiB of JSON: the faster) or release (one per part of 25,000 rows, memory given back after each: 10 to 30 MB less at the peak, 10-20% slower)' },
+    description: 'The DuckDB that writes raw Parquet: keep (one per run, parts of 28 MiB of JSON: the faster) or release (one per part of 25,000 rows, its memory given back after each: a lower peak, slower; docs/benchmarks.md)' },
   { key: 'lock.waitSeconds', env: 'FANLAKE_LOCK_WAIT', flag: 'wait', schema: z.coerce.number().min(0, 'must be 0 or more'), default: 0,
     description: 'How long a writing command waits for another writer of the data directory before it gives up (0: at once)' },
   { key: 'lock.staleSeconds', env: 'FANLAKE_LOCK_STALE_SECONDS', flag: 'lock-stale-seconds', schema: positiveInt, default: 600,
@@ -107,8 +110,12 @@ export const SETTINGS = [
     schema: z.coerce.string().trim().regex(/^\+?[1-9][0-9]{0,2}$/, 'must be a country calling code such as +47')
       .transform((code) => (code.startsWith('+') ? code : `+${code}`)),
     description: 'Country calling code build gives a phone number written without one (macros.phone_default_country_code)' },
+  { key: 'club.dir', env: 'FANLAKE_CLUB_DIR', flag: 'club-dir', schema: z.string().min(1).optional(),
+    defaultText: 'club/ beside the config file',
+    description: 'Folder of what the club decides (what its consents mean, order status and type groups, sales channel names), versioned by the club; a file there replaces the default of the same name (default: club/ beside the config file, or in the working directory without one)' },
   { key: 'models.identityOverrides', env: 'FANLAKE_IDENTITY_OVERRIDES', flag: 'identity-overrides', schema: z.string().min(1).optional(),
-    description: 'CSV of record pairs analysts settled as the same fan or not, applied by build (default: identity_overrides.csv in the data directory)' },
+    defaultText: 'identity_overrides.csv in the club folder, if it exists',
+    description: 'CSV of record pairs analysts settled as the same fan or not (record_a,record_b,decision[,note]), applied by build; a path set here must exist' },
   { key: 'http.timeoutMs', env: 'FANLAKE_HTTP_TIMEOUT_MS', flag: 'timeout-ms', schema: positiveInt, default: 30_000,
     description: 'How long one request may take before it is retried' },
   { key: 'http.maxAttempts', env: 'FANLAKE_HTTP_MAX_ATTEMPTS', flag: 'max-attempts', schema: positiveInt.max(20),
@@ -125,7 +132,7 @@ export const SETTINGS = [
   { key: 'report.keep', env: 'FANLAKE_REPORT_KEEP', flag: 'keep', schema: positiveInt, default: 30,
     description: 'Renderings kept per report; older ones are removed' },
   { key: 'report.definitions', env: 'FANLAKE_REPORT_DEFINITIONS', flag: 'definitions', schema: z.string().min(1).optional(),
-    description: 'Folder of report files (default: reports/ of the checkout)' },
+    defaultText: 'reports/ of the checkout', description: 'Folder of report files' },
 ] as const satisfies readonly SettingSpec[];
 
 export type SettingKey = (typeof SETTINGS)[number]['key'];

@@ -62,8 +62,7 @@ export async function mergeTable(connection: DuckDBConnection, input: TableMerge
 
   // No try/finally: on failure the caller rolls back, which drops these scratch relations too.
   // The batch is a view over the new files, read again where needed, not a copy of them: the
-  // copy cost more than the reads (a first load of 1M tickets: 3.7 s to copy; a load of the
-  // engagement snapshots at scale 10: 4.3-4.6 s with copies, 3.2-3.3 s without). A copy only
+  // copy of a large first load or snapshot cost more than reading the files again. A copy only
   // where the rows are numbered by row_number(), which is only as stable as their order.
   const batchKind = positionsFromReader(files) ? 'view' : 'table';
   await connection.run(`create or replace temp ${batchKind} _fanlake_batch as\n${batchSelect(files, plan.target, POSITION)}`);
@@ -83,7 +82,7 @@ where rowid in (
     select ${ROW} from ${SAME}
 )`);
   // Every row of the batch a winner with new values (a first load, new keys only): all of them
-  // go in, without the join that picks them (1.6 s of 7.3 s for a first load of 1M tickets).
+  // go in, without the join that picks them, a large share of a first load.
   const everyRow = counts.inserted + counts.updated === counts.rowsIn;
   await connection.run(`
 insert into ${table} by name
@@ -181,8 +180,7 @@ where _fanlake_rank = 1`;
 /**
  * Winners from the batch whose values (lineage aside) equal the table row of their key. The
  * table's rows are picked by rowid before the join (a semi join), so the large side of the
- * join is the few rows with a winner's key, not the whole table: a third less time for 10k
- * of 1M tickets.
+ * join is the few rows with a winner's key, not the whole table.
  */
 function sameValuesSql(table: string, target: ColumnTypes): string {
   const dataColumns = [...target.keys()].filter((name) => !isLineageColumn(name));

@@ -11,7 +11,8 @@ import { collectLineage, writeLineage } from './lineage.js';
 import { loadSeed, materializeModel } from './materialize.js';
 import type { Materialization } from './model-header.js';
 import { MODEL_ERROR_CODES, modelFailure } from './model-errors.js';
-import { DEFAULT_OVERRIDES_FILE, identityOverridesMacro, readIdentityOverrides } from './identity-overrides.js';
+import { clubFileMacro, readClubFiles } from './club/club-files.js';
+import { defaultOverridesFile, identityOverridesMacro, readIdentityOverrides } from './identity-overrides.js';
 import { createMacros, DEFAULT_MACRO_SETTINGS, settingMacros } from './macros.js';
 import type { MacroSettings } from './macros.js';
 import { buildGraph } from './model-graph.js';
@@ -64,9 +65,12 @@ export interface BuildModelsOptions extends DatabaseOptions {
   macroSettings?: MacroSettings;
   /**
    * The identity overrides file (see identity-overrides.ts); it must exist when given. Absent:
-   * `<dataDir>/identity_overrides.csv`, and no file there is no decisions.
+   * `identity_overrides.csv` in the club's folder (or, as the previous version kept it, in the
+   * data directory), and no file is no decisions.
    */
   identityOverridesFile?: string;
+  /** The club's folder (`club.dir`): its files replace the defaults of `defaults/club/` (club/club-files.ts). */
+  clubDir?: string;
   /**
    * Models built at once on separate connections. Default 1: on two shared cores DuckDB already
    * uses both for one query, and parallel models measured no faster (see index.ts).
@@ -85,17 +89,20 @@ export interface BuildModelsOptions extends DatabaseOptions {
  */
 export async function buildModels(options: BuildModelsOptions): Promise<ModelResult[]> {
   const project = await discoverProject(options.modelsDir ?? DEFAULT_MODELS_DIR);
+  // What the club decided is read and checked before the warehouse is touched: a bad line exits 2.
+  const clubFiles = await readClubFiles(options.clubDir);
+  const overridesFile = options.identityOverridesFile ?? (await defaultOverridesFile(options.clubDir, options.dataDir));
+  const overrides = await readIdentityOverrides(overridesFile, options.identityOverridesFile !== undefined);
   await mkdir(options.dataDir, { recursive: true });
   const instance = await openDatabase(options.warehousePath ?? warehousePath(options.dataDir), options);
   const connections: DuckDBConnection[] = [];
   try {
     connections.push(await instance.connect());
     const main = connections[0]!;
-    const overridesFile = options.identityOverridesFile ?? join(options.dataDir, DEFAULT_OVERRIDES_FILE);
-    const overrides = await readIdentityOverrides(overridesFile, options.identityOverridesFile !== undefined);
     const graph = await buildGraph(project, main, [
       ...settingMacros(options.macroSettings ?? DEFAULT_MACRO_SETTINGS),
       identityOverridesMacro(overrides, overridesFile),
+      ...clubFiles.map(clubFileMacro),
       ...project.macros,
     ]);
     const seeds = graph.order.filter((relation) => graph.nodes.get(relation)!.kind === 'seed');

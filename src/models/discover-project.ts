@@ -70,6 +70,11 @@ export interface CustomTestDefinition {
   sql: string;
   severity: Severity;
   description?: string;
+  /**
+   * Failing rows `check` shows (`-- show: N`), for a test whose every row names something to
+   * fix, such as each unmapped code; others show the run's sample size.
+   */
+  show?: number;
 }
 
 /** Everything under a models root, read and header-checked but not yet parsed by DuckDB. */
@@ -150,6 +155,9 @@ export async function discoverProject(root: string = DEFAULT_MODELS_DIR): Promis
         else problems.push(`${file}: severity: "${value}" is not warn or error`);
       } else if (key === 'description') {
         test.description = value;
+      } else if (key === 'show') {
+        if (/^[1-9][0-9]{0,3}$/.test(value)) test.show = Number(value);
+        else problems.push(`${file}: show: "${value}" is not a number of rows from 1 to 9999`);
       }
     }
     project.customTests.push(test);

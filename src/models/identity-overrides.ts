@@ -1,7 +1,9 @@
-import { readFile } from 'node:fs/promises';
+import { access, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { quoteLiteral } from '../core/duckdb.js';
 import { UsageError } from '../core/errors.js';
+import { parseCsvTable } from './club/csv-table.js';
 import { MACRO_SCHEMA } from './discover-project.js';
 import type { MacroDefinition } from './discover-project.js';
 
@@ -11,8 +13,21 @@ export const OVERRIDE_DECISIONS = ['same', 'different'] as const;
 /** The file's header row; `note` may be left out. */
 export const OVERRIDE_COLUMNS = ['record_a', 'record_b', 'decision', 'note'] as const;
 
-/** File name of the overrides in the data directory when the setting does not name one. */
+/** File name of the overrides in the club's folder when the setting does not name one. */
 export const DEFAULT_OVERRIDES_FILE = 'identity_overrides.csv';
+
+/**
+ * Where the overrides are when no setting names a file: in the club's folder, beside its other
+ * decisions; a file the previous version kept in the data directory is still read until moved.
+ */
+export async function defaultOverridesFile(clubDir: string | undefined, dataDir: string): Promise<string> {
+  const inClub = clubDir ? join(clubDir, DEFAULT_OVERRIDES_FILE) : undefined;
+  const legacy = join(dataDir, DEFAULT_OVERRIDES_FILE);
+  const exists = (path: string) => access(path).then(() => true, () => false);
+  if (inClub && (await exists(inClub))) return inClub;
+  if (await exists(legacy)) return legacy;
+  return inClub ?? legacy;
+}
 
 /** `system:record_id`, as `int_identity_records.record_key` and the review mart write it. */
 const recordKey = z
@@ -54,39 +69,18 @@ export async function readIdentityOverrides(path: string, required: boolean): Pr
 
 /** Parses the text of an overrides file; `file` names it in errors. */
 export function parseIdentityOverrides(text: string, file: string): IdentityOverride[] {
-  const fail = (line: number, problem: string) => new UsageError(`${file}:${line}: ${problem}`, { file, line });
-  const overrides: IdentityOverride[] = [];
+  const rows = parseCsvTable(text, file, { columns: OVERRIDE_COLUMNS, required: 3, row: OverrideRow });
   const settled = new Map<string, number>();
-  let header: string[] | undefined;
-  for (const [index, raw] of text.split(/\r?\n/).entries()) {
-    const line = index + 1;
-    if (raw.trim() === '' || raw.trimStart().startsWith('#')) continue;
-    const fields = splitCsvLine(raw);
-    if (typeof fields === 'string') throw fail(line, fields);
-    if (header === undefined) {
-      header = fields.map((field) => field.trim());
-      const expected = OVERRIDE_COLUMNS.slice(0, header.length);
-      if (header.length < 3 || header.some((name, at) => name !== expected[at])) {
-        throw fail(line, `the header must be ${OVERRIDE_COLUMNS.slice(0, 3).join(',')} (and optionally ,note), not ${raw.trim()}`);
-      }
-      continue;
-    }
-    if (fields.length !== header.length) throw fail(line, `${fields.length} field(s), the header has ${header.length}; quote a note that holds a comma`);
-    const parsed = OverrideRow.safeParse(Object.fromEntries(header.map((name, at) => [name, fields[at]!.trim()])));
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      throw fail(line, `${issue.path.join('.')} ${issue.message}`);
-    }
-    const { record_a, record_b } = parsed.data;
-    if (record_a === record_b) throw fail(line, `${record_a} is paired with itself`);
-    const [first, second] = record_a < record_b ? [record_a, record_b] : [record_b, record_a];
+  return rows.map((row) => {
+    const fail = (problem: string) => new UsageError(`${file}:${row.line}: ${problem}`, { file, line: row.line });
+    if (row.record_a === row.record_b) throw fail(`${row.record_a} is paired with itself`);
+    const [first, second] = row.record_a < row.record_b ? [row.record_a, row.record_b] : [row.record_b, row.record_a];
     const pair = `${first} ${second}`;
     const earlier = settled.get(pair);
-    if (earlier !== undefined) throw fail(line, `${first} and ${second} are already settled on line ${earlier}; keep one decision per pair`);
-    settled.set(pair, line);
-    overrides.push({ ...parsed.data, record_a: first, record_b: second, line });
-  }
-  return overrides;
+    if (earlier !== undefined) throw fail(`${first} and ${second} are already settled on line ${earlier}; keep one decision per pair`);
+    settled.set(pair, row.line);
+    return { ...row, record_a: first, record_b: second };
+  });
 }
 
 /**
@@ -108,35 +102,4 @@ export function identityOverridesMacro(overrides: readonly IdentityOverride[], f
     sql: `create or replace macro ${MACRO_SCHEMA}.identity_overrides() as table\n${rows};\n`,
     description: 'Pairs of records analysts settled as the same fan or not (setting FANLAKE_IDENTITY_OVERRIDES).',
   };
-}
-
-/** Fields of one CSV line (RFC 4180 quoting, `""` for a quote); a string is the problem. */
-function splitCsvLine(line: string): string[] | string {
-  const fields: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let at = 0; at < line.length; at++) {
-    const char = line[at]!;
-    if (quoted) {
-      if (char === '"' && line[at + 1] === '"') {
-        field += '"';
-        at++;
-      } else if (char === '"') {
-        quoted = false;
-      } else {
-        field += char;
-      }
-    } else if (char === '"' && field.trim() === '') {
-      quoted = true;
-      field = '';
-    } else if (char === ',') {
-      fields.push(field);
-      field = '';
-    } else {
-      field += char;
-    }
-  }
-  if (quoted) return 'a quoted field is not closed';
-  fields.push(field);
-  return fields;
 }

@@ -44,7 +44,7 @@ export async function materializeModel(connection: DuckDBConnection, model: Mode
       if (model.uniqueKey.length === 0) return { rows: await replaceTable(connection, target, existing, body, model) };
       if (existing === 'table' && !options.fullRefresh) return mergeRows(connection, model, target, body, 'all rows');
       // its first build, or --full-refresh: a change, as an incremental model's is (its children
-      // are built after it anyway), so its rows need not be summed (613k records: 0.14 s)
+      // are built after it anyway), so its rows need not be summed
       return { rows: await replaceTable(connection, target, existing, body, model), changed: true };
     case 'incremental':
       if (existing !== 'table' || options.fullRefresh) {
@@ -86,8 +86,8 @@ async function replaceTable(connection: DuckDBConnection, target: string, existi
  * A model with a `unique_key` is written in key order. Why: DuckDB writes a table's rows in
  * parallel, and from a query of joins and groupings it leaves a row group or two part-filled;
  * the next checkpoint merges those (its vacuum), which rewrites them at the cost of writing the
- * table again. Sorted, the rows fill whole row groups. int_identity_records at scale 10 (613k
- * rows): written in 1.7 s, then 1.0-1.1 s of checkpoint; sorted, 1.9-2.1 s, then 0.01-0.02 s.
+ * table again. Sorted, the rows fill whole row groups, and the checkpoint has next to nothing
+ * to do.
  */
 async function inKeyOrder(connection: DuckDBConnection, body: string, model: ModelDefinition | undefined): Promise<string> {
   if (model === undefined || model.uniqueKey.length === 0) return body;
@@ -125,10 +125,9 @@ function outputColumns(model: ModelDefinition, header: string, names: readonly s
  * - An `increment` (an incremental model): rows the model's `incremental_delete` condition
  *   holds are deleted first, in the same transaction. What was computed is what this build cost.
  * - `all rows` (a table with a `unique_key`): the rows whose key is gone are deleted too, so the
- *   table ends as a rebuild would leave it. Writing a large table costs more than comparing it
- *   (613k identity fields at scale 10: 0.6 s to write and sum, 0.2 s to merge), a later
- *   checkpoint stores only the changed rows, and the merge tells the children whether anything
- *   changed without summing the rows. The table is written in full when its columns or their
+ *   table ends as a rebuild would leave it. Writing a large table costs more than comparing
+ *   it, a later checkpoint stores only the changed rows, and the merge tells the children
+ *   whether anything changed without summing the rows. The table is written in full when its columns or their
  *   types differ from the new rows' (a parent's `select *` changed) or the new rows repeat a
  *   key, which a merge cannot write (its data tests report it). A null in the key is a value
  *   like any other.
@@ -182,10 +181,8 @@ async function mergeRows(connection: DuckDBConnection, model: ModelDefinition, t
       // A changed row is deleted here and its new version inserted below, not updated: DuckDB's
       // checkpoint stores again every column segment an update touched, so a few updates spread
       // over a large table cost a checkpoint of all of it, while deleted rows are only marked
-      // and new ones appended (int_identity_clusters at scale 10, 4,102 rows changed: the
-      // checkpoint took 0.34-0.36 s after an update, 0.04 s after this). One pass finds the
-      // changed, new and gone keys, so a table in which nothing changed costs what a plain
-      // MERGE does.
+      // and new ones appended. One pass finds the changed, new and gone keys, so a table in
+      // which nothing changed costs what a plain MERGE does.
       const merged = countOf(
         (
           await connection.runAndReadAll(

@@ -2,6 +2,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { closeMatches } from './close-matches.js';
 import { SEEDS_SCHEMA, SOURCE_SCHEMA } from './discover-project.js';
 import type { MacroDefinition, ModelDefinition, ModelProject, SeedDefinition } from './discover-project.js';
+import { emptyClubMacros } from './club/club-files.js';
 import { identityOverridesMacro } from './identity-overrides.js';
 import { DEFAULT_MACRO_SETTINGS, macroCalls, parseMacros, settingMacros } from './macros.js';
 import type { MacroNode } from './macros.js';
@@ -55,7 +56,7 @@ const LAYER_RANK: Record<string, number> = { [SEEDS_SCHEMA]: 0, staging: 1, inte
 export async function buildGraph(
   project: ModelProject,
   connection: DuckDBConnection,
-  macros: readonly MacroDefinition[] = [...settingMacros(DEFAULT_MACRO_SETTINGS), identityOverridesMacro([], 'none'), ...project.macros],
+  macros: readonly MacroDefinition[] = [...settingMacros(DEFAULT_MACRO_SETTINGS), identityOverridesMacro([], 'none'), ...emptyClubMacros(), ...project.macros],
 ): Promise<ModelGraph> {
   const parsedMacros = await parseMacros(macros);
   const problems: string[] = [...parsedMacros.problems];

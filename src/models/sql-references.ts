@@ -39,7 +39,7 @@ export async function parseSelect(connection: DuckDBConnection, sql: string): Pr
 
 /**
  * `parseSelect` of many statements in one query, in their order: a build parses every model,
- * and one round trip to DuckDB per model cost about 1 ms each.
+ * and a round trip to DuckDB per model adds up over a few hundred models.
  */
 export async function parseSelects(connection: DuckDBConnection, sqls: readonly string[]): Promise<ParsedSelect[]> {
   if (sqls.length === 0) return [];

@@ -4,13 +4,13 @@ import { join } from 'node:path';
  * The files beside `raw/` that stages hand to each other under `$FANLAKE_DATA_DIR`:
  *
  * ```
- * $DATA/warehouse.duckdb          the warehouse (fixed by CONTRACT.md); load writes, everything after reads
+ * $DATA/warehouse.duckdb          the warehouse (docs/interface.md); load writes, everything after reads
  * $DATA/runs/<runId>.json         one extraction run summary; extract writes, load and status read
  * $DATA/state/<source>.json       where incremental extraction resumes; extract writes, status reads
  * ```
  */
 
-/** The warehouse file inside the data dir, as CONTRACT.md names it. */
+/** The warehouse file inside the data dir, as docs/interface.md names it. */
 export const WAREHOUSE_FILE = 'warehouse.duckdb';
 
 export const RUNS_DIR = 'runs';

@@ -1,6 +1,6 @@
 /**
  * The raw contract: what extract hands to load, and what fanlake keeps beside it under
- * `$FANLAKE_DATA_DIR`, as CONTRACT.md fixes it. Extract writes and load, status and the
+ * `$FANLAKE_DATA_DIR`, as docs/interface.md documents it. Extract writes and load, status and the
  * models read these files only through this module, so the layout, the file schemas and
  * the lineage columns are stated once.
  *

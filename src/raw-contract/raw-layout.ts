@@ -23,7 +23,7 @@ export interface RawRunRef {
 }
 
 export const RAW_DIR = 'raw';
-/** The warehouse schema of the raw tables, one per resource (CONTRACT.md). */
+/** The warehouse schema of the raw tables, one per resource (docs/interface.md, "Raw tables"). */
 export const RAW_SCHEMA = 'raw';
 export const RUN_DIR_PREFIX = 'run=';
 export const MANIFEST_FILE = '_manifest.json';

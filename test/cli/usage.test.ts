@@ -7,17 +7,19 @@ describe('fanlake usage', () => {
   it('lists every command in --help', async () => {
     const { code, stdout } = await runCli(['--help'], {});
     expect(code).toBe(0);
-    for (const command of ['extract', 'load', 'build', 'check', 'report', 'run', 'sql', 'shell', 'status', 'schedule', 'simulate']) {
+    for (const command of ['extract', 'load', 'build', 'check', 'report', 'run', 'sql', 'shell', 'status', 'schedule', 'simulate', 'help']) {
       expect(stdout).toContain(`fanlake ${command}`);
     }
   });
 
-  it("shows a command's own options and the settings in its --help", async () => {
+  it("takes the settings' flags, which its --help leaves to fanlake help settings", async () => {
     const { code, stdout } = await runCli(['extract', '--help'], {});
     expect(code).toBe(0);
     expect(stdout).toContain('--full-refresh');
-    expect(stdout).toContain('Settings:');
-    expect(stdout).toContain('--data-dir');
+    expect(stdout).not.toContain('--data-dir');
+    const bad = await runCli(['status', '--concurrency', 'many'], {});
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('(from flag --concurrency)');
   });
 
   it('exits 2 on bad usage, in English whatever LANG says', async () => {

@@ -1,15 +1,13 @@
-import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { registerSecret } from '../../src/config/secrets.js';
 import { CODE, ERROR_CODES, errorCodesMarkdown } from '../../src/core/error-codes.js';
 import { toErrorRecord } from '../../src/core/error-record.js';
 import { FanlakeError, UsageError } from '../../src/core/errors.js';
+import { docPart } from '../helpers/doc-part.js';
 
 describe('error codes', () => {
   it('docs/errors.md lists exactly the registry', async () => {
-    const doc = await readFile(new URL('../../docs/errors.md', import.meta.url), 'utf8');
-    const listed = /<!-- error-codes:start -->\n([\s\S]*?)\n<!-- error-codes:end -->/.exec(doc)?.[1];
-    expect(listed).toBe(errorCodesMarkdown());
+    expect(await docPart('docs/errors.md', 'error-codes'), 'docs/errors.md is out of date: run make docs').toBe(errorCodesMarkdown());
   });
 
   it('an error takes its retryable flag from the registry', () => {

@@ -105,7 +105,9 @@ describe('macros', () => {
     await ws.write({ 'staging/stg_people.sql': 'select id, macros.clean_phone(phone) as phone from raw.people\n', 'marts/people_emails.sql': 'select phone from staging.stg_people\n' });
     await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir });
     const names = await ws.query(`select distinct function_name from duckdb_functions() where schema_name = 'macros' order by 1`);
-    expect(names.map((row) => row.function_name)).toEqual(['clean_phone', 'digits', 'identity_overrides', 'phone_default_country_code']);
+    expect(names.map((row) => row.function_name)).toEqual([
+      'clean_phone', 'club_consent_meanings', 'club_order_status_groups', 'club_order_type_groups', 'club_sales_channels', 'digits', 'identity_overrides', 'phone_default_country_code',
+    ]);
   });
 
   it('reports unknown, unqualified and misnamed macros before anything runs', async () => {

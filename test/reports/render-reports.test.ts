@@ -60,6 +60,10 @@ async function readFileRows(path: string): Promise<Row[]> {
 }
 
 /** Text of every cell of one section's table body, row by row. */
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
 function tableCells(html: string, sectionId: string): string[][] {
   const section = new RegExp(`<section class="table" id="${sectionId}">([\\s\\S]*?)</section>`).exec(html)?.[1] ?? '';
   const body = /<tbody>([\s\S]*?)<\/tbody>/.exec(section)?.[1] ?? '';
@@ -250,12 +254,19 @@ describe('fanlake report on a built warehouse', () => {
     expect(quarantined).toEqual([expect.objectContaining({ source: 'ticketing', resource: 'tickets', id: '99000002' })]);
     expect(quarantined[0]!.reason).toContain('id_event');
     const html = page(out, 'data-quality');
-    const reasons = tableCells(html, 'table3');
+    // what the club's mapping does not know comes first (here the fixture's hostile channel name,
+    // escaped), then every consent record accounted for
+    const toMap = await queryWarehouse(fixture.dataDir, `select mapping, source, code_name, state from marts.club_codes where state <> 'mapped' order by all`);
+    expect(toMap.length).toBeGreaterThan(0);
+    expect(tableCells(html, 'table1').map((row) => [row[0], row[1], row[3], row[4]])).toEqual(toMap.map((row) => [row.mapping, row.source, escapeHtml(String(row.code_name)), row.state]));
+    const ledger = await queryWarehouse(fixture.dataDir, 'select system, loaded from marts.consent_ledger order by system');
+    expect(tableCells(html, 'table2').map((row) => [row[0], Number(row[1]!.replace(/\s/g, ''))])).toEqual(ledger.map((row) => [row.system, Number(row.loaded)]));
+    const reasons = tableCells(html, 'table5');
     expect(reasons).toEqual([['ticketing.tickets', expect.stringContaining('id_event'), '1', '1', expect.any(String)]]);
     const links = await queryWarehouse(fixture.dataDir, `select match_rule, system, count(*)::integer as n from marts.fan_identity_links group by all order by all`);
-    expect(tableCells(html, 'table7').map((row) => [row[0], row[1], Number(row[2]!.replace(/\s/g, ''))])).toEqual(links.map((row) => [row.match_rule, row.system, row.n]));
+    expect(tableCells(html, 'table9').map((row) => [row[0], row[1], Number(row[2]!.replace(/\s/g, ''))])).toEqual(links.map((row) => [row.match_rule, row.system, row.n]));
     const checks = await queryWarehouse(fixture.dataDir, `select count(*)::integer as n from meta.check_results where kind = 'freshness'`);
-    expect(tableCells(html, 'table4')).toHaveLength(checks[0]!.n);
+    expect(tableCells(html, 'table6')).toHaveLength(checks[0]!.n);
   });
 });
 
@@ -310,7 +321,10 @@ describe('the standard reports show the marts\' figures', () => {
 
   it('audience and consent: reach per purpose and channel, grants and withdrawals per month', async () => {
     const coverage = await rows('audience-consent', 'coverage');
-    const expected = await queryWarehouse(fixture.dataDir, `select purpose, channel, reachable_fans::integer as reachable from marts.consent_coverage order by purpose, channel`);
+    // in the club's words (display_names.csv), not the mapping's codes
+    const expected = await queryWarehouse(fixture.dataDir, `select purpose_name as purpose, channel_name as channel, reachable_fans::integer as reachable from marts.consent_coverage order by purpose, channel`);
+    expect(coverage.some((row) => row.purpose === 'Club news and offers' && row.channel === 'E-mail')).toBe(true);
+    expect(coverage.some((row) => String(row.purpose).includes('_') || row.channel === 'none')).toBe(false);
     expect(coverage.map((row) => [row.purpose, row.channel, Number(row.reachable_fans)])).toEqual(expected.map((row) => [row.purpose, row.channel, row.reachable]));
     const changes = await rows('audience-consent', 'changes');
     expect(changes.some((row) => row.decision === 'grants' && Number(row.decisions) > 0)).toBe(true);

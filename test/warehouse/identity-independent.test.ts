@@ -58,7 +58,7 @@ describe('identity resolution on the independent identity set', () => {
     expect(score.precision).toBeGreaterThanOrEqual(GOALS.precision);
   });
 
-  // A known miss (README "Identity figures", docs/decisions.md "Links on a name alone"): about
+  // A known miss (docs/benchmarks.md, docs/decisions.md "Links on a name alone"): about
   // one pair of records in eight shares nothing but a name (a member's name and phone, a
   // profile without phone or birth date). A name alone counts only when it is rare and no
   // system holds it twice; faker's 100 first and 100 last names make most names common enough

@@ -10,13 +10,16 @@ export const TICKETING_MARTS = [
   'member_category_utilization', 'match_attendance', 'fct_season_tickets', 'revenue_monthly', 'ticket_type_sales',
 ] as const;
 /** Intermediate models that read ticketing marts alone. */
-const TICKETING_INTERMEDIATES = ['int_ticket_kinds', 'int_seasons', 'int_revenue_lines'];
-const TICKETING_SEEDS = ['ticketing_ticket_statuses', 'ticketing_order_types', 'consent_channels', 'metric_settings'];
+const TICKETING_INTERMEDIATES = ['int_ticket_kinds', 'int_seasons', 'int_revenue_lines', 'int_club_order_status_groups', 'int_club_order_type_groups'];
+const TICKETING_SEEDS = ['ticketing_ticket_statuses', 'ticketing_order_types', 'metric_settings'];
+
+/** Custom tests that read ticketing models alone, beside the `ticketing_*` ones. */
+const TICKETING_TESTS = ['season_ticket_ids_name_one_season_ticket.sql', 'books_revenue_by_product_line.sql'];
 
 /** `build --select` arguments that build the ticketing models and nothing else. */
 export const TICKETING_SELECT = [
   '--select', '+match_summary', '+fct_orders', '+member_category_utilization', '+stg_ticketing__users', '+stg_ticketing__user_permissions',
-  '+match_attendance', '+fct_season_tickets', '+revenue_monthly', '+ticket_type_sales',
+  '+match_attendance', '+fct_season_tickets', '+revenue_monthly', '+ticket_type_sales', '+int_club_order_type_groups',
 ];
 
 /**
@@ -42,7 +45,7 @@ export function ticketingOnlyPackage(): string {
   mkdirSync(join(to, 'seeds'), { recursive: true });
   for (const seed of TICKETING_SEEDS) cpSync(join(from, 'seeds', `${seed}.csv`), join(to, 'seeds', `${seed}.csv`));
   mkdirSync(join(to, 'tests'), { recursive: true });
-  for (const file of readdirSync(join(from, 'tests')).filter((name) => name.startsWith('ticketing_'))) {
+  for (const file of readdirSync(join(from, 'tests')).filter((name) => name.startsWith('ticketing_') || TICKETING_TESTS.includes(name))) {
     cpSync(join(from, 'tests', file), join(to, 'tests', file));
   }
   const sources = JSON.parse(readFileSync(join(from, 'sources.json'), 'utf8')) as Record<string, unknown>;

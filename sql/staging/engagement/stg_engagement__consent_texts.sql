@@ -1,5 +1,5 @@
 -- materialized: view
--- description: One row per consent text a person can agree to; seeds.consent_channels maps texts to channels.
+-- description: One row per consent text a person can agree to; the club's consent_meanings map each text, by id and text, to purpose and channel.
 -- test: unique(consent_text_id)
 -- test: not_null(consent_text_id)
 

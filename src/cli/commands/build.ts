@@ -1,5 +1,6 @@
 import type { Argv } from 'yargs';
 import { buildModels, LINEAGE_FILE } from '../../models/index.js';
+import { ensureClubDir } from '../../models/club/club-files.js';
 import { buildSettingsFrom, summarizeBuild } from '../../pipeline/steps/build.js';
 import { stepExitCode } from '../../pipeline/steps/step.js';
 import type { CommandModule } from '../command.js';
@@ -35,6 +36,8 @@ export function createBuildCommand(defaults: BuildCommandDefaults = {}): Command
 
     async run(args, { config }) {
       const startedAt = new Date();
+      const created = await ensureClubDir(config['club.dir']);
+      if (created) out.info(created);
       const results = await buildModels({
         dataDir: config.dataDir,
         modelsDir: defaults.modelsDir,

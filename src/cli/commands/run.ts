@@ -31,7 +31,7 @@ export function createRunCommand(defaults: RunCommandDefaults = {}): CommandModu
     builder: (yargs: Argv) =>
       yargs
         .example('$0 run', 'the whole job for every configured source and every report')
-        .example('$0 run --source ticketing --report weekly_sales --format json', 'one source, one report, a JSON summary')
+        .example('$0 run --source ticketing --report match-day --format json', 'one source, one report, a JSON summary')
         .option('source', { choices: SOURCES, describe: 'Only this source (default: every configured one)' })
         .option('resource', { type: 'string', array: true, describe: 'Only these resources, e.g. tickets people' })
         .option('full-refresh', { type: 'boolean', default: false, describe: 'Extract from the start date and rebuild incremental models' })

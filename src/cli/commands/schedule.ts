@@ -20,6 +20,21 @@ export interface ScheduleCommandDefaults {
   modelsDir?: string;
 }
 
+/** How a schedule looks where it is set: the config file has the only copy of schedules. */
+const SCHEDULE_EXAMPLE = `Schedules are set in fanlake.config.json only (no variables or flags), e.g.:
+
+  "schedules": [
+    { "name": "nightly", "cron": "0 6 * * *", "timeZone": "Europe/Oslo",
+      "deliver": { "email": true } },
+    { "name": "mondays", "cron": "0 8 * * 1", "timeZone": "Europe/Oslo",
+      "job": "reports", "reports": ["match-day"] }
+  ]
+
+cron: minute hour day-of-month month day-of-week (croner; 6 fields: seconds
+first), read in timeZone (IANA; default UTC): "0 6 * * *" is 06:00 Oslo time
+every day, "0 8 * * 1" 08:00 on Mondays. job: run (default) or reports. More
+keys (sources, params, strict, deliver, personalData): docs/interface.md.`;
+
 /**
  * `fanlake schedule`. Not a `writes` command: it runs for days, so each job takes the writer
  * lock itself, with a bounded wait.
@@ -28,6 +43,7 @@ export function createScheduleCommand(defaults: ScheduleCommandDefaults = {}): C
   return {
     command: 'schedule',
     describe: 'Run the schedules of the config file until SIGTERM or SIGINT (--list: their next slots)',
+    epilogue: SCHEDULE_EXAMPLE,
     builder: (yargs: Argv) =>
       yargs
         .example('$0 schedule', 'run every configured schedule; one log line per job')
@@ -38,7 +54,7 @@ export function createScheduleCommand(defaults: ScheduleCommandDefaults = {}): C
     async run(args, loaded) {
       const { config } = loaded;
       const schedules = readSchedules(loaded);
-      if (schedules.length === 0) throw new UsageError('no schedules configured: add "schedules" to fanlake.config.json (see README, Schedules)');
+      if (schedules.length === 0) throw new UsageError('no schedules configured: add "schedules" to fanlake.config.json (see fanlake schedule --help)');
       if (args.list) return list(schedules, args.from);
       if (args.from) throw new UsageError('--from only goes with --list');
       const channels = new Map(schedules.map((schedule) => [schedule.name, channelsFor(schedule, config)]));

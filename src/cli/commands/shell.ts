@@ -17,11 +17,11 @@ const HISTORY_SIZE = 1000;
 export const shellCommand: CommandModule<object> = {
   command: 'shell',
   describe: 'Open a read-only SQL prompt on the warehouse, like the DuckDB CLI (.help inside lists its commands)',
+  epilogue: 'Each statement opens the warehouse read-only for itself, so loads and builds never wait for a shell left open.',
   builder: (yargs: Argv) =>
     yargs
       .example('$0 shell', 'a prompt; statements end with ;, .tables lists tables, .exit or Ctrl-D leaves')
-      .example('$0 shell < queries.sql', 'runs a file: errors name their line, exit 1 when any statement failed')
-      .epilogue('Each statement opens the warehouse read-only for itself, so loads and builds never wait for a shell left open.'),
+      .example('$0 shell < queries.sql', 'runs a file: errors name their line, exit 1 when any statement failed'),
 
   async run(_args, { config }) {
     const path = warehousePath(config.dataDir);

@@ -1,7 +1,7 @@
 import type { Argv } from 'yargs';
 import { ZodError } from 'zod';
 import { UsageError } from '../../core/errors.js';
-import { CLUB_PROFILE_NAMES, type ClubProfileName } from '../../simulator/clubs/index.js';
+import type { ClubProfileName } from '../../simulator/clubs/index.js';
 import { ENGAGEMENT_MODULES } from '../../simulator/options.js';
 import { Simulator } from '../../simulator/simulator.js';
 import type { CommandModule } from '../command.js';
@@ -21,7 +21,8 @@ interface SimulateArgs {
   'retry-after': number;
   now?: string;
   admin: boolean;
-  'members-variant': 'zero-based' | 'one-based';
+  /** Checked by the simulator's options, which name the variants. */
+  'members-variant': string;
   'max-range-days': number;
   'disable-module': string[];
   replay: boolean;
@@ -29,34 +30,30 @@ interface SimulateArgs {
 
 export const simulateCommand: CommandModule<SimulateArgs> = {
   command: 'simulate',
-  describe: 'Serve a faithful local simulation of both APIs (deterministic data, faults, ground truth)',
+  describe: 'Serve both APIs locally: deterministic data, faults, ground truth',
+  // One line per option, so that all of them fit the first 24 lines of the help.
   builder: (yargs: Argv) =>
     yargs
-      .example('$0 simulate --scale 0.5', 'a small club on port 8787; prints the environment to export')
-      .example('$0 simulate --port 0 --faults 0.1 --mutate 0.01 --admin', 'a hostile API for tests: failures, records changing while paged, ground truth')
-      .example('$0 simulate --seed 7 --now 2026-06-01T00:00:00Z', 'byte-identical data for a seed')
-      .example('$0 simulate --club-profile nordvik', 'another club\'s codes and conventions: test a club folder against them')
+      .example('$0 simulate --scale 0.5', 'a small club; prints the environment to use')
+      .example('$0 simulate --faults 0.1 --admin', 'a hostile API, with ground truth')
+      .example('$0 simulate --now 2026-06-01', 'the same bytes on every start')
       .option('host', { type: 'string', default: '127.0.0.1', describe: 'Interface to listen on' })
       .option('port', { type: 'number', default: 8787, describe: 'Port; 0 takes any free one' })
       .option('seed', { type: 'number', default: 1, describe: 'Seed of the generated data' })
-      .option('scale', { type: 'number', default: 1, describe: 'Size: 1 ≈ 20k users, 100k tickets; 10 ≈ 1M tickets' })
-      .option('latency-ms', { type: 'number', default: 0, describe: 'Latency added to every API response' })
-      .option('faults', { type: 'number', default: 0, describe: 'Share of requests that fail (500/502/503/429, resets, stalls)' })
-      .option('mutate', { type: 'number', default: 0, describe: 'After each page, this share of its item count gets a new last_update' })
-      .option('stall-ms', { type: 'number', default: 35_000, describe: 'How long a stalled request hangs' })
-      .option('retry-after', { type: 'number', default: 1, describe: 'Retry-After seconds sent with 429 and 503' })
-      .option('now', { type: 'string', describe: 'Pin the data clock (ISO date or epoch ms) for byte-identical data' })
-      .option('noise', { type: 'boolean', default: false, describe: 'Real-world noise in names, e-mails, phones and households (rates in docs/decisions.md)' })
-      .option('club-profile', {
-        choices: CLUB_PROFILE_NAMES,
-        default: 'fanlake' as const,
-        describe: 'Whose codes, texts and conventions the data follows: fanlake (what the default mapping in defaults/club/ was written for) or nordvik (other consent ids and texts, season tickets sold with a price on a real match, an order status the defaults do not know, other channel spellings, ApiApp people on another network)',
-      })
-      .option('admin', { type: 'boolean', default: false, describe: 'Serve /__admin/... (ground truth, record changes, fault control)' })
-      .option('members-variant', { choices: ['zero-based', 'one-based'] as const, default: 'one-based' as const, describe: 'Documented variant of /api/members' })
-      .option('max-range-days', { type: 'number', default: 1095, describe: 'The server\'s "3 years" date-range cap' })
-      .option('replay', { type: 'boolean', default: false, describe: 'Answer from bytes rendered once, for benchmarks (no faults, mutate or admin)' })
-      .option('disable-module', { type: 'string', array: true, choices: ENGAGEMENT_MODULES, default: [] as string[], describe: 'Engagement modules the organization lacks' }) as unknown as Argv<SimulateArgs>,
+      .option('scale', { type: 'number', default: 1, describe: 'Size: 1 ≈ 100k tickets, 10 ≈ 1M' })
+      .option('latency-ms', { type: 'number', default: 0, describe: 'Added to every API response' })
+      .option('faults', { type: 'number', default: 0, describe: 'Share of requests that fail' })
+      .option('mutate', { type: 'number', default: 0, describe: 'Share of a page re-dated after it' })
+      .option('stall-ms', { type: 'number', default: 35_000, describe: 'How long a stall hangs' })
+      .option('retry-after', { type: 'number', default: 1, describe: 'Retry-After of 429s and 503s' })
+      .option('now', { type: 'string', describe: 'Data clock: ISO date or epoch ms' })
+      .option('noise', { type: 'boolean', describe: 'Real-world noise in names and contacts' })
+      .option('club-profile', { type: 'string', default: 'fanlake', describe: 'Whose codes and conventions: fanlake or nordvik' })
+      .option('admin', { type: 'boolean', describe: 'Serve /__admin/: truth, changes, faults' })
+      .option('members-variant', { type: 'string', default: 'one-based', describe: 'zero-based or one-based' })
+      .option('max-range-days', { type: 'number', default: 1095, describe: 'The "3 years" date-range cap' })
+      .option('replay', { type: 'boolean', describe: 'Serve bytes rendered once, for benchmarks' })
+      .option('disable-module', { type: 'string', array: true, choices: ENGAGEMENT_MODULES, describe: 'Modules the organization lacks' }) as unknown as Argv<SimulateArgs>,
 
   async run(args, { config }) {
     const started = performance.now();
@@ -75,8 +72,8 @@ export const simulateCommand: CommandModule<SimulateArgs> = {
         now: args.now,
         admin: args.admin,
         noise: args.noise,
-        clubProfile: args['club-profile'],
-        membersVariant: args['members-variant'],
+        clubProfile: args['club-profile'] as never,
+        membersVariant: args['members-variant'] as never,
         maxRangeDays: args['max-range-days'],
         disabledModules: args['disable-module'] as never,
         replay: args.replay,
@@ -85,7 +82,7 @@ export const simulateCommand: CommandModule<SimulateArgs> = {
         orgId: config['engagement.orgId'],
       });
     } catch (error) {
-      if (error instanceof ZodError) throw new UsageError(`simulate: ${error.issues.map((i) => `--${String(i.path[0])} ${i.message}`).join('; ')}`);
+      if (error instanceof ZodError) throw new UsageError(`simulate: ${error.issues.map((i) => `--${flagOf(String(i.path[0]))} ${i.message}`).join('; ')}`);
       throw error;
     }
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
@@ -105,3 +102,9 @@ export const simulateCommand: CommandModule<SimulateArgs> = {
     return 0;
   },
 };
+
+/** The flag of a simulator option, as the user typed it: `membersVariant` → `members-variant`. */
+function flagOf(option: string): string {
+  const renamed: Record<string, string> = { retryAfterSeconds: 'retry-after', disabledModules: 'disable-module' };
+  return renamed[option] ?? option.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+}

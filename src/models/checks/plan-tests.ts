@@ -18,6 +18,8 @@ export type PlannedTest = {
   target?: string;
   /** Declared severity; a freshness test may fail at `warn` before it fails at `error`. */
   severity: Severity;
+  /** Failing rows to show, where the test declares it (custom tests' `-- show: N`). */
+  show?: number;
 } & ({ sql: string } | { freshness: Freshness });
 
 /** Every test of the project: sources first, then models by layer and name, then custom tests. */
@@ -39,7 +41,7 @@ export function planTests(project: ModelProject): PlannedTest[] {
   const models = [...project.models].sort((a, b) => compareRelations(a.relation, b.relation));
   for (const model of models) planned.push(...model.tests.map((test) => declared(model.relation, test)));
   for (const test of project.customTests) {
-    planned.push({ name: `tests/${test.name}`, kind: 'custom', severity: test.severity, sql: selectBody(test.sql) });
+    planned.push({ name: `tests/${test.name}`, kind: 'custom', severity: test.severity, ...(test.show ? { show: test.show } : {}), sql: selectBody(test.sql) });
   }
   return planned;
 }

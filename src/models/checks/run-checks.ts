@@ -31,6 +31,8 @@ export interface TestResult {
   failures: number;
   /** The first few failing rows, JSON-safe. */
   sample: Record<string, Json>[];
+  /** Set when the test declares that each failing row names something to fix (`-- show: N`). */
+  show?: number;
   seconds: number;
   /** What a person should read: the staleness, or why the test could not run. */
   message?: string;
@@ -85,7 +87,7 @@ export async function runChecks(options: RunChecksOptions): Promise<TestResult[]
         if (test.target && unavailable.has(test.target.toLowerCase())) {
           results.push({ name: test.name, kind: test.kind, target: test.target, severity: test.severity, status: 'skipped', failures: 0, sample: [], seconds: 0, message: 'rests on an optional source that is not loaded' });
         } else {
-          results.push(await runTest(connection, test, now, options.sampleSize ?? 5));
+          results.push(await runTest(connection, test, now, Math.max(test.show ?? 0, options.sampleSize ?? 5)));
         }
       }
       if (options.record ?? true) await recordCheckResults(connection, results, now);
@@ -97,7 +99,7 @@ export async function runChecks(options: RunChecksOptions): Promise<TestResult[]
 
 async function runTest(connection: DuckDBConnection, test: PlannedTest, now: Date, sampleSize: number): Promise<TestResult> {
   const started = performance.now();
-  const base = { name: test.name, kind: test.kind, ...(test.target ? { target: test.target } : {}), severity: test.severity };
+  const base = { name: test.name, kind: test.kind, ...(test.target ? { target: test.target } : {}), severity: test.severity, ...(test.show ? { show: test.show } : {}) };
   const seconds = () => Math.round(performance.now() - started) / 1000;
   try {
     if ('freshness' in test) return { ...base, ...(await measureFreshness(connection, test.target!, test.freshness, now)), seconds: seconds() };

@@ -1,4 +1,5 @@
 import { buildModels, type ModelResult } from '../../models/index.js';
+import { ensureClubDir } from '../../models/club/club-files.js';
 import type { StepSummary } from '../run-summary.js';
 import type { Config } from '../../config/load-config.js';
 import { toErrorRecord } from '../../core/error-record.js';
@@ -36,11 +37,13 @@ export function buildSettingsFrom(config: Config) {
     ...STAGE_DATABASE,
     macroSettings: { phoneDefaultCountryCode: config['models.phoneDefaultCountryCode'] },
     identityOverridesFile: config['models.identityOverrides'],
+    clubDir: config['club.dir'],
   };
 }
 
 /** Runs the SQL models in dependency order. */
 export async function buildStep(context: StepContext, options: BuildStepOptions = {}): Promise<Omit<StepSummary, 'step' | 'seconds'>> {
+  const created = await ensureClubDir(context.config['club.dir']);
   const results = await buildModels({
     dataDir: context.config.dataDir,
     modelsDir: context.modelsDir,
@@ -48,5 +51,6 @@ export async function buildStep(context: StepContext, options: BuildStepOptions 
     fullRefresh: options.fullRefresh,
     ...buildSettingsFrom(context.config),
   });
-  return summarizeBuild(results);
+  const summary = summarizeBuild(results);
+  return created ? { ...summary, notes: [created, ...summary.notes] } : summary;
 }

@@ -1,4 +1,5 @@
 import { checksFailed, runChecks, type TestResult } from '../../models/index.js';
+import { diagnoseClub, doctorVerdict } from '../../models/club/club-doctor.js';
 import type { StepSummary } from '../run-summary.js';
 import { CODE } from '../../core/error-codes.js';
 import { type ErrorRecord, toErrorRecord } from '../../core/error-record.js';
@@ -23,11 +24,22 @@ export function summarizeCheck(results: readonly TestResult[]): Omit<StepSummary
 function testError(result: TestResult): ErrorRecord {
   const where = { test: result.name, ...(result.target ? { model: result.target } : {}) };
   if (result.status === 'error') return toErrorRecord(result.error ?? new FanlakeError(CODE.E_TEST_BROKEN, `${result.name} could not run${result.message ? `: ${result.message}` : ''}`), where);
-  const found = `${result.name} found ${result.failures} failing ${result.failures === 1 ? 'row' : 'rows'}${result.message ? ` (${result.message})` : ''}`;
+  const found = `${result.name} found ${result.failures} failing ${result.failures === 1 ? 'row' : 'rows'}${result.message ? ` (${result.message})` : ''}${result.show ? listed(result) : ''}`;
   return toErrorRecord(new FanlakeError(CODE.E_TEST_FAILED, found), where);
+}
+
+/** A test whose every failing row names something to fix (an unmapped code) lists them: `run` shows no tables. */
+function listed(result: TestResult): string {
+  const cell = (value: unknown) => (value === null ? '-' : /\s/.test(String(value)) ? JSON.stringify(String(value)) : String(value));
+  const rows = result.sample.map((row) => Object.values(row).map(cell).join(' '));
+  const more = result.failures > rows.length ? `; ... ${result.failures - rows.length} more` : '';
+  return `: ${rows.join('; ')}${more}`;
 }
 
 /** Runs every data test of sources and models. */
 export async function checkStep(context: StepContext): Promise<Omit<StepSummary, 'step' | 'seconds'>> {
-  return summarizeCheck(await runChecks({ dataDir: context.config.dataDir, modelsDir: context.modelsDir, now: context.now, ...STAGE_DATABASE }));
+  const summary = summarizeCheck(await runChecks({ dataDir: context.config.dataDir, modelsDir: context.modelsDir, now: context.now, ...STAGE_DATABASE }));
+  // The doctor's verdict on the club's mappings follows the checks (nothing to say before a build).
+  const diagnosis = await diagnoseClub({ dataDir: context.config.dataDir, clubDir: context.config['club.dir'] }).catch(() => undefined);
+  return diagnosis ? { ...summary, notes: [...summary.notes, doctorVerdict(diagnosis)] } : summary;
 }

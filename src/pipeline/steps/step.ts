@@ -14,9 +14,9 @@ export interface StepContext {
 
 /**
  * DuckDB budget of the warehouse stages, the same for the commands and `run`. A cap, not a
- * reservation: identity resolution's pairwise comparison within blocks (a full build of
- * int_identity_matches) peaks at about 2.8 GB RSS at simulator scale 10 under a 4 GB cap, and
- * completes under 1 GB by spilling (about 15% more CPU); the old edges failed at 1 GB.
+ * reservation: the heaviest stage, identity resolution's pairwise comparison within blocks (a
+ * full build of int_identity_matches), takes more than this at large scales and completes by
+ * spilling to disk, at some CPU, instead of failing.
  */
 export const STAGE_DATABASE = { memoryLimit: '2GB', threads: 2 } as const;
 

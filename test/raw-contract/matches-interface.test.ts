@@ -2,30 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { EXTRACTED_AT_COLUMN, isLineageColumn, LINEAGE_COLUMNS, rawRoot, rawTableName, RUN_ID_COLUMN, VANISHED_COLUMN, warehousePath } from '../../src/raw-contract/index.js';
 import { ENGAGEMENT_TABLES } from '../../src/sources/engagement/index.js';
 import { TICKETING_RESOURCES } from '../../src/sources/ticketing/index.js';
+import { docPart } from '../helpers/doc-part.js';
 
-/** The raw tables and primary keys CONTRACT.md lists ("The warehouse"), copied from it. */
-const CONTRACT_TABLES: Record<string, string[]> = {
-  'raw.ticketing_users': ['id'],
-  'raw.ticketing_members': ['id'],
-  'raw.ticketing_tickets': ['id'],
-  'raw.ticketing_merchandise': ['id'],
-  'raw.ticketing_user_permissions': ['id_user', 'id_consent_basic'],
-  'raw.engagement_customer_profiles': ['id'],
-  'raw.engagement_people': ['id'],
-  'raw.engagement_consents': ['id'],
-  'raw.engagement_consent_texts': ['id'],
-  'raw.engagement_consent_sources': ['id'],
-  'raw.engagement_campaign_apps': ['id'],
-  'raw.engagement_campaign_app_authentication_options': ['id'],
-  'raw.engagement_participants': ['id'],
-  'raw.engagement_subscriptions': ['id'],
-  'raw.engagement_leaderboard_seasons': ['id'],
-  'raw.engagement_top_positions': ['season_id', 'interval_id', 'demographic_value', 'customerProfileId'],
-  'raw.engagement_context_nodes': ['id'],
-  'raw.engagement_identities': ['id'],
-};
+/** The raw tables and primary keys docs/interface.md lists ("Raw tables"). */
+async function documentedTables(): Promise<Map<string, string[]>> {
+  const part = await docPart('docs/interface.md', 'raw-tables');
+  expect(part, 'docs/interface.md has a raw-tables part').toBeDefined();
+  const rows = part!.split('\n').slice(2).map((line) => line.split('|').map((cell) => cell.trim()));
+  return new Map(rows.map(([, table, key]) => [table!, key!.split(',').map((column) => column.trim())]));
+}
 
-describe('the raw contract states what CONTRACT.md fixes', () => {
+describe('the raw contract states what docs/interface.md documents', () => {
   it('puts raw files under $FANLAKE_DATA_DIR/raw and the warehouse at $FANLAKE_DATA_DIR/warehouse.duckdb', () => {
     expect(rawRoot('/data')).toBe('/data/raw');
     expect(warehousePath('/data')).toBe('/data/warehouse.duckdb');
@@ -38,7 +25,7 @@ describe('the raw contract states what CONTRACT.md fixes', () => {
     expect(isLineageColumn('run_id')).toBe(false);
   });
 
-  it('gives every table the contract lists, with its primary key, and no declared field takes a lineage name', () => {
+  it('declares exactly the tables the document lists, with their primary keys, and no field takes a lineage name', async () => {
     const declared = [
       ...TICKETING_RESOURCES.map((table) => ({ source: 'ticketing', table })),
       ...ENGAGEMENT_TABLES.map((table) => ({ source: 'engagement', table })),
@@ -49,7 +36,7 @@ describe('the raw contract states what CONTRACT.md fixes', () => {
         return [`${schema}.${name}`, [...table.primaryKey]];
       }),
     );
-    for (const [table, key] of Object.entries(CONTRACT_TABLES)) expect([table, tables.get(table)]).toEqual([table, key]);
+    expect(tables).toEqual(await documentedTables());
     const clashes = declared.flatMap(({ table }) => Object.keys(table.fields).filter(isLineageColumn).map((field) => `${table.name}.${field}`));
     expect(clashes).toEqual([]);
   });
