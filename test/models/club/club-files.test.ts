@@ -2,11 +2,11 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLUB_FILES, DEFAULT_CLUB_FILES_DIR, readClubFiles } from '../../src/models/club/club-files.js';
-import type { Simulator } from '../../src/simulator/simulator.js';
-import { runCli, tempDataDir } from '../helpers/cli.js';
-import { startTestSimulator } from '../helpers/simulator.js';
-import { cliEnv, runCliOk } from '../warehouse/identity-fixture.js';
+import { CLUB_FILES, DEFAULT_CLUB_FILES_DIR, readClubFiles } from '../../../src/models/club/club-files.js';
+import type { Simulator } from '../../../src/simulator/simulator.js';
+import { runCli, tempDataDir } from '../../helpers/cli.js';
+import { startTestSimulator } from '../../helpers/simulator.js';
+import { cliEnv, runCliOk } from '../../warehouse/identity-fixture.js';
 
 /**
  * The club's own files (club/club-files.ts) through the real CLI: the first build creates the
