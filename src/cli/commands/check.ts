@@ -64,13 +64,15 @@ function details(result: TestResult): string {
   const lines = [`${result.status === 'error' ? 'could not run' : 'failing'}: ${result.name}${result.message ? ` — ${result.message}` : ''}`];
   if (result.sample.length > 0) {
     const columns = [...new Set(result.sample.flatMap((row) => Object.keys(row)))];
-    lines.push(table(columns, result.sample.map((row) => columns.map((column) => cell(row[column])))));
+    // a test whose rows each name something to fix (an unmapped consent text) shows them whole
+    const width = result.show ? Infinity : 40;
+    lines.push(table(columns, result.sample.map((row) => columns.map((column) => cell(row[column], width)))));
     if (result.failures > result.sample.length) lines.push(`... ${result.failures - result.sample.length} more`);
   }
   return lines.join('\n');
 }
 
-function cell(value: Json | undefined): string {
+function cell(value: Json | undefined, width: number): string {
   const text = value === undefined ? '' : value === null ? 'null' : typeof value === 'object' ? JSON.stringify(value) : String(value);
-  return text.length > 40 ? `${text.slice(0, 39)}…` : text;
+  return text.length > width ? `${text.slice(0, width - 1)}…` : text;
 }
