@@ -66,6 +66,12 @@ export interface EndpointDeclaration<S> extends TableSpec {
   /** What a 404 means: `empty`, nothing here (documented answers such as "no season"); `error`, a failure. */
   readonly notFound: 'empty' | 'error';
   readonly fanOut?: FanOut<S>;
+  /**
+   * Fields whose values may carry one of fanlake's own secrets (the callback URL of the
+   * receiver's push subscription holds its path token): known secrets are masked in them
+   * before they are stored, as in everything fanlake writes.
+   */
+  readonly secretFields?: readonly string[];
   /** Hook: why the endpoint is left off with these settings (an opt-in, a missing list); undefined when it runs. */
   readonly skip?: (settings: S) => string | undefined;
 }

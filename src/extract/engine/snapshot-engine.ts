@@ -1,3 +1,4 @@
+import { redact } from '../../config/secrets.js';
 import { type ErrorRecord, toErrorRecord } from '../../core/error-record.js';
 import { type SourceConnection, endpointUrl } from '../../sources/connection.js';
 import { type ChildRequest, type EndpointDeclaration, type Json, type QueryValue, asArray, childName, tablesOf } from '../../sources/endpoint-declaration.js';
@@ -138,7 +139,8 @@ export async function extractSnapshot<S>(run: SnapshotRun<S>, endpoints: readonl
       },
       items: (body) => (endpoint.items && child ? endpoint.items(body, child) : asArray(endpoint.itemsKey ? (body as Json | undefined)?.[endpoint.itemsKey] : body)),
       take: async (items, body) => {
-        await accept(own, inject ? items.map((item) => ({ ...inject, ...(item as Json) })) : items);
+        const masked = endpoint.secretFields ? items.map((item) => maskSecrets(item, endpoint.secretFields!)) : items;
+        await accept(own, inject ? masked.map((item) => ({ ...inject, ...(item as Json) })) : masked);
         if (linked.length === 0) return;
         const members = ((body as Json | undefined)?.linked ?? {}) as Json;
         for (let k = 0; k < linked.length; k++) await accept(linked[k]!, asArray(members[endpoint.linked![k]!.member]));
@@ -230,6 +232,14 @@ export async function extractSnapshot<S>(run: SnapshotRun<S>, endpoints: readonl
 
   await Promise.all(running.map((endpoint) => extract(endpoint)));
   return results;
+}
+
+/** An item with known secrets masked in the named text fields. */
+function maskSecrets(item: unknown, fields: readonly string[]): unknown {
+  if (typeof item !== 'object' || item === null) return item;
+  const masked = { ...(item as Json) };
+  for (const field of fields) if (typeof masked[field] === 'string') masked[field] = redact(masked[field] as string);
+  return masked;
 }
 
 /** The child requests of one parent item (or, without a parent, of the run). */

@@ -50,6 +50,8 @@ export class PushDelivery {
   private readonly inFlight = new Set<AbortController>();
   private idleWaiters: (() => void)[] = [];
   private closed = false;
+  /** Every change a callback acknowledged (answered 2xx), in order: what a receiver must not lose. */
+  private readonly acknowledged: ProfileChange[] = [];
   private readonly counts: Omit<PushStats, 'pending'> = { delivered: 0, deliveredChanges: 0, failedAttempts: 0, dropped: 0, validationsSent: 0 };
 
   constructor(
@@ -66,6 +68,11 @@ export class PushDelivery {
 
   forget(id: string): void {
     this.outboxes.delete(id);
+  }
+
+  /** The changes callbacks acknowledged so far. */
+  acknowledgedChanges(): readonly ProfileChange[] {
+    return this.acknowledged;
   }
 
   stats(): PushStats {
@@ -159,6 +166,7 @@ export class PushDelivery {
         subscription.failingSince = null;
         this.counts.delivered++;
         this.counts.deliveredChanges += changes.length;
+        this.acknowledged.push(...changes);
         return;
       }
       this.counts.failedAttempts++;

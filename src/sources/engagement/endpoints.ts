@@ -56,7 +56,7 @@ export const ENGAGEMENT_ENDPOINTS: readonly Endpoint[] = [
   },
   {
     name: 'subscriptions', path: '/pushservice/subscriptions', paging: single, itemsKey: 'subscriptions', primaryKey: id,
-    fields: SUBSCRIPTION_FIELDS, notFound: 'empty',
+    fields: SUBSCRIPTION_FIELDS, notFound: 'empty', secretFields: ['url'],
   },
   {
     // 404 "LeaderboardSeason not found": no season is configured, an empty result.
