@@ -20,12 +20,16 @@ export function isSnapshotResource(manifest: Pick<Manifest, 'cursorField'>): boo
  * snapshot then carries the snapshot's `_extracted_at`, so older rows are the vanished ones.
  */
 export async function flagVanished(connection: DuckDBConnection, schema: string, table: string, manifests: readonly Manifest[]): Promise<number> {
-  const newest = [...manifests].sort((a, b) => a.extractedAt.localeCompare(b.extractedAt)).at(-1);
+  const sorted = [...manifests].sort((a, b) => a.extractedAt.localeCompare(b.extractedAt));
+  const newest = sorted.at(-1);
   if (newest === undefined || !isSnapshotResource(newest)) return 0;
   const target = `${quoteIdent(schema)}.${quoteIdent(table)}`;
   await connection.run(`alter table ${target} add column if not exists ${VANISHED_COLUMN} timestamptz`);
-  if (!newest.snapshot) return 0;
-  const at = `cast(${quoteLiteral(newest.extractedAt)} as timestamptz)`;
+  // The newest complete snapshot decides; a later run that read only some records (changed
+  // ones, by key) says nothing about the others, and its rows are newer than the snapshot.
+  const snapshot = sorted.filter((manifest) => manifest.snapshot).at(-1);
+  if (snapshot === undefined) return 0;
+  const at = `cast(${quoteLiteral(snapshot.extractedAt)} as timestamptz)`;
   await connection.run(`update ${target} set ${VANISHED_COLUMN} = null where ${VANISHED_COLUMN} is not null and ${EXTRACTED_AT_COLUMN} >= ${at}`);
   const flagged = await connection.runAndReadAll(`update ${target} set ${VANISHED_COLUMN} = ${at} where ${VANISHED_COLUMN} is null and ${EXTRACTED_AT_COLUMN} < ${at}`);
   return Number(flagged.rowsChanged);

@@ -202,16 +202,16 @@ export async function extractSnapshot<S>(run: SnapshotRun<S>, endpoints: readonl
       for (const { queue } of fed) queue.close();
       fedClosed = true;
       const { failedChildren } = outcome;
-      const snapshot = failedChildren === 0;
+      const snapshot = failedChildren === 0 && !endpoint.readsSubset;
       for (const { sink } of opened) {
         const name = sink.spec.name;
         const written = await sink.commit({ snapshot });
         const own = name === endpoint.name;
         const notes = [
-          ...(snapshot ? [] : [own ? `${failedChildren} child requests failed after retries${failedChildren > outcome.errors.length ? `; the first ${outcome.errors.length} are listed` : ''}` : `read with ${endpoint.name}, whose child requests failed`]),
+          ...(failedChildren === 0 ? [] : [own ? `${failedChildren} child requests failed after retries${failedChildren > outcome.errors.length ? `; the first ${outcome.errors.length} are listed` : ''}` : `read with ${endpoint.name}, whose child requests failed`]),
           ...(written.quarantined > 0 ? [`${written.quarantined} records quarantined (see ${sink.dir}/quarantine.ndjson)`] : []),
         ];
-        finish(name, { status: snapshot ? 'ok' : 'partial', rows: written.rows, files: written.files.length, quarantined: written.quarantined, requests: own ? outcome.requests : 0, errors: own ? outcome.errors : [], notes });
+        finish(name, { status: failedChildren === 0 ? 'ok' : 'partial', rows: written.rows, files: written.files.length, quarantined: written.quarantined, requests: own ? outcome.requests : 0, errors: own ? outcome.errors : [], notes });
       }
     } catch (error) {
       if (!fedClosed) for (const { queue } of fed) queue.fail(error);
