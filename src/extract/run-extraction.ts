@@ -86,7 +86,7 @@ export async function runExtraction(request: ExtractRequest): Promise<ExtractRun
           results.push(...(await extractDeclarations({ ...run, windows: await windowOptions(config, request.fullRefresh ?? false) }, TICKETING_RESOURCES)));
         } else {
           const plan = await engagementPlan(config, connection, runStartedAt, request.fullRefresh ?? false, only);
-          const read = await extractDeclarations({ ...run, snapshot: engagementOptions(config) }, plan.endpoints);
+          const read = await extractDeclarations({ ...run, differences: true, snapshot: engagementOptions(config) }, plan.endpoints);
           const engagement = [...withPlanNotes(read, plan), ...[...plan.skipped].filter(([name]) => !only || only.includes(name)).map(([name, why]) => skippedResult(source, name, why))];
           results.push(...engagement);
           if (!only) for (const [name, why] of Object.entries(USER_SCOPED)) results.push(skippedResult('engagement', name, why));

@@ -10,7 +10,7 @@ import { ensureLedger, loadedRuns, recordLoads, runKey } from './load-ledger.js'
 import { mergeTable } from './merge-table.js';
 import type { TableMergeInput } from './merge-table.js';
 import { verifyRunFiles } from './verify-files.js';
-import { flagVanished } from './flag-vanished.js';
+import { flagVanished, markSeenKeys } from './flag-vanished.js';
 import { pendingRunSummaries, recordQuarantine, recordRawTables, recordRunSummaries } from './record-run-meta.js';
 import { ensureMetaSchema } from '../warehouse/meta-schema.js';
 import { CODE, type ErrorCode } from '../core/error-codes.js';
@@ -119,6 +119,7 @@ async function mergeAll(
     for (const table of tables) {
       current = table;
       Object.assign(table.result, await mergeTable(connection, table.input), { status: 'ok' });
+      table.result.unchanged = (table.result.unchanged ?? 0) + (await markSeenKeys(connection, table.input.schema, table.input.table, dataDir, table.manifests));
       table.result.vanished = await flagVanished(connection, table.input.schema, table.input.table, table.manifests);
       onEvent?.({ type: 'table-merged', result: table.result });
     }

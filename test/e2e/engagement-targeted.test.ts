@@ -158,7 +158,7 @@ describe('engagement runs with a push subscription', () => {
       expect(a[table], table).toEqual(b[table]);
     }
     expect(JSON.parse(readFileSync(join(targeted, 'listen', 'consumed.json'), 'utf8')).position).toBeDefined();
-  });
+  }, 240_000);
 
   it('reads everything every run without a subscription, as before', async () => {
     const sim = await simulator();

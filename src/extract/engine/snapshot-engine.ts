@@ -23,6 +23,8 @@ export interface SnapshotRun<S> extends RunContext {
   readonly settings: S;
   /** Tables asked for; all when absent. */
   readonly only?: readonly string[];
+  /** Complete snapshots keep only what the warehouse lacks, and their keys (see `writeAsDifference`). */
+  readonly differences?: boolean;
 }
 
 
@@ -205,7 +207,7 @@ export async function extractSnapshot<S>(run: SnapshotRun<S>, endpoints: readonl
       const snapshot = failedChildren === 0 && !endpoint.readsSubset;
       for (const { sink } of opened) {
         const name = sink.spec.name;
-        const written = await sink.commit({ snapshot });
+        const written = await sink.commit({ snapshot, asDifference: run.differences });
         const own = name === endpoint.name;
         const notes = [
           ...(failedChildren === 0 ? [] : [own ? `${failedChildren} child requests failed after retries${failedChildren > outcome.errors.length ? `; the first ${outcome.errors.length} are listed` : ''}` : `read with ${endpoint.name}, whose child requests failed`]),
