@@ -1,9 +1,9 @@
-import { readFile } from 'node:fs/promises';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomic } from '../core/atomic-file.js';
+import { pidAlive } from '../core/writer-lock.js';
 import { listenDir } from './journal.js';
 
 /** How often a running receiver says it is alive. */
@@ -64,16 +64,7 @@ export function coverageGap(state: ReceiverState | undefined, since: Date, now =
   if (!state.coveredSince) return 'the receiver has not completed its subscription handshake';
   const age = now.getTime() - Date.parse(state.heartbeatAt);
   if (age > HEARTBEAT_STALE_MS) return `the receiver's last heartbeat is ${Math.round(age / 1000)} s old`;
-  if (state.host === hostname() && !processAlive(state.pid)) return `the receiver (pid ${state.pid}) is not running`;
+  if (state.host === hostname() && !pidAlive(state.pid)) return `the receiver (pid ${state.pid}) is not running`;
   if (Date.parse(state.coveredSince) > since.getTime()) return `the receiver has covered changes only since ${state.coveredSince}, after the last full snapshot began`;
   return undefined;
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

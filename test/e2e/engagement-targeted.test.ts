@@ -2,12 +2,13 @@ import { cpSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../src/simulator/simulator.js';
-import { runCli, spawnCli, tempDataDir, watch, type WatchedProcess } from '../helpers/cli.js';
+import { runCli, tempDataDir, type WatchedProcess } from '../helpers/cli.js';
+import { LISTEN_SECRET, listenEnv, startListen } from '../helpers/listen.js';
 import { startTestSimulator } from '../helpers/simulator.js';
 import { runJson } from '../helpers/stage-json.js';
 import { queryWarehouse } from '../helpers/warehouse.js';
 
-const SECRET = 'targeted-test-secret-0123456789abcdefABCDEF';
+const SECRET = LISTEN_SECRET;
 
 let cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -22,27 +23,16 @@ async function simulator(): Promise<Simulator> {
 }
 
 function envFor(sim: Simulator, dataDir: string, extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    FANLAKE_ENGAGEMENT_URL: sim.url,
-    FANLAKE_ENGAGEMENT_API_KEY: sim.options.engagementApiKey,
-    FANLAKE_ENGAGEMENT_ORG_ID: sim.options.orgId,
-    FANLAKE_DATA_DIR: dataDir,
-    FANLAKE_LISTEN_SECRET: SECRET,
+  return listenEnv(sim, dataDir, {
     // No slot of the snapshot schedule falls within a test.
     FANLAKE_ENGAGEMENT_SNAPSHOT_CRON: '0 0 1 1 *',
     FANLAKE_HTTP_TIMEOUT_MS: '3000',
     ...extra,
-  };
+  });
 }
 
 async function listen(sim: Simulator, dataDir: string): Promise<WatchedProcess> {
-  const proc = watch(spawnCli(['listen', '--port', '0'], envFor(sim, dataDir)));
-  cleanup.push(async () => {
-    if (proc.child.exitCode === null && proc.child.signalCode === null) proc.child.kill('SIGKILL');
-    await proc.done;
-  });
-  await proc.waitFor(/^listening on /m);
-  return proc;
+  return (await startListen(envFor(sim, dataDir), cleanup)).proc;
 }
 
 async function extractAndLoad(sim: Simulator, dataDir: string, extra: Record<string, string> = {}) {

@@ -2,11 +2,12 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../src/simulator/simulator.js';
-import { runCli, spawnCli, tempDataDir, watch, type WatchedProcess } from '../helpers/cli.js';
+import { runCli, tempDataDir, type WatchedProcess } from '../helpers/cli.js';
+import { LISTEN_SECRET, listenEnv, startListen } from '../helpers/listen.js';
 import { startTestSimulator } from '../helpers/simulator.js';
 import { queryWarehouse } from '../helpers/warehouse.js';
 
-const SECRET = 'listen-test-secret-0123456789abcdefABCDEF';
+const SECRET = LISTEN_SECRET;
 
 let cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -21,25 +22,11 @@ async function simulator(push: { retryMs?: number; maxAttempts?: number } = {}):
 }
 
 function envFor(sim: Simulator, dataDir: string, extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    FANLAKE_ENGAGEMENT_URL: sim.url,
-    FANLAKE_ENGAGEMENT_API_KEY: sim.options.engagementApiKey,
-    FANLAKE_ENGAGEMENT_ORG_ID: sim.options.orgId,
-    FANLAKE_DATA_DIR: dataDir,
-    FANLAKE_LISTEN_SECRET: SECRET,
-    ...extra,
-  };
+  return listenEnv(sim, dataDir, extra);
 }
 
-/** Starts `fanlake listen --port 0`; resolves once it prints its address. */
-async function listen(sim: Simulator, dataDir: string, extra: Record<string, string> = {}, port = '0'): Promise<{ url: string; proc: WatchedProcess }> {
-  const proc = watch(spawnCli(['listen', '--port', port], envFor(sim, dataDir, extra)));
-  cleanup.push(async () => {
-    if (proc.child.exitCode === null && proc.child.signalCode === null) proc.child.kill('SIGKILL');
-    await proc.done;
-  });
-  const [, url] = (await proc.waitFor(/^listening on (http:\/\/\S+)$/m)) as RegExpMatchArray & [string, string];
-  return { url, proc };
+function listen(sim: Simulator, dataDir: string, extra: Record<string, string> = {}, port = '0'): Promise<{ url: string; proc: WatchedProcess }> {
+  return startListen(envFor(sim, dataDir, extra), cleanup, port);
 }
 
 /** Every profile id the journal holds, in order. */
