@@ -53,7 +53,7 @@ async function content(dataDir: string): Promise<string[]> {
   return rows.sort();
 }
 
-describe('engagement snapshots written as differences', () => {
+describe('engagement snapshots written as differences', { timeout: 300_000 }, () => {
   it('writes only new and changed records and the keys it saw, and the load ends as a whole snapshot would leave it', async () => {
     const sim = await startTestSimulator({ scale: 0.02 });
     sims.push(sim);
@@ -88,7 +88,7 @@ describe('engagement snapshots written as differences', () => {
 
     expect((await runCli(['load'], envFor(sim, whole))).code).toBe(0);
     expect(await content(diffed)).toEqual(await content(whole));
-  }, 240_000);
+  });
 
   it('keeps a snapshot whole while an earlier run of the resource waits to be loaded', async () => {
     const sim = await startTestSimulator({ scale: 0.02 });
@@ -101,5 +101,5 @@ describe('engagement snapshots written as differences', () => {
     expect(manifestOf(dataDir, 'customer_profiles', pending.document.runId).keys).toBeDefined();
     expect(manifestOf(dataDir, 'customer_profiles', next.document.runId)).toMatchObject({ rows: sim.engagement.profiles.liveCount });
     expect(manifestOf(dataDir, 'customer_profiles', next.document.runId).keys).toBeUndefined();
-  }, 120_000);
+  });
 });

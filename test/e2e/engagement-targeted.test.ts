@@ -56,7 +56,7 @@ async function rawContent(dataDir: string): Promise<Record<string, string[]>> {
   return content;
 }
 
-describe('engagement runs with a push subscription', () => {
+describe('engagement runs with a push subscription', { timeout: 300_000 }, () => {
   it('re-reads only the changed profiles with their people and consents, leaves the rest for the schedule, and marks the changes consumed once loaded', async () => {
     const sim = await simulator();
     const dataDir = tempDataDir();
@@ -148,7 +148,7 @@ describe('engagement runs with a push subscription', () => {
       expect(a[table], table).toEqual(b[table]);
     }
     expect(JSON.parse(readFileSync(join(targeted, 'listen', 'consumed.json'), 'utf8')).position).toBeDefined();
-  }, 240_000);
+  });
 
   it('reads everything every run without a subscription, as before', async () => {
     const sim = await simulator();
