@@ -64,9 +64,13 @@ describe('fanlake listen', () => {
     const stored = await queryWarehouse(dataDir, `select url from raw.engagement_subscriptions where id = '${subscription!.id}'`);
     expect(stored).toEqual([{ url: `${url}/push/***` }]);
 
+    const status = await runCli(['status'], envFor(sim, dataDir));
+    expect(status.stdout).toContain(`push receiver (subscription ${subscription!.id}): up since`);
+
     proc.child.kill('SIGTERM');
     const done = await proc.done;
     expect(done.code).toBe(0);
+    expect((await runCli(['status'], envFor(sim, dataDir))).stdout).toMatch(/push receiver \(subscription \d+\): the receiver stopped at .*: the next run takes a full engagement snapshot/);
     const state = JSON.parse(readFileSync(join(dataDir, 'listen', 'receiver.json'), 'utf8'));
     expect(state).toMatchObject({ subscriptionId: subscription!.id, stoppedAt: expect.any(String), coveredSince: expect.any(String) });
     expect(JSON.stringify(state)).not.toContain(SECRET);
