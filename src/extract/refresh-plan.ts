@@ -72,7 +72,7 @@ export async function planRefresh<S>(inputs: RefreshInputs<S>): Promise<RefreshP
   }
 
   const byName = new Map(endpoints.map((endpoint) => [endpoint.name, endpoint]));
-  const tablesOfFamily = (root: string) => families.get(root)!.flatMap((name) => tablesOf(byName.get(name)!).map((table) => table.name));
+  const tablesOfFamily = (root: string) => familyTables(endpoints, families, root);
   const schedule = cronOf(inputs.snapshotCron);
   /** Why a family is due for a full read by the schedule, or undefined when its last full read is recent enough. */
   const dueBySchedule = (root: string): string | undefined => {
@@ -159,6 +159,12 @@ export function familiesOf<S>(endpoints: readonly EndpointDeclaration<S>[]): Map
     families.set(root, [...(families.get(root) ?? []), endpoint.name]);
   }
   return families;
+}
+
+/** Every table the endpoints of a family write, in declaration order. */
+export function familyTables<S>(endpoints: readonly EndpointDeclaration<S>[], families: ReadonlyMap<string, readonly string[]>, root: string): string[] {
+  const members = new Set(families.get(root) ?? []);
+  return endpoints.filter((endpoint) => members.has(endpoint.name)).flatMap((endpoint) => tablesOf(endpoint).map((table) => table.name));
 }
 
 /** An endpoint rewritten to read the named records one by one through its single-record path. */

@@ -4,7 +4,6 @@ import { registerSecret } from '../config/secrets.js';
 import { UsageError } from '../core/errors.js';
 import { TICKETING_RESOURCES, ticketingConnection } from '../sources/ticketing/index.js';
 import { ENGAGEMENT_ENDPOINTS, ENGAGEMENT_TABLES, type EngagementSettings, USER_SCOPED, engagementConnection } from '../sources/engagement/index.js';
-import { tablesOf } from '../sources/endpoint-declaration.js';
 import { type SnapshotOptions, type WindowOptions, extractDeclarations } from './engine/extract-declarations.js';
 import { createHttpClient } from './http/index.js';
 import { ExtractProgress } from './progress.js';
@@ -16,7 +15,7 @@ import { readReceiverState } from '../listen/receiver-state.js';
 import { SubscriptionApi } from '../listen/subscription-api.js';
 import type { SourceConnection } from '../sources/connection.js';
 import type { ExtractionSummary } from '../raw-contract/index.js';
-import { planRefresh, type RefreshPlan } from './refresh-plan.js';
+import { familyTables, planRefresh, type RefreshPlan } from './refresh-plan.js';
 import { SnapshotState } from './snapshot-state.js';
 
 export const SOURCES = ['ticketing', 'engagement'] as const;
@@ -139,7 +138,7 @@ function withPlanNotes(results: readonly ResourceResult[], plan: RefreshPlan<Eng
 async function recordSnapshots(dataDir: string, plan: RefreshPlan<EngagementSettings>, results: readonly ResourceResult[], runId: string, startedAt: Date): Promise<ExtractRunResult['changes']> {
   const status = new Map(results.map((result) => [result.resource, result.status]));
   // Skipped is not failed: an opt-in left off, a module the organization lacks, or nothing to re-read.
-  const completed = (root: string) => tablesOfFamily(plan, root).every((table) => status.get(table) === 'ok' || status.get(table) === 'skipped');
+  const completed = (root: string) => familyTables(ENGAGEMENT_ENDPOINTS, plan.families, root).every((table) => status.get(table) === 'ok' || status.get(table) === 'skipped');
   const complete = [...plan.fullRoots].filter((root) => status.get(root) === 'ok' && completed(root));
   const state = await SnapshotState.open(dataDir, 'engagement');
   await state.record(complete, runId, startedAt);
@@ -147,10 +146,6 @@ async function recordSnapshots(dataDir: string, plan: RefreshPlan<EngagementSett
   return plan.changes && signalled && completed(signalled) ? plan.changes : undefined;
 }
 
-function tablesOfFamily(plan: RefreshPlan<EngagementSettings>, root: string): string[] {
-  const members = new Set(plan.families.get(root) ?? []);
-  return ENGAGEMENT_ENDPOINTS.filter((endpoint) => members.has(endpoint.name)).flatMap((endpoint) => tablesOf(endpoint).map((table) => table.name));
-}
 
 /** The ticketing API's window rules and stored positions. */
 async function windowOptions(config: Config, fullRefresh: boolean): Promise<WindowOptions> {
