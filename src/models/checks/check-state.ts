@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { DuckDBConnection, Json } from '@duckdb/node-api';
 import { queryRows, quoteLiteral } from '../../core/duckdb.js';
-import { builtContents, sourceState } from '../build-state.js';
+import { quoteIdent } from '../../core/duckdb.js';
+import { EXTRACTED_AT_COLUMN, RUN_ID_COLUMN } from '../../raw-contract/index.js';
+import { builtContents } from '../build-state.js';
 import { SOURCE_SCHEMA } from '../discover-project.js';
 import { parseSelects } from '../sql-references.js';
 import type { PlannedTest } from './plan-tests.js';
@@ -28,10 +30,11 @@ export interface TestInputs {
 
 /**
  * Each test's definition and inputs. A test reads its target, the parent of a relationships
- * test, or for a custom test the tables its SQL names (asked of DuckDB's parser). A relation's
+ * test, or for a custom test the tables its SQL names (asked of DuckDB's parser). A model's
  * state is what its children see of it in builds (its content signature, or its fingerprint,
- * from `raw._fanlake_builds`), and for a raw table its row count and newest `_extracted_at`:
- * a model rebuilt to the same rows, or left as it was, leaves its tests' inputs as they were.
+ * from `raw._fanlake_builds`), a raw table's what it holds apart from lineage (`rawContent`):
+ * a model rebuilt to the same rows, or a load that only saw records again, leaves its tests'
+ * inputs as they were.
  */
 export async function testInputs(connection: DuckDBConnection, tests: readonly PlannedTest[]): Promise<Map<string, TestInputs>> {
   const built = await builtContents(connection);
@@ -39,7 +42,7 @@ export async function testInputs(connection: DuckDBConnection, tests: readonly P
   const stateOf = async (relation: string): Promise<string> => {
     const known = states.get(relation);
     if (known !== undefined) return known;
-    const state = relation.startsWith(`${SOURCE_SCHEMA}.`) ? await sourceState(connection, relation).catch(() => 'missing') : (built.get(relation) ?? 'unbuilt');
+    const state = relation.startsWith(`${SOURCE_SCHEMA}.`) ? await rawContent(connection, relation) : (built.get(relation) ?? 'unbuilt');
     states.set(relation, state);
     return state;
   };
@@ -69,6 +72,21 @@ export async function testInputs(connection: DuckDBConnection, tests: readonly P
     out.set(test.name, { definition, inputs: hashOf(parts.join('\n')) });
   }
   return out;
+}
+
+/**
+ * What a raw table holds apart from its lineage: its row count and the sum of its rows'
+ * hashes without `_run_id` and `_extracted_at`. Each load stamps the rows it re-reads with
+ * its run (a ticketing run re-reads its lookback window), which changes no value a test
+ * judges; one scan of the table, cheaper than running its tests again.
+ */
+async function rawContent(connection: DuckDBConnection, relation: string): Promise<string> {
+  const table = relation.split('.').map(quoteIdent).join('.');
+  const columns = await queryRows(connection, `select column_name from duckdb_columns() where database_name = current_database() and lower(schema_name || '.' || table_name) = $1`, [relation]);
+  const kept = columns.map((row) => String(row.column_name)).filter((name) => name !== RUN_ID_COLUMN && name !== EXTRACTED_AT_COLUMN);
+  if (kept.length === 0) return 'missing';
+  const [row] = await queryRows(connection, `select count(*)::varchar || ' ' || coalesce(sum(hash(${kept.map(quoteIdent).join(', ')}))::varchar, '') as content from ${table}`);
+  return String(row!.content);
 }
 
 /** The last run of every test, by name; empty before the first `check` that kept them. */
