@@ -39,11 +39,7 @@ export class BuildInputs {
       if (node.kind === 'seed') seedTexts.set(node.relation, await readFile(node.seed.path, 'utf8'));
       for (const source of node.sources) {
         if (sources.has(source) || !presentSources.has(source)) continue;
-        const table = source.split('.').map(quoteIdent).join('.');
-        const [row] = await queryRows(connection, `select count(*)::varchar || '|' || coalesce(max(${EXTRACTED_AT_COLUMN})::varchar, '') as state from ${table}`).catch(async () =>
-          queryRows(connection, `select count(*)::varchar as state from ${table}`),
-        );
-        sources.set(source, String(row?.state ?? ''));
+        sources.set(source, await sourceState(connection, source));
       }
     }
     return new BuildInputs(graph, sources, macroFingerprints(graph.macros), seedTexts);
@@ -94,6 +90,18 @@ export class BuildInputs {
   }
 }
 
+/**
+ * The state of a raw table as builds and checks compare it: its row count and newest
+ * `_extracted_at` (every load stamps the rows it writes or sees with its run's time).
+ */
+export async function sourceState(connection: DuckDBConnection, relation: string): Promise<string> {
+  const table = relation.split('.').map(quoteIdent).join('.');
+  const [row] = await queryRows(connection, `select count(*)::varchar || '|' || coalesce(max(${EXTRACTED_AT_COLUMN})::varchar, '') as state from ${table}`).catch(async () =>
+    queryRows(connection, `select count(*)::varchar as state from ${table}`),
+  );
+  return String(row?.state ?? '');
+}
+
 /** A model's SQL and the header fields that change what it writes. */
 function headerOf(model: ModelDefinition): string[] {
   return [model.sql, model.materialized, model.uniqueKey.join(',')];
@@ -129,6 +137,16 @@ export interface LastBuild {
   fingerprint: string;
   definition?: string;
   content?: string;
+}
+
+/** What each built model holds as its children see it (its content signature, else its fingerprint), without creating anything. */
+export async function builtContents(connection: DuckDBConnection): Promise<Map<string, string>> {
+  const [exists] = await queryRows(connection, `select count(*) as n from duckdb_tables() where database_name = current_database() and schema_name = 'raw' and table_name = '_fanlake_builds'`);
+  if (Number(exists!.n) === 0) return new Map();
+  const [hasContent] = await queryRows(connection, `select count(*) as n from duckdb_columns() where database_name = current_database() and schema_name = 'raw' and table_name = '_fanlake_builds' and column_name = 'content'`);
+  const content = Number(hasContent!.n) > 0 ? 'coalesce(content, fingerprint)' : 'fingerprint';
+  const rows = await queryRows(connection, `select relation, ${content} as content from ${BUILDS}`);
+  return new Map(rows.map((row) => [String(row.relation), String(row.content)]));
 }
 
 /** The last successful build of each model. */

@@ -52,6 +52,17 @@ export const SimulatorOptionsSchema = z.object({
    * The data cannot change, so faults, mutations and the admin surface are refused.
    */
   replay: z.boolean().default(false),
+  /** How the platform retries pushes to a subscription that fails (docs/decisions.md "Push subscriptions"). */
+  push: z.object({
+    /** Wait before the first retry of a delivery; doubles with each further attempt. */
+    retryMs: z.coerce.number().int().min(0).default(1000),
+    /** Attempts per delivery before it is dropped. */
+    maxAttempts: z.coerce.number().int().positive().default(8),
+    /** A subscription whose deliveries fail this long without a success is disabled. */
+    disableAfterMs: z.coerce.number().int().positive().default(72 * 3_600_000),
+    /** How long the platform waits for a callback's answer. */
+    timeoutMs: z.coerce.number().int().positive().default(10_000),
+  }).default({ retryMs: 1000, maxAttempts: 8, disableAfterMs: 72 * 3_600_000, timeoutMs: 10_000 }),
 }).refine((options) => !options.replay || (options.faults === 0 && options.mutate === 0 && !options.admin), {
   message: 'replay serves fixed bytes: it cannot be combined with faults, mutate or admin',
   path: ['replay'],

@@ -61,7 +61,8 @@ export class Consents {
     const { peopleStart } = this.profiles;
     const identityId = PERSON_ID_BASE + rng.int(peopleStart[profileIndex]!, peopleStart[profileIndex + 1]! - 1);
     const id = CONSENT_ID_BASE + c;
-    return {
+    const first = this.start[profileIndex]!;
+    return this.profiles.revisions.consent({
       id: String(id),
       href: `/v2/${this.profiles.orgId}/customerinsights/consents/${id}`,
       type: 'consents',
@@ -72,7 +73,7 @@ export class Consents {
       createdDateTime: iso(createdMs),
       createdById: identityId,
       links: { consentText: String(this.texts[this.textOf[c]!]!.id), consentSource: this.sourceIdOf(this.sourceOf[c]!) },
-    };
+    }, profileIndex, c - first, this.start[profileIndex + 1]! - first);
   }
 
   sourceIdOf(source: number): string {

@@ -110,7 +110,8 @@ export class People {
       : core.network === 'email' ? core.email
       : core.network === 'sms' ? core.phone
       : null;
-    return {
+    const isFirstPerson = index === this.profiles.peopleStart[core.profileIndex];
+    return this.profiles.revisions.person({
       id: String(this.idOf(index)),
       type: 'people',
       externalId: core.externalId,
@@ -135,7 +136,7 @@ export class People {
       language: core.language,
       country: rng.chance(0.7) ? 'NO' : null,
       customAuthenticationFields: rng.chance(0.2) ? JSON.stringify({ 'caf-101': 'Nordfront' }) : null,
-    };
+    }, core.profileIndex, isFirstPerson);
   }
 
   /** The identity view (GET identities), or undefined when no ApiApp created this person. */
