@@ -1,6 +1,6 @@
 -- materialized: table
 -- unique_key: system, record_id
--- description: One row per engagement customer profile and person still there, with only the fields identity resolution reads (int_identity_records), as the platform holds them, and the postal address as matching compares it (macros.address_key). Kept apart from int_identity_records and from the ticketing records (see int_identity_ticketing_fields).
+-- description: One row per engagement customer profile and person still there, with only the fields identity resolution reads (int_identity_records), as the platform holds them, and the postal address (street line, postal code, town). Kept apart from int_identity_records and from the ticketing records (see int_identity_ticketing_fields).
 -- test: unique(system, record_id)
 -- test: not_null(system, record_id)
 
@@ -21,19 +21,13 @@ people as (
 
 ),
 
-api_apps as (
-
-    select * from seeds.engagement_api_apps
-
-),
-
 final as (
 
     select
         'engagement_customer_profile' as system,
         cast(customer_profile_id as varchar) as record_id,
         customer_profile_id,
-        null as external_user_id,
+        cast(null as varchar) as external_user_id,
         email,
         phone_raw,
         phone_e164,
@@ -41,6 +35,9 @@ final as (
         last_name,
         birth_date,
         macros.address_key(street, postal_code) as address_key,
+        street,
+        postal_code,
+        city,
 
     from customer_profiles
 
@@ -50,11 +47,11 @@ final as (
         'engagement_person' as system,
         cast(people.person_id as varchar) as record_id,
         people.customer_profile_id,
-        -- only identities of an ApiApp whose externalId is a ticketing user id
-        case
-            when people.network = 'apiApp' and api_apps.api_app_id is not null
-                then try_cast(people.external_id as bigint)
-        end as external_user_id,
+        -- an identity's externalId (trimmed, staging), on any network: a hard link to the
+        -- ticketing user of that id where there is one (int_identity_edges; docs/decisions.md
+        -- "Hard links"); which app or network made the identity is not asked, the API
+        -- document does not say what systemId or network hold
+        people.external_id as external_user_id,
         people.email,
         people.phone_raw,
         people.phone_e164,
@@ -62,11 +59,11 @@ final as (
         people.last_name,
         people.birth_date,
         null as address_key,
+        null as street,
+        null as postal_code,
+        null as city,
 
     from people
-    left join api_apps
-        on api_apps.api_app_id = people.api_app_id
-        and api_apps.external_id_refers_to = 'ticketing_user'
 
 )
 

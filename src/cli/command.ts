@@ -16,7 +16,7 @@ export interface CommandModule<A> {
    * True for a command that writes under `$FANLAKE_DATA_DIR`: `runHandler` then holds the
    * data directory's one writer lock for the whole run (see `src/core/writer-lock.ts`).
    */
-  readonly writes?: boolean;
+  readonly writes?: boolean | ((args: A) => boolean);
   builder(yargs: Argv): Argv<A>;
   /** Runs the command; returns the exit code. Errors are mapped by `runHandler`. */
   run(args: A, config: LoadedConfig): Promise<ExitCode>;
@@ -37,7 +37,7 @@ export async function runHandler<A>(module: CommandModule<A>, args: A & Record<s
         out.info(`${path} is in use by ${who}; waiting up to ${config['warehouse.busyTimeoutSeconds']} s`);
       },
     });
-    if (module.writes) {
+    if (typeof module.writes === 'function' ? module.writes(args) : module.writes) {
       // Before the lock exists, so that no moment has the lock without its release on a signal.
       releaseOnSignal(config.dataDir);
       lock = await acquireWriterLock(config.dataDir, {

@@ -26,6 +26,7 @@ const COMMANDS: Record<string, () => Promise<CommandModule<any>>> = {
   status: async () => (await import('./commands/status.js')).statusCommand,
   schedule: async () => (await import('./commands/schedule.js')).scheduleCommand,
   simulate: async () => (await import('./commands/simulate.js')).simulateCommand,
+  identity: async () => (await import('./commands/identity.js')).identityCommand,
 };
 
 /**

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { quoteLiteral } from '../core/duckdb.js';
 import { UsageError } from '../core/errors.js';
+import { splitCsvLine } from './csv-lines.js';
 import { MACRO_SCHEMA } from './discover-project.js';
 import type { MacroDefinition } from './discover-project.js';
 
@@ -108,35 +109,4 @@ export function identityOverridesMacro(overrides: readonly IdentityOverride[], f
     sql: `create or replace macro ${MACRO_SCHEMA}.identity_overrides() as table\n${rows};\n`,
     description: 'Pairs of records analysts settled as the same fan or not (setting FANLAKE_IDENTITY_OVERRIDES).',
   };
-}
-
-/** Fields of one CSV line (RFC 4180 quoting, `""` for a quote); a string is the problem. */
-function splitCsvLine(line: string): string[] | string {
-  const fields: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let at = 0; at < line.length; at++) {
-    const char = line[at]!;
-    if (quoted) {
-      if (char === '"' && line[at + 1] === '"') {
-        field += '"';
-        at++;
-      } else if (char === '"') {
-        quoted = false;
-      } else {
-        field += char;
-      }
-    } else if (char === '"' && field.trim() === '') {
-      quoted = true;
-      field = '';
-    } else if (char === ',') {
-      fields.push(field);
-      field = '';
-    } else {
-      field += char;
-    }
-  }
-  if (quoted) return 'a quoted field is not closed';
-  fields.push(field);
-  return fields;
 }

@@ -36,6 +36,7 @@ export function buildSettingsFrom(config: Config) {
     ...STAGE_DATABASE,
     macroSettings: { phoneDefaultCountryCode: config['models.phoneDefaultCountryCode'] },
     identityOverridesFile: config['models.identityOverrides'],
+    identityThresholds: { link: config['models.identityLinkThreshold'], review: config['models.identityReviewThreshold'] },
   };
 }
 
