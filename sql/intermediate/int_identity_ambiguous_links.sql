@@ -87,12 +87,7 @@ vetoed as (
     select compared.*
     from compared
     cross join model
-    where (model.first_name_vetoes >> compared.levels.first_name) & 1 = 1
-        or (model.last_name_vetoes >> compared.levels.last_name) & 1 = 1
-        or (model.birth_date_vetoes >> compared.levels.birth_date) & 1 = 1
-        or (model.email_vetoes >> compared.levels.email) & 1 = 1
-        or (model.phone_vetoes >> compared.levels.phone) & 1 = 1
-        or (model.address_vetoes >> compared.levels.address) & 1 = 1
+    where macros.identity_is_vetoed(model, compared.levels)
         or least(model.first_name_weights[compared.levels.first_name + 1], 0)
             + least(model.last_name_weights[compared.levels.last_name + 1], 0)
             + least(model.birth_date_weights[compared.levels.birth_date + 1], 0)

@@ -69,12 +69,7 @@ weighted as (
         model.email_weights[compared.levels.email + 1] as email_weight,
         model.phone_weights[compared.levels.phone + 1] as phone_weight,
         model.address_weights[compared.levels.address + 1] as address_weight,
-        (model.first_name_vetoes >> compared.levels.first_name) & 1 = 1
-            or (model.last_name_vetoes >> compared.levels.last_name) & 1 = 1
-            or (model.birth_date_vetoes >> compared.levels.birth_date) & 1 = 1
-            or (model.email_vetoes >> compared.levels.email) & 1 = 1
-            or (model.phone_vetoes >> compared.levels.phone) & 1 = 1
-            or (model.address_vetoes >> compared.levels.address) & 1 = 1 as is_vetoed,
+        macros.identity_is_vetoed(model, compared.levels) as is_vetoed,
 
     from compared
     cross join model

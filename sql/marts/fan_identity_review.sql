@@ -35,18 +35,10 @@ settled as (
 
 ),
 
--- one row: each comparison's level names by level index (at position level_index + 1)
+-- one row: each comparison's level names by level index (position level_index + 1)
 level_names as (
 
-    select
-        list(level order by level_index) filter (where comparison = 'first_name') as first_name,
-        list(level order by level_index) filter (where comparison = 'last_name') as last_name,
-        list(level order by level_index) filter (where comparison = 'birth_date') as birth_date,
-        list(level order by level_index) filter (where comparison = 'email') as email,
-        list(level order by level_index) filter (where comparison = 'phone') as phone,
-        list(level order by level_index) filter (where comparison = 'address') as address,
-
-    from macros.identity_comparison_levels()
+    select * from macros.identity_level_names()
 
 ),
 
@@ -79,14 +71,7 @@ record_values as (
 
     select
         record_key,
-        concat_ws('; ',
-            'first name ' || first_name_spelling,
-            'last name ' || last_name_spelling,
-            'birth date ' || birth_date_key,
-            'email ' || email,
-            'phone ' || phone_key,
-            'address ' || concat_ws(', ', street_key, postcode_key, city_key)
-        ) as compared_values,
+        macros.identity_record_values(records) as compared_values,
 
     from records
 

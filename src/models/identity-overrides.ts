@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { quoteLiteral } from '../core/duckdb.js';
 import { UsageError } from '../core/errors.js';
-import { splitCsvLine } from './csv-lines.js';
+import { readCsvRows } from './csv-lines.js';
 import { MACRO_SCHEMA } from './discover-project.js';
 import type { MacroDefinition } from './discover-project.js';
 
@@ -56,24 +56,16 @@ export async function readIdentityOverrides(path: string, required: boolean): Pr
 /** Parses the text of an overrides file; `file` names it in errors. */
 export function parseIdentityOverrides(text: string, file: string): IdentityOverride[] {
   const fail = (line: number, problem: string) => new UsageError(`${file}:${line}: ${problem}`, { file, line });
+  const { header, headerLine, rows } = readCsvRows(text, fail);
+  const expected = OVERRIDE_COLUMNS.slice(0, header.length);
+  if (header.length === 0 && rows.length === 0) return [];
+  if (header.length < 3 || header.some((name, at) => name !== expected[at])) {
+    throw fail(headerLine, `the header must be ${OVERRIDE_COLUMNS.slice(0, 3).join(',')} (and optionally ,note), not ${header.join(',')}`);
+  }
   const overrides: IdentityOverride[] = [];
   const settled = new Map<string, number>();
-  let header: string[] | undefined;
-  for (const [index, raw] of text.split(/\r?\n/).entries()) {
-    const line = index + 1;
-    if (raw.trim() === '' || raw.trimStart().startsWith('#')) continue;
-    const fields = splitCsvLine(raw);
-    if (typeof fields === 'string') throw fail(line, fields);
-    if (header === undefined) {
-      header = fields.map((field) => field.trim());
-      const expected = OVERRIDE_COLUMNS.slice(0, header.length);
-      if (header.length < 3 || header.some((name, at) => name !== expected[at])) {
-        throw fail(line, `the header must be ${OVERRIDE_COLUMNS.slice(0, 3).join(',')} (and optionally ,note), not ${raw.trim()}`);
-      }
-      continue;
-    }
-    if (fields.length !== header.length) throw fail(line, `${fields.length} field(s), the header has ${header.length}; quote a note that holds a comma`);
-    const parsed = OverrideRow.safeParse(Object.fromEntries(header.map((name, at) => [name, fields[at]!.trim()])));
+  for (const { line, fields } of rows) {
+    const parsed = OverrideRow.safeParse(fields);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
       throw fail(line, `${issue.path.join('.')} ${issue.message}`);

@@ -243,7 +243,7 @@ describe('fanlake report on a built warehouse', () => {
     expect(result.stdout).toMatch(/data-quality\s+Data quality/);
   });
 
-  it('shows the data-quality run records: quarantined items with their reason, check results, identity links', async () => {
+  it('shows the data-quality run records: quarantined items with their reason, check results, identity links and the review queue', async () => {
     const { code, stderr, out } = await render(['data-quality']);
     expect(code, stderr).toBe(0);
     const quarantined = await queryWarehouse(fixture.dataDir, `select source, resource, reason, item->>'id' as id from meta.quarantined_records`);
@@ -254,6 +254,8 @@ describe('fanlake report on a built warehouse', () => {
     expect(reasons).toEqual([['ticketing.tickets', expect.stringContaining('id_event'), '1', '1', expect.any(String)]]);
     const links = await queryWarehouse(fixture.dataDir, `select match_rule, system, count(*)::integer as n from marts.fan_identity_links group by all order by all`);
     expect(tableCells(html, 'table7').map((row) => [row[0], row[1], Number(row[2]!.replace(/\s/g, ''))])).toEqual(links.map((row) => [row.match_rule, row.system, row.n]));
+    const review = await queryWarehouse(fixture.dataDir, `select reason, count(*)::integer as n from marts.fan_identity_review group by all order by all`);
+    expect(tableCells(html, 'table8').map((row) => [row[0], Number(row[1]!.replace(/\s/g, ''))])).toEqual(review.map((row) => [row.reason, row.n]));
     const checks = await queryWarehouse(fixture.dataDir, `select count(*)::integer as n from meta.check_results where kind = 'freshness'`);
     expect(tableCells(html, 'table4')).toHaveLength(checks[0]!.n);
   });

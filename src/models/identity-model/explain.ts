@@ -50,11 +50,7 @@ export async function explainPair(connection: DuckDBConnection, recordA: string,
     `with
      lower_record as (select * from intermediate.int_identity_comparables where record_key = $1),
      higher_record as (select * from intermediate.int_identity_comparables where record_key = $2),
-     level_names as (
-         select ${names.map((name) => `list(level order by level_index) filter (where comparison = '${name}') as ${name}`).join(', ')},
-             list(comparison || ' ' || level) filter (where veto) as vetoes
-         from macros.identity_comparison_levels()
-     ),
+     level_names as (select * from macros.identity_level_names()),
      compared as (
          select macros.identity_levels(lower_record, higher_record) as levels, lower_record, higher_record
          from lower_record cross join higher_record
