@@ -73,7 +73,7 @@ function definitions(files: Record<string, string>): string {
 }
 
 /** Every report shipped in reports/, as README's Reports section lists them. */
-const SHIPPED_REPORTS = ['audience-consent', 'campaigns', 'data-quality', 'match-day', 'membership', 'retention', 'revenue', 'season-tickets', 'top-fans'];
+const SHIPPED_REPORTS = ['audience-consent', 'campaigns', 'data-quality', 'identity-model', 'match-day', 'membership', 'retention', 'revenue', 'season-tickets', 'top-fans'];
 
 /** The digest's line for one figure, as the report locale (nb-NO) formats a whole number. */
 const countLine = (label: string, value: number) => `- ${label}: ${new Intl.NumberFormat('nb-NO').format(value)}\n`;

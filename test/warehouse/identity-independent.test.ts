@@ -4,7 +4,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { independentIdentities, type IndependentIdentities } from '../../bench/independent-identities/index.mjs';
 import { writeExtraction } from '../../bench/independent-identities/load.mjs';
 import { readFanIdentityLinks, scoreIdentityLinks, type IdentityScore } from '../../src/models/identity-score.js';
-import { tempDataDir } from '../helpers/cli.js';
+import { runCli, tempDataDir } from '../helpers/cli.js';
 import { runCliOk } from './identity-fixture.js';
 
 /**
@@ -18,13 +18,14 @@ const GOALS = { precision: 0.995, recall: 0.99 };
 
 let set: IndependentIdentities;
 let score: IdentityScore;
+let env: Record<string, string>;
 let model: { sessions: { converged: boolean; pairs: number }[]; levels: Record<string, any>[] };
 
 beforeAll(async () => {
   set = independentIdentities({ persons: 500, seed: 5 });
   const dataDir = tempDataDir();
   await writeExtraction(dataDir, set.raw);
-  const env = { FANLAKE_DATA_DIR: dataDir };
+  env = { FANLAKE_DATA_DIR: dataDir };
   await runCliOk(['load'], env);
   await runCliOk(['build', '--select', '+fan_identity_links'], env);
   const instance = await DuckDBInstance.create(join(dataDir, 'warehouse.duckdb'), { access_mode: 'READ_ONLY' });
@@ -70,6 +71,28 @@ describe('identity resolution on the independent identity set', () => {
     expect(exact.map((level) => level.comparison).sort()).toEqual(['birth_date', 'email', 'first_name', 'last_name', 'phone']);
     for (const level of exact) expect(Number(level.m), `${level.comparison} ${level.level}`).toBeGreaterThan(Number(level.u));
   });
+
+  it('explains two records of one person comparison by comparison (fanlake identity explain)', async () => {
+    const [user, profile] = ['ticketing_user', 'engagement_customer_profile'].map(
+      (system) => set.truth.find((record) => record.system === system && set.truth.some((other) => other.personId === record.personId && other.system !== system))!,
+    );
+    const partner = set.truth.find((record) => record.personId === user!.personId && record.system === 'engagement_customer_profile') ?? profile!;
+    const result = await runCli(['identity', 'explain', `ticketing_user:${user!.recordId}`, `engagement_customer_profile:${partner.recordId}`], env);
+    expect(result.code, result.stderr).toBe(0);
+    for (const part of ['prior', 'first_name', 'last_name', 'birth_date', 'email', 'phone', 'address', 'total', 'match probability', 'identity model version 1']) {
+      expect(result.stdout).toContain(part);
+    }
+    const unknown = await runCli(['identity', 'explain', 'ticketing_user:1', 'ticketing_user:no-such'], env);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('ticketing_user:1 is no record of identity resolution');
+  });
+
+  it('trains the next model version on demand (fanlake identity train)', async () => {
+    const result = await runCli(['identity', 'train'], env);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr + result.stdout).toContain('identity model version 2 trained on');
+    expect(result.stdout).toMatch(/first_name\s+exact/);
+  }, 120_000);
 
   it(`keeps precision at the goal (>= ${GOALS.precision})`, () => {
     expect(score.precision).toBeGreaterThanOrEqual(GOALS.precision);

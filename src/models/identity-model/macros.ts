@@ -40,8 +40,10 @@ const R = 'r';
 const CROSS_SIMILARITY = 0.85;
 const CROSS_MARGIN = 0.2;
 const jw = (a: string, b: string) => `jaro_winkler_similarity(${L}.${a}_spelling, ${R}.${b}_spelling)`;
+// a first letter in common crosswise first: Jaro-Winkler four times over every pair cost more than all the levels
 const CROSSED = `coalesce(
-        ${jw('first_name', 'last_name')} >= ${CROSS_SIMILARITY} and ${jw('last_name', 'first_name')} >= ${CROSS_SIMILARITY}
+        (left(${L}.first_name_spelling, 1) = left(${R}.last_name_spelling, 1) or left(${L}.last_name_spelling, 1) = left(${R}.first_name_spelling, 1))
+        and ${jw('first_name', 'last_name')} >= ${CROSS_SIMILARITY} and ${jw('last_name', 'first_name')} >= ${CROSS_SIMILARITY}
         and ${jw('first_name', 'last_name')} + ${jw('last_name', 'first_name')} > ${jw('first_name', 'first_name')} + ${jw('last_name', 'last_name')} + ${CROSS_MARGIN},
         false)`;
 
@@ -75,7 +77,8 @@ function testSql(level: ComparisonLevel): string {
       case 'same':
         return `coalesce(${left} = ${right}, false)`;
       case 'edits':
-        return `coalesce(${MACRO_SCHEMA}.within_edits(strftime(${left}, '%Y%m%d'), strftime(${right}, '%Y%m%d'), ${threshold}), false)`;
+        // digits changed, as both are written YYYYMMDD (eight characters: hamming is defined, and far cheaper than edits)
+        return `coalesce(hamming(strftime(${left}, '%Y%m%d'), strftime(${right}, '%Y%m%d')) <= ${threshold}, false)`;
       case 'days_apart':
         return `coalesce(abs(date_diff('day', ${left}, ${right})) <= ${threshold}, false)`;
       case 'day_month_swapped':
