@@ -64,7 +64,7 @@ const SAME_FAN: [string, string, string][] = [
   ['ticketing_user:301', 'engagement_customer_profile:2301', 'model_v1'],
 ];
 const APART: [string, string][] = [
-  // father and son of one name at one address: their birth dates veto it
+  // father and son of one name at one address: their birth dates weigh against it more than the address for it
   ['ticketing_user:303', 'engagement_customer_profile:2303'],
   // a common name at one address with nothing else: too little
   ['ticketing_user:302', 'engagement_customer_profile:2302'],
