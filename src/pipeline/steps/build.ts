@@ -1,4 +1,5 @@
 import { buildModels, type ModelResult } from '../../models/index.js';
+import { DEFAULT_IDENTITY_THRESHOLDS } from '../../models/identity-model/macros.js';
 import type { StepSummary } from '../run-summary.js';
 import type { Config } from '../../config/load-config.js';
 import { toErrorRecord } from '../../core/error-record.js';
@@ -36,7 +37,11 @@ export function buildSettingsFrom(config: Config) {
     ...STAGE_DATABASE,
     macroSettings: { phoneDefaultCountryCode: config['models.phoneDefaultCountryCode'] },
     identityOverridesFile: config['models.identityOverrides'],
-    identityThresholds: { link: config['models.identityLinkThreshold'], review: config['models.identityReviewThreshold'] },
+    // a config made by hand (tests, older callers) may lack them: the model's defaults then
+    identityThresholds: {
+      link: config['models.identityLinkThreshold'] ?? DEFAULT_IDENTITY_THRESHOLDS.link,
+      review: config['models.identityReviewThreshold'] ?? DEFAULT_IDENTITY_THRESHOLDS.review,
+    },
   };
 }
 
