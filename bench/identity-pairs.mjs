@@ -20,7 +20,6 @@ export async function benchIdentityPairs({ scales = (flag('--pair-scales') ?? '1
       const env = { FANLAKE_TICKETING_URL: sim.url, FANLAKE_ENGAGEMENT_URL: sim.url, FANLAKE_DATA_DIR: dataDir, ...CREDENTIALS };
       await runOk(['extract'], env);
       await runOk(['load'], env);
-      await sim.stop();
       const build = await runOk(['build', '--select', '+int_identity_edges'], env);
       const counts = await countPairs(dataDir);
       rows.push([
@@ -30,7 +29,7 @@ export async function benchIdentityPairs({ scales = (flag('--pair-scales') ?? '1
         '',
       ]);
     } finally {
-      await sim.stop().catch(() => undefined);
+      await sim.stop();
       rmSync(dataDir, { recursive: true, force: true });
     }
   }
