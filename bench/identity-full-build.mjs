@@ -3,7 +3,10 @@
 // (than b83438f, the matching when it was filed). One run of each says little on a shared
 // machine, so the two alternate for a number of rounds, each from a copy of the same loaded
 // warehouse, and every round prints its own ratio.
-// Usage: node bench/identity-full-build.mjs --against <checkout> [--rounds 3] [--scale 10] [--seed 11]
+// With --trained, this checkout's identity model is trained once on the loaded warehouse first
+// (its time printed), so each round measures a full build with a stored model, as every build
+// but the first is; without it each round of this checkout trains too.
+// Usage: node bench/identity-full-build.mjs --against <checkout> [--rounds 3] [--scale 10] [--seed 11] [--trained]
 //   <checkout>: another fanlake checkout, installed and built, e.g.
 //   git worktree add /tmp/b83438f b83438f && (cd /tmp/b83438f && npm ci && make setup)
 import { cpSync, existsSync, rmSync } from 'node:fs';
@@ -35,6 +38,10 @@ try {
     await runOk(['load'], env);
   } finally {
     await sim.stop();
+  }
+  if (process.argv.includes('--trained')) {
+    const trained = await runOk(['identity', 'train'], { FANLAKE_DATA_DIR: loaded });
+    console.log(`identity model trained on the loaded warehouse: ${fmt(trained.wallMs / 1000, 1)} s wall, ${fmt(trained.cpuMs / 1000, 1)} s CPU (with the build of the records and pairs it needs)`);
   }
 
   const versions = [

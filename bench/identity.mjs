@@ -4,8 +4,12 @@
 // --identity-scale10 (about ten minutes more on a shared machine, so not by default); the
 // independent identity set (bench/independent-identities: @faker-js/faker, its own noise,
 // loaded through the extractor's sink and `fanlake load`); the simulator without noise at
-// scale 0.1, the figure this benchmark reported first.
-// Usage alone: node bench/identity.mjs [--identity-scale10]
+// scale 0.1, the figure this benchmark reported first; the set without e-mail or phone
+// (bench/contactless-identities: names, birth dates and addresses, noise in half the records).
+// Beside each overall figure: the same over cross-system pairs (a ticketing record and an
+// engagement one), and precision over household-shaped pairs (records sharing an e-mail, a
+// phone or a postal address).
+// Usage alone: node bench/identity.mjs [--identity-scale10] [--bin <another checkout's bin/fanlake>]
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -13,12 +17,16 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { readFanIdentityLinks, scoreIdentityLinks } from '../dist/models/identity-score.js';
 import { independentIdentities } from './independent-identities/index.mjs';
 import { writeExtraction } from './independent-identities/load.mjs';
-import { CREDENTIALS, fmt, runOk, startSimulator, tempDir } from './lib.mjs';
+import { contactlessIdentities } from './contactless-identities/index.mjs';
+import { BIN, CREDENTIALS, flag, fmt, runOk, startSimulator, tempDir } from './lib.mjs';
 
 /** Issue 14's goals for pairwise precision and recall. */
 export const IDENTITY_GOALS = { precision: 0.995, recall: 0.99 };
 const NOISY_SEEDS = [11, 12, 13];
 const INDEPENDENT = { persons: 2000, seed: 3 };
+const CONTACTLESS = { persons: 2000, seed: 3 };
+/** The fanlake that builds: this checkout's, or another's (`--bin`) to measure it alike. */
+const bin = flag('--bin') ?? BIN;
 
 export async function benchIdentity({ identityScale10 = process.argv.includes('--identity-scale10') } = {}) {
   const rows = [];
@@ -37,14 +45,16 @@ export async function benchIdentity({ identityScale10 = process.argv.includes('-
   rows.push([`identity, noisy simulator: the least of the ${noisy.length} runs above`, '', figures(least), verdict(least)]);
   rows.push(row(`identity, independent set (${INDEPENDENT.persons} persons, seed ${INDEPENDENT.seed})`, await scoreIndependent(INDEPENDENT.persons, INDEPENDENT.seed)));
   rows.push(row('identity, simulator without noise, scale 0.1, seed 11', await scoreRun(0.1, 11, false)));
+  rows.push(row(`identity, set without e-mail or phone (${CONTACTLESS.persons} persons, seed ${CONTACTLESS.seed})`, await scoreContactless(CONTACTLESS.persons, CONTACTLESS.seed)));
   return rows;
 }
 
-function row(label, { links, score, evidenceRecall, ceilingRecall }) {
+function row(label, { links, score, evidenceRecall, ceilingRecall, households }) {
   return [
     label,
     `${fmt(links.length)} records, ${fmt(new Set(links.map((link) => link.fanId)).size)} fans`,
-    `${figures(score)} (recall where more than a name is shared: ${fmt(evidenceRecall, 4)}; the most recall without a false link: ${fmt(ceilingRecall, 4)})`,
+    `${figures(score)}; cross-system ${figures(score.crossSystem)}; households precision ${fmt(households.precision, 4)} (${fmt(households.predictedPairs)} pairs), ${fmt(households.mergedShare, 4)} of ${fmt(households.apartPairs)} pairs of two persons merged` +
+      ` (recall where more than a name is shared: ${fmt(evidenceRecall, 4)}; the most recall without a false link: ${fmt(ceilingRecall, 4)})`,
     verdict(score),
   ];
 }
@@ -66,7 +76,7 @@ export async function scoreRun(scale, seed, noise) {
   try {
     const env = { FANLAKE_TICKETING_URL: sim.url, FANLAKE_ENGAGEMENT_URL: sim.url, FANLAKE_DATA_DIR: dataDir, ...CREDENTIALS };
     for (const args of [['extract'], ['load'], ['build', '--select', '+fan_identity_links']]) {
-      await runOk(args, env);
+      await runOk(args, env, { bin });
     }
     const truth = (await (await fetch(`${sim.url}/__admin/truth`)).text()).trim().split('\n').map((line) => JSON.parse(line));
     return await scored(dataDir, truth);
@@ -82,12 +92,20 @@ export async function scoreRun(scale, seed, noise) {
  * extraction run, loads and builds identity resolution; its links, truth and score.
  */
 export async function scoreIndependent(persons, seed) {
-  const set = independentIdentities({ persons, seed });
-  const dataDir = tempDir('fanlake-bench-independent-');
+  return scoreSet(independentIdentities({ persons, seed }));
+}
+
+/** The same for the set without e-mail or phone (bench/contactless-identities). */
+export async function scoreContactless(persons, seed) {
+  return scoreSet(contactlessIdentities({ persons, seed }));
+}
+
+async function scoreSet(set) {
+  const dataDir = tempDir('fanlake-bench-set-');
   try {
     await writeExtraction(dataDir, set.raw);
     for (const args of [['load'], ['build', '--select', '+fan_identity_links']]) {
-      await runOk(args, { FANLAKE_DATA_DIR: dataDir });
+      await runOk(args, { FANLAKE_DATA_DIR: dataDir }, { bin });
     }
     return await scored(dataDir, set.truth);
   } finally {
@@ -114,6 +132,7 @@ async function scored(dataDir, truth) {
       score: scoreIdentityLinks(links, truth),
       evidenceRecall: scoreIdentityLinks(links, evidenceGroups).recall,
       ceilingRecall: scoreIdentityLinks(ceilingLinks(truth, records, evidenceGroups), truth).recall,
+      households: householdScore(links, truth, records),
     };
   } finally {
     instance.closeSync();
@@ -134,6 +153,54 @@ select
     ] as evidence,
     name_pair_spelling
 from intermediate.int_identity_records`;
+
+/** Values on more records than this are placeholders, not a household's. */
+const HOUSEHOLD_VALUE_CAP = 30;
+
+/**
+ * Precision over household-shaped pairs: two records sharing an e-mail, a phone or a postal
+ * address (a value on at most HOUSEHOLD_VALUE_CAP records), put in one fan; and of those
+ * pairs that are two persons (partners, twins, namesakes at one address), the share merged.
+ */
+function householdScore(links, truth, records) {
+  const fanOf = new Map(links.map((link) => [`${link.system}:${link.recordId}`, link.fanId]));
+  const personOf = new Map(truth.map((record) => [`${record.system}:${record.recordId}`, String(record.personId)]));
+  const holders = new Map();
+  for (const record of records) {
+    if (!personOf.has(record.record_key)) continue;
+    for (const value of record.evidence) {
+      if (value === null || !/^(email|phone|address) /.test(value)) continue;
+      holders.set(value, [...(holders.get(value) ?? []), record.record_key]);
+    }
+  }
+  const seen = new Set();
+  let predictedPairs = 0;
+  let correctPairs = 0;
+  let apartPairs = 0;
+  let mergedApart = 0;
+  for (const keys of holders.values()) {
+    if (keys.length < 2 || keys.length > HOUSEHOLD_VALUE_CAP) continue;
+    for (let i = 0; i < keys.length; i++) {
+      for (let j = i + 1; j < keys.length; j++) {
+        const pair = keys[i] < keys[j] ? `${keys[i]} ${keys[j]}` : `${keys[j]} ${keys[i]}`;
+        if (seen.has(pair)) continue;
+        seen.add(pair);
+        const together = fanOf.get(keys[i]) === fanOf.get(keys[j]);
+        const same = personOf.get(keys[i]) === personOf.get(keys[j]);
+        if (together) predictedPairs++;
+        if (together && same) correctPairs++;
+        if (!same) apartPairs++;
+        if (!same && together) mergedApart++;
+      }
+    }
+  }
+  return {
+    precision: predictedPairs === 0 ? 1 : correctPairs / predictedPairs,
+    predictedPairs,
+    apartPairs,
+    mergedShare: apartPairs === 0 ? 0 : mergedApart / apartPairs,
+  };
+}
 
 /**
  * The truth with each person cut into groups of records joined, directly or through the

@@ -1,7 +1,7 @@
 -- materialized: incremental
 -- unique_key: record_key
 -- incremental_delete: record_key not in (select record_key from intermediate.int_identity_records)
--- description: One row per record: its fan, the connected component of its links (int_identity_edges, kept per record in int_identity_matches, and the analysts' same-fan overrides) it belongs to, the part of it its fan is once different-fan overrides cut it, and the strongest rule that linked it. A record that matches nobody is its own fan. Incremental: only the components holding a record whose links changed (link_signature) are recomputed; see docs/decisions.md.
+-- description: One row per record: its fan, the connected component of its links (int_identity_edges: the hard links and the identity model's, and the analysts' same-fan overrides) it belongs to, the part of it its fan is once different-fan overrides cut it, and the strongest rule that linked it. A record that matches nobody is its own fan. Incremental: only the components holding a record whose links changed (link_signature) are recomputed; see docs/decisions.md.
 -- test: unique(record_key)
 -- test: not_null(record_key, fan_id, component_number, match_rule, link_signature)
 
@@ -16,12 +16,6 @@ records as (
 rule_edges as (
 
     select * from intermediate.int_identity_edges
-
-),
-
-matches as (
-
-    select * from intermediate.int_identity_matches
 
 ),
 
@@ -78,20 +72,32 @@ link_ends as (
 
 ),
 
--- All a record's fan depends on is its links: a hash of the links int_identity_matches keeps on
--- its row (to larger record keys, sorted), and one hash per analysts' decision naming it, summed
--- so their order does not matter. A link kept on the other end's row changes that record's
--- signature, and its whole component (this record too) is recomputed.
+-- All a record's fan depends on is its links: a hash of its links to larger record keys (the
+-- other key and how it was made, sorted; not the model's probability, which moves a little for
+-- every link when the names' term frequencies do, and decides nothing here), and one hash per
+-- analysts' decision naming it, summed so their order does not matter. A link to a smaller key
+-- changes the other end's signature, and its whole component (this record too) is recomputed.
+record_links as (
+
+    select
+        from_key as record_key,
+        list_sort(list({'other_key': to_key, 'match_rule': match_rule})) as links,
+
+    from rule_edges
+    group by from_key
+
+),
+
 link_signatures as (
 
     select
         records.record_key,
         records.record_number,
-        hash(coalesce(matches.links, []), coalesce(decided.decision_signature, 0)) as link_signature,
+        hash(coalesce(record_links.links, []), coalesce(decided.decision_signature, 0)) as link_signature,
 
     from records
-    left join matches
-        on matches.record_key = records.record_key
+    left join record_links
+        on record_links.record_key = records.record_key
     left join (
         select
             record_number,

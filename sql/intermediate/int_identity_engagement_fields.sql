@@ -1,6 +1,6 @@
 -- materialized: table
 -- unique_key: system, record_id
--- description: One row per engagement customer profile and person still there, with only the fields identity resolution reads (int_identity_records), as the platform holds them, and the postal address as matching compares it (macros.address_key). Kept apart from int_identity_records and from the ticketing records (see int_identity_ticketing_fields).
+-- description: One row per engagement customer profile and person still there, with only the fields identity resolution reads (int_identity_records), as the platform holds them, and the postal address (street line, postal code, town). Kept apart from int_identity_records and from the ticketing records (see int_identity_ticketing_fields).
 -- test: unique(system, record_id)
 -- test: not_null(system, record_id)
 
@@ -27,7 +27,7 @@ final as (
         'engagement_customer_profile' as system,
         cast(customer_profile_id as varchar) as record_id,
         customer_profile_id,
-        null as external_user_id,
+        cast(null as varchar) as external_user_id,
         email,
         phone_raw,
         phone_e164,
@@ -35,6 +35,9 @@ final as (
         last_name,
         birth_date,
         macros.address_key(street, postal_code) as address_key,
+        street,
+        postal_code,
+        city,
 
     from customer_profiles
 
@@ -44,11 +47,13 @@ final as (
         'engagement_person' as system,
         cast(people.person_id as varchar) as record_id,
         people.customer_profile_id,
-        -- an externalId that is a whole number may be a ticketing user id, on any network: the
-        -- documents say nothing of networks or systemId, and the match rule asks more of the pair
+        -- an externalId (trimmed, staging) that is a whole number may be a ticketing user's id, on
+        -- any network: the documents say nothing of networks or systemId. Written as the user's
+        -- record_id is (no leading zeros), for int_identity_edges to compare; the hard link there
+        -- also asks that the last names do not differ (docs/decisions.md "Hard links")
         case
             when regexp_full_match(people.external_id, '[0-9]{1,18}')
-                then try_cast(people.external_id as bigint)
+                then cast(try_cast(people.external_id as bigint) as varchar)
         end as external_user_id,
         people.email,
         people.phone_raw,
@@ -57,6 +62,9 @@ final as (
         people.last_name,
         people.birth_date,
         null as address_key,
+        null as street,
+        null as postal_code,
+        null as city,
 
     from people
 

@@ -27,7 +27,7 @@ final as (
         overrides.decision,
         overrides.note,
         overrides.line_number,
-        -- an analyst's word outranks every rule (seeds.identity_match_rules ranks from 1)
+        -- an analyst's word outranks every link (int_identity_edges ranks from 1)
         'override' as match_rule,
         0 as rule_rank,
 

@@ -1,6 +1,6 @@
 -- materialized: table
 -- unique_key: record_key
--- description: One row per record that identity resolution links (ticketing users and members, engagement customer profiles and people), with the keys rules match on, normalized alike across systems: folded (macros.name_folded) and transliterated (macros.name_transliterated), and the postal address (macros.address_key). A row holds only what its record and its customer profile's group say, so a build that changes a few records changes a few rows (written as a difference): its record_number is a hash of its key, and how common its name is is in int_identity_name_counts.
+-- description: One row per record that identity resolution links (ticketing users and members, engagement customer profiles and people), with the values the identity model compares, normalized alike across systems: names folded (macros.name_folded) and transliterated (macros.name_transliterated), as token sets and the right way round, the birth date, e-mail, phone (last 8 digits) and address (street line, postal code and town), and its entity (a customer profile and its people are one). A row holds only what its record and its customer profile's group say, so a build that changes a few records changes a few rows (written as a difference): its record_number is a hash of its key, and how common its name is is in int_identity_term_frequencies.
 -- test: unique(record_key)
 -- test: unique(record_number)
 -- test: not_null(record_key, record_number, system, record_id)
@@ -45,6 +45,11 @@ keyed as (
         macros.last_name_key(last_name) as last_name_key,
         birth_date,
         address_key,
+        -- the address as its one comparison reads it (street line, postal code, town apart:
+        -- a postal code or town is shared, a street line in one of them is not)
+        nullif(trim(regexp_replace(macros.name_folded(street), '[^a-z0-9]+', ' ', 'g')), '') as street_key,
+        nullif(regexp_replace(postal_code, '[^0-9]', '', 'g'), '') as postcode_key,
+        nullif(regexp_replace(macros.name_folded(city), '[^a-z]', '', 'g'), '') as city_key,
 
     from fields
 
@@ -87,6 +92,11 @@ borrowed as (
         keyed.last_name,
         keyed.birth_date,
         keyed.address_key,
+        keyed.street_key,
+        keyed.postcode_key,
+        keyed.city_key,
+        -- a customer profile and its people are one person: one entity when counting people
+        coalesce('engagement_customer_profile:' || keyed.customer_profile_id, keyed.record_key) as entity_key,
         coalesce(
             keyed.first_name_key,
             case when profile_groups.first_name_count = 1 then profile_groups.first_name_key end

@@ -1,7 +1,7 @@
 -- materialized: incremental
 -- unique_key: system, record_id
 -- lineage_columns: _extracted_at
--- description: One row per ticketing user and member, with only the fields identity resolution reads (int_identity_records), as the system holds them (a member's one name field split in two), and the postal address as matching compares it (macros.address_key). Kept apart from int_identity_records, the costly part, and from the engagement records: a load that changes other fields only (a login, a member's used pool) rebuilds this table to the same rows, and identity resolution stops here. Incremental: only users and members loaded since the last build are read again (each system by its own newest _extracted_at here, as marts.fct_tickets does); ticketing records are never removed upstream, so nothing is deleted. A row re-read unchanged only moves _extracted_at, which is no change for identity resolution (lineage_columns).
+-- description: One row per ticketing user and member, with only the fields identity resolution reads (int_identity_records), as the system holds them (a member's one name field split in two), and the postal address (street line, postal code, town). Kept apart from int_identity_records, the costly part, and from the engagement records: a load that changes other fields only (a login, a member's used pool) rebuilds this table to the same rows, and identity resolution stops here. Incremental: only users and members loaded since the last build are read again (each system by its own newest _extracted_at here, as marts.fct_tickets does); ticketing records are never removed upstream, so nothing is deleted. A row re-read unchanged only moves _extracted_at, which is no change for identity resolution (lineage_columns).
 -- test: unique(system, record_id)
 -- test: not_null(system, record_id)
 
@@ -49,7 +49,7 @@ final as (
         'ticketing_user' as system,
         cast(user_id as varchar) as record_id,
         cast(null as bigint) as customer_profile_id,
-        cast(null as bigint) as external_user_id,
+        cast(null as varchar) as external_user_id,
         email,
         phone_raw,
         phone_e164,
@@ -57,6 +57,9 @@ final as (
         nullif(trim(last_name), '') as last_name,
         birth_date,
         macros.address_key(address, zip_code) as address_key,
+        nullif(trim(address), '') as street,
+        nullif(trim(zip_code), '') as postal_code,
+        nullif(trim(city), '') as city,
         _extracted_at,
 
     from users
@@ -75,6 +78,9 @@ final as (
         nullif(last_name, '') as last_name,
         null as birth_date,
         null as address_key,
+        null as street,
+        null as postal_code,
+        null as city,
         _extracted_at,
 
     from members_named

@@ -19,7 +19,7 @@ interface CommandBase<A> {
    * True for a command that writes under `$FANLAKE_DATA_DIR`: `runHandler` then holds the
    * data directory's one writer lock for the whole run (see `src/core/writer-lock.ts`).
    */
-  readonly writes?: boolean;
+  readonly writes?: boolean | ((args: A) => boolean);
   /** Text after the options and examples of its help, before the settings pointer. */
   readonly epilogue?: string;
   builder(yargs: Argv): Argv<A>;
@@ -53,7 +53,7 @@ export async function runHandler<A>(module: CommandModule<A>, args: A & Record<s
         out.info(`${path} is in use by ${who}; waiting up to ${config['warehouse.busyTimeoutSeconds']} s`);
       },
     });
-    if (module.writes) {
+    if (typeof module.writes === 'function' ? module.writes(args) : module.writes) {
       // Before the lock exists, so that no moment has the lock without its release on a signal.
       releaseOnSignal(config.dataDir);
       lock = await acquireWriterLock(config.dataDir, {

@@ -1,7 +1,6 @@
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import { IN_MEMORY, openDatabase, queryRows, quoteIdent } from '../core/duckdb.js';
 import type { DatabaseOptions } from '../core/duckdb.js';
 import { FanlakeError } from '../core/errors.js';
@@ -15,12 +14,18 @@ import { clubFileMacro, readClubFiles } from './club/club-files.js';
 import { defaultOverridesFile, identityOverridesMacro, readIdentityOverrides } from './identity-overrides.js';
 import { createMacros, DEFAULT_MACRO_SETTINGS, settingMacros } from './macros.js';
 import type { MacroSettings } from './macros.js';
+import type { MacroDefinition } from './discover-project.js';
 import { buildGraph } from './model-graph.js';
 import type { GraphNode, ModelGraph } from './model-graph.js';
 import { runGraph } from './run-graph.js';
 import { selectModels } from './select-models.js';
 import { BuildInputs, contentSignature, existingRelations, readBuildState, recordBuild } from './build-state.js';
 import { dropRemovedModels } from './drop-removed-models.js';
+import { UsageError } from '../core/errors.js';
+import { readIdentityModelConfig, type IdentityModelConfig } from './identity-model/config.js';
+import { DEFAULT_IDENTITY_THRESHOLDS, identityModelMacros, type IdentityThresholds } from './identity-model/macros.js';
+import { readStoredModel, type StoredModel } from './identity-model/store.js';
+import { trainIdentityModel } from './identity-model/train.js';
 
 export const BUILD_STATUSES = ['ok', 'unchanged', 'failed', 'skipped', 'dropped'] as const;
 /**
@@ -49,7 +54,10 @@ export interface ModelResult {
   reason?: string;
 }
 
-export type BuildEvent = { type: 'build-started'; nodes: number } | { type: 'node-finished'; result: ModelResult };
+export type BuildEvent =
+  | { type: 'build-started'; nodes: number }
+  | { type: 'node-finished'; result: ModelResult }
+  | { type: 'identity-trained'; model: StoredModel; reason: string; seconds: number };
 
 export interface BuildModelsOptions extends DatabaseOptions {
   dataDir: string;
@@ -76,6 +84,14 @@ export interface BuildModelsOptions extends DatabaseOptions {
    * uses both for one query, and parallel models measured no faster (see index.ts).
    */
   concurrency?: number;
+  /** The identity model's link and review thresholds (match probabilities); defaults: DEFAULT_IDENTITY_THRESHOLDS. */
+  identityThresholds?: IdentityThresholds;
+  /**
+   * When the identity model is trained, just before the model that predicts with it builds:
+   * `auto` when none is stored for the configuration or the records grew by the configuration's
+   * `retrain_growth` since (the default); `always` (`fanlake identity train`).
+   */
+  identityTraining?: 'auto' | 'always';
   onEvent?: (event: BuildEvent) => void;
 }
 
@@ -89,20 +105,25 @@ export interface BuildModelsOptions extends DatabaseOptions {
  */
 export async function buildModels(options: BuildModelsOptions): Promise<ModelResult[]> {
   const project = await discoverProject(options.modelsDir ?? DEFAULT_MODELS_DIR);
-  // What the club decided is read and checked before the warehouse is touched: a bad line exits 2.
+  // What the club decided and the identity model's configuration are read and checked before
+  // the warehouse is touched: a bad line exits 2.
   const clubFiles = await readClubFiles(options.clubDir);
   const overridesFile = options.identityOverridesFile ?? (await defaultOverridesFile(options.clubDir, options.dataDir));
   const overrides = await readIdentityOverrides(overridesFile, options.identityOverridesFile !== undefined);
+  const identityConfig = await readIdentityModelConfig(options.modelsDir ?? DEFAULT_MODELS_DIR);
+  const identityThresholds = checkedThresholds(options.identityThresholds ?? DEFAULT_IDENTITY_THRESHOLDS);
   await mkdir(options.dataDir, { recursive: true });
   const instance = await openDatabase(options.warehousePath ?? warehousePath(options.dataDir), options);
   const connections: DuckDBConnection[] = [];
   try {
     connections.push(await instance.connect());
     const main = connections[0]!;
+    const identityModel = await IdentityModelState.read(main, identityConfig, identityThresholds);
     const graph = await buildGraph(project, main, [
       ...settingMacros(options.macroSettings ?? DEFAULT_MACRO_SETTINGS),
       identityOverridesMacro(overrides, overridesFile),
       ...clubFiles.map(clubFileMacro),
+      ...identityModel.macros(),
       ...project.macros,
     ]);
     const seeds = graph.order.filter((relation) => graph.nodes.get(relation)!.kind === 'seed');
@@ -141,6 +162,7 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
     while (connections.length < concurrency) connections.push(await instance.connect());
 
     const results = new Map<string, ModelResult>();
+    let trainingReported = false;
     const outcomes = await runGraph({
       order,
       parentsOf: (relation) => graph.nodes.get(relation)!.parents,
@@ -148,6 +170,11 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
       run: async (relation, slot) => {
         const node = graph.nodes.get(relation)!;
         const connection = connections[slot]!;
+        if (node.kind === 'model' && callsMacro(graph, node.macros, IDENTITY_MODEL_MACRO)) {
+          const trained = await identityModel.trainIfNeeded(connection, options.identityTraining ?? 'auto', inputs);
+          if (trained && !trainingReported) options.onEvent?.({ type: 'identity-trained', ...trained });
+          trainingReported = true;
+        }
         const fingerprint = inputs.fingerprint(relation, contentOf);
         const last = lastBuilds.get(relation);
         const unchanged = !options.fullRefresh && node.kind === 'model' && existing.has(relation.toLowerCase()) && last?.fingerprint === fingerprint;
@@ -194,6 +221,83 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
   } finally {
     for (const connection of connections) connection.closeSync();
     instance.closeSync();
+  }
+}
+
+/** The macro whose callers predict with the stored identity model: it is trained, when it must be, just before the first of them builds. */
+const IDENTITY_MODEL_MACRO = 'identity_model';
+/** The macros training rewrites. */
+const TRAINED_MACROS = new Set(['identity_model', 'identity_model_version', 'identity_prior_weight']);
+
+/** Whether `macros`, or a macro they call in turn, is `name`. */
+function callsMacro(graph: ModelGraph, macros: readonly string[], name: string, seen = new Set<string>()): boolean {
+  return macros.some((macro) => {
+    if (macro === name) return true;
+    if (seen.has(macro)) return false;
+    seen.add(macro);
+    return callsMacro(graph, graph.macros.get(macro)?.calls ?? [], name, seen);
+  });
+}
+
+/** @throws UsageError when the review threshold is not below the link threshold. */
+function checkedThresholds(thresholds: IdentityThresholds): IdentityThresholds {
+  if (!(thresholds.review < thresholds.link)) {
+    throw new UsageError(`the identity review threshold (${thresholds.review}) must be below the link threshold (${thresholds.link})`);
+  }
+  return thresholds;
+}
+
+/** The identity model a build predicts with: its configuration, the stored model, and training when it is due. */
+class IdentityModelState {
+  private training: Promise<{ model: StoredModel; reason: string; seconds: number } | undefined> | undefined;
+
+  private constructor(
+    private readonly config: IdentityModelConfig | undefined,
+    private model: StoredModel | undefined,
+    private readonly thresholds: IdentityThresholds,
+  ) {}
+
+  /** The newest stored model for the configuration; a model trained under another configuration is not used. */
+  static async read(connection: DuckDBConnection, config: IdentityModelConfig | undefined, thresholds: IdentityThresholds): Promise<IdentityModelState> {
+    const stored = config ? await readStoredModel(connection) : undefined;
+    return new IdentityModelState(config, stored?.definitionHash === config?.definitionHash ? stored : undefined, thresholds);
+  }
+
+  macros(): MacroDefinition[] {
+    return this.config ? identityModelMacros(this.config, this.model, this.thresholds) : [];
+  }
+
+  /**
+   * Trains (once per build) when asked to, when no model fits the configuration, or when the
+   * records grew by the configuration's share since the last training; then writes the new
+   * model's macros into the warehouse and into `inputs`, so the models that predict with it
+   * build again.
+   */
+  trainIfNeeded(connection: DuckDBConnection, when: 'auto' | 'always', inputs: BuildInputs) {
+    this.training ??= (async () => {
+      if (!this.config) return undefined;
+      const reason = when === 'always' ? 'asked to (fanlake identity train)' : await this.dueReason(connection, this.config);
+      if (reason === undefined) return undefined;
+      const started = performance.now();
+      this.model = await trainIdentityModel(connection, this.config);
+      for (const macro of this.macros().filter((candidate) => TRAINED_MACROS.has(candidate.name))) {
+        await connection.run(macro.sql);
+        inputs.replaceMacro(macro.name, macro.sql);
+      }
+      return { model: this.model, reason, seconds: (performance.now() - started) / 1000 };
+    })();
+    return this.training;
+  }
+
+  private async dueReason(connection: DuckDBConnection, config: IdentityModelConfig): Promise<string | undefined> {
+    if (!this.model) return 'no model is stored for this configuration';
+    const [row] = await queryRows(connection, 'select count(*) as records from intermediate.int_identity_records');
+    const records = Number(row!.records);
+    const growth = records / Math.max(this.model.records, 1) - 1;
+    if (growth >= config.training.retrain_growth) {
+      return `the records grew by ${Math.round(growth * 100)}% since version ${this.model.version} (${this.model.records} → ${records}; retrain_growth ${config.training.retrain_growth})`;
+    }
+    return undefined;
   }
 }
 

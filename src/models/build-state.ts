@@ -27,7 +27,7 @@ export class BuildInputs {
   private constructor(
     private readonly graph: ModelGraph,
     private readonly sources: ReadonlyMap<string, string>,
-    private readonly macros: ReadonlyMap<string, string>,
+    private readonly macros: Map<string, string>,
     private readonly seedTexts: ReadonlyMap<string, string>,
   ) {}
 
@@ -83,6 +83,15 @@ export class BuildInputs {
       const seeds = node.parents.filter((parent) => this.graph.nodes.get(parent)?.kind === 'seed');
       return hashOf(JSON.stringify([...headerOf(node.model), ...this.macroEntries(node.macros), ...seeds.map((seed) => `seed ${seed}=${this.definition(seed)}`)]));
     });
+  }
+
+  /**
+   * A macro build rewrote while it ran (the identity model, trained just before the model that
+   * predicts with it): the fingerprints asked after this see its new text. The macro must call
+   * no other macro and be called by none (its callers would keep the old hash).
+   */
+  replaceMacro(name: string, sql: string): void {
+    this.macros.set(name, hashOf(JSON.stringify([sql])));
   }
 
   private macroEntries(names: readonly string[]): string[] {

@@ -15,6 +15,20 @@ export interface TruthRecord {
   personId: number | string;
 }
 
+/** Precision and recall over one kind of record pair. */
+export interface PairScore {
+  /** Of the pairs of this kind put in one fan, the share that are one person; 1 when no pair was. */
+  precision: number;
+  /** Of the pairs of this kind that are one person, the share put in one fan; 1 when there is none. */
+  recall: number;
+  predictedPairs: number;
+  truePairs: number;
+  correctPairs: number;
+}
+
+/** The systems of each side of a cross-system pair: a ticketing record and an engagement one. */
+const TICKETING_SYSTEMS = new Set(['ticketing_user', 'ticketing_member']);
+
 /** Pairwise quality of identity resolution; pairs are unordered pairs of distinct records. */
 export interface IdentityScore {
   /** Of the record pairs put in one fan, the share that are one person; 1 when no pair was. */
@@ -35,6 +49,8 @@ export interface IdentityScore {
   unknownRecords: number;
   /** Records linked more than once (the contract says exactly once); the first link is scored. */
   duplicateLinks: number;
+  /** The same over cross-system pairs alone: a ticketing record (user, member) and an engagement one (profile, person). */
+  crossSystem: PairScore;
 }
 
 /**
@@ -58,6 +74,10 @@ export function scoreIdentityLinks(links: Iterable<LinkedRecord>, truth: Iterabl
   const perFan = new Map<string, number>();
   const perPerson = new Map<string, number>();
   const perBoth = new Map<string, number>();
+  // per group, its ticketing and its engagement records: a group's cross-system pairs are their product
+  const crossFan = new Map<string, [number, number]>();
+  const crossPerson = new Map<string, [number, number]>();
+  const crossBoth = new Map<string, [number, number]>();
   const seen = new Set<string>();
   let scoredRecords = 0;
   let missingRecords = 0;
@@ -76,6 +96,10 @@ export function scoreIdentityLinks(links: Iterable<LinkedRecord>, truth: Iterabl
     increment(perFan, fan);
     increment(perPerson, person);
     increment(perBoth, `${fan}\u0000${person}`);
+    const side = TICKETING_SYSTEMS.has(record.system) ? 0 : 1;
+    incrementSide(crossFan, fan, side);
+    incrementSide(crossPerson, person, side);
+    incrementSide(crossBoth, `${fan}\u0000${person}`, side);
   }
   let unknownRecords = 0;
   for (const key of fanOf.keys()) if (!seen.has(key)) unknownRecords++;
@@ -83,6 +107,9 @@ export function scoreIdentityLinks(links: Iterable<LinkedRecord>, truth: Iterabl
   const predictedPairs = pairs(perFan);
   const truePairs = pairs(perPerson);
   const correctPairs = pairs(perBoth);
+  const crossPredicted = crossPairs(crossFan);
+  const crossTrue = crossPairs(crossPerson);
+  const crossCorrect = crossPairs(crossBoth);
   return {
     precision: predictedPairs === 0 ? 1 : correctPairs / predictedPairs,
     recall: truePairs === 0 ? 1 : correctPairs / truePairs,
@@ -93,6 +120,13 @@ export function scoreIdentityLinks(links: Iterable<LinkedRecord>, truth: Iterabl
     missingRecords,
     unknownRecords,
     duplicateLinks,
+    crossSystem: {
+      precision: crossPredicted === 0 ? 1 : crossCorrect / crossPredicted,
+      recall: crossTrue === 0 ? 1 : crossCorrect / crossTrue,
+      predictedPairs: crossPredicted,
+      truePairs: crossTrue,
+      correctPairs: crossCorrect,
+    },
   };
 }
 
@@ -108,6 +142,18 @@ function recordKey(system: string, recordId: string): string {
 
 function increment(counts: Map<string, number>, key: string): void {
   counts.set(key, (counts.get(key) ?? 0) + 1);
+}
+
+function incrementSide(counts: Map<string, [number, number]>, key: string, side: 0 | 1): void {
+  const sides = counts.get(key) ?? [0, 0];
+  sides[side]++;
+  counts.set(key, sides);
+}
+
+function crossPairs(counts: Map<string, [number, number]>): number {
+  let total = 0;
+  for (const [ticketing, engagement] of counts.values()) total += ticketing * engagement;
+  return total;
 }
 
 function pairs(counts: Map<string, number>): number {

@@ -63,8 +63,7 @@
  * each row's inputs and compares it in a self-reading WHERE condition, `where not exists
  * (select 1 from <itself> as stored where stored.key = x.key and stored.signature =
  * x.signature)`: the rows whose inputs changed are computed again, and on the first build,
- * the condition dropped, all of them (int_identity_matches, int_identity_clusters,
- * int_fan_contacts). A condition that narrows the work only on later builds may say so with
+ * the condition dropped, all of them (int_identity_clusters, int_fan_contacts). A condition that narrows the work only on later builds may say so with
  * `or not exists (select 1 from <itself>)`, which the first build drops with it.
  *
  * ## Tables written as a difference

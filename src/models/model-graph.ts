@@ -4,6 +4,8 @@ import { SEEDS_SCHEMA, SOURCE_SCHEMA } from './discover-project.js';
 import type { MacroDefinition, ModelDefinition, ModelProject, SeedDefinition } from './discover-project.js';
 import { emptyClubMacros } from './club/club-files.js';
 import { identityOverridesMacro } from './identity-overrides.js';
+import { readIdentityModelConfig } from './identity-model/config.js';
+import { DEFAULT_IDENTITY_THRESHOLDS, identityModelMacros } from './identity-model/macros.js';
 import { DEFAULT_MACRO_SETTINGS, macroCalls, parseMacros, settingMacros } from './macros.js';
 import type { MacroNode } from './macros.js';
 import { MODEL_SCHEMAS } from './model-header.js';
@@ -42,6 +44,22 @@ export interface ModelGraph {
   macros: ReadonlyMap<string, MacroNode>;
 }
 
+/**
+ * The macros of a project built with the default settings: no identity overrides, empty club
+ * files, and the identity model's configuration with no trained model (enough to parse every
+ * model).
+ */
+async function defaultMacros(project: ModelProject): Promise<MacroDefinition[]> {
+  const identity = await readIdentityModelConfig(project.root);
+  return [
+    ...settingMacros(DEFAULT_MACRO_SETTINGS),
+    identityOverridesMacro([], 'none'),
+    ...emptyClubMacros(),
+    ...(identity ? identityModelMacros(identity, undefined, DEFAULT_IDENTITY_THRESHOLDS) : []),
+    ...project.macros,
+  ];
+}
+
 const LAYER_RANK: Record<string, number> = { [SEEDS_SCHEMA]: 0, staging: 1, intermediate: 2, marts: 3 };
 
 /**
@@ -49,16 +67,12 @@ const LAYER_RANK: Record<string, number> = { [SEEDS_SCHEMA]: 0, staging: 1, inte
  * syntax errors, unqualified or unknown references, reads of a schema models may not read,
  * misplaced self-references, cycles (naming each file in the cycle), broken macros and calls
  * of unknown macros. `macros` defaults to the project's and those of the default settings
- * (no identity overrides).
+ * (no identity overrides, empty club files, no trained identity model).
  *
  * @throws ModelProjectError
  */
-export async function buildGraph(
-  project: ModelProject,
-  connection: DuckDBConnection,
-  macros: readonly MacroDefinition[] = [...settingMacros(DEFAULT_MACRO_SETTINGS), identityOverridesMacro([], 'none'), ...emptyClubMacros(), ...project.macros],
-): Promise<ModelGraph> {
-  const parsedMacros = await parseMacros(macros);
+export async function buildGraph(project: ModelProject, connection: DuckDBConnection, macros?: readonly MacroDefinition[]): Promise<ModelGraph> {
+  const parsedMacros = await parseMacros(macros ?? (await defaultMacros(project)));
   const problems: string[] = [...parsedMacros.problems];
   const nodes = new Map<string, GraphNode>();
   for (const seed of project.seeds) {

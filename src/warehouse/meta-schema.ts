@@ -5,7 +5,8 @@ export const META_SCHEMA = 'meta';
 
 /**
  * The run records, declared once: `load` writes the first three in its transaction, `check`
- * writes `check_results`. Reports may read exactly these tables of `meta`.
+ * writes `check_results`, training the identity model the last two. Reports may read exactly
+ * these tables of `meta`.
  */
 export const META_TABLES = {
   /**
@@ -66,6 +67,31 @@ export const META_TABLES = {
     warn_after_hours double,
     error_after_hours double,
     carried_from varchar`,
+  /**
+   * One row per training of the identity model (build or `fanlake identity train`,
+   * src/models/identity-model/train.ts): the configuration it was trained under, the records it
+   * saw, its prior (the chance that two random records are one person) and the pairs it was
+   * estimated from, and what each EM session did.
+   */
+  identity_models: `
+    model_version integer not null,
+    trained_at timestamptz not null,
+    definition_hash varchar not null,
+    records bigint not null,
+    prior double not null,
+    prior_pairs bigint not null,
+    u_sample_pairs bigint not null,
+    sessions json not null`,
+  /** One row per comparison level of each trained identity model: m, u and the evidence behind them. */
+  identity_model_levels: `
+    model_version integer not null,
+    comparison varchar not null,
+    level_index integer not null,
+    level varchar not null,
+    m double,
+    u double,
+    u_pairs bigint not null,
+    m_sessions integer not null`,
 } as const;
 
 export type MetaTable = keyof typeof META_TABLES;

@@ -4,6 +4,8 @@ import { IN_MEMORY, openDatabase, queryRows, quoteLiteral } from '../../src/core
 import type { DuckDBInstance } from '@duckdb/node-api';
 import { discoverProject } from '../../src/models/discover-project.js';
 import { createMacros, DEFAULT_MACRO_SETTINGS, parseMacros, settingMacros } from '../../src/models/macros.js';
+import { readIdentityModelConfig } from '../../src/models/identity-model/config.js';
+import { DEFAULT_IDENTITY_THRESHOLDS, identityModelMacros } from '../../src/models/identity-model/macros.js';
 
 // The shipped sql/macros, with values written by hand (the rules in docs/decisions.md).
 let instance: DuckDBInstance;
@@ -11,7 +13,9 @@ let connection: DuckDBConnection;
 
 async function useSettings(phoneDefaultCountryCode: string): Promise<void> {
   const project = await discoverProject();
-  const { nodes, problems } = await parseMacros([...settingMacros({ phoneDefaultCountryCode }), ...project.macros]);
+  // the identity model's macros (configuration, no trained model), which macros of sql/macros call
+  const identity = identityModelMacros((await readIdentityModelConfig(project.root))!, undefined, DEFAULT_IDENTITY_THRESHOLDS);
+  const { nodes, problems } = await parseMacros([...settingMacros({ phoneDefaultCountryCode }), ...identity, ...project.macros]);
   expect(problems).toEqual([]);
   await createMacros(connection, nodes);
 }

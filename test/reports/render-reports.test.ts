@@ -77,7 +77,7 @@ function definitions(files: Record<string, string>): string {
 }
 
 /** Every report shipped in reports/, as README's Reports section lists them. */
-const SHIPPED_REPORTS = ['audience-consent', 'campaigns', 'data-quality', 'match-day', 'membership', 'retention', 'revenue', 'season-tickets', 'top-fans'];
+const SHIPPED_REPORTS = ['audience-consent', 'campaigns', 'data-quality', 'identity-model', 'match-day', 'membership', 'retention', 'revenue', 'season-tickets', 'top-fans'];
 
 /** The digest's line for one figure, as the report locale (nb-NO) formats a whole number. */
 const countLine = (label: string, value: number) => `- ${label}: ${new Intl.NumberFormat('nb-NO').format(value)}\n`;
@@ -249,7 +249,7 @@ describe('fanlake report on a built warehouse', () => {
     expect(result.stdout).toMatch(/data-quality\s+Data quality/);
   });
 
-  it('shows the data-quality run records: quarantined items with their reason, check results, identity links', async () => {
+  it('shows the data-quality run records: quarantined items with their reason, check results, identity links and the review queue', async () => {
     const { code, stderr, out } = await render(['data-quality']);
     expect(code, stderr).toBe(0);
     const quarantined = await queryWarehouse(fixture.dataDir, `select source, resource, reason, item->>'id' as id from meta.quarantined_records`);
@@ -267,6 +267,8 @@ describe('fanlake report on a built warehouse', () => {
     expect(reasons).toEqual([['ticketing.tickets', expect.stringContaining('id_event'), '1', '1', expect.any(String)]]);
     const links = await queryWarehouse(fixture.dataDir, `select match_rule, system, count(*)::integer as n from marts.fan_identity_links group by all order by all`);
     expect(tableCells(html, 'table9').map((row) => [row[0], row[1], Number(row[2]!.replace(/\s/g, ''))])).toEqual(links.map((row) => [row.match_rule, row.system, row.n]));
+    const review = await queryWarehouse(fixture.dataDir, `select reason, count(*)::integer as n from marts.fan_identity_review group by all order by all`);
+    expect(tableCells(html, 'table10').map((row) => [row[0], Number(row[1]!.replace(/\s/g, ''))])).toEqual(review.map((row) => [row.reason, row.n]));
     const checks = await queryWarehouse(fixture.dataDir, `select count(*)::integer as n from meta.check_results where kind = 'freshness'`);
     expect(tableCells(html, 'table6')).toHaveLength(checks[0]!.n);
   });

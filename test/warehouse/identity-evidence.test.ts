@@ -3,11 +3,12 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { buildModels } from '../../src/models/index.js';
 import { tempDataDir } from '../helpers/cli.js';
 import { queryWarehouse } from '../helpers/warehouse.js';
-import { writeRawTables } from './identity-fixture.js';
+import { clubBackground, writeRawTables } from './identity-fixture.js';
 
 /**
  * marts.fan_identity_evidence and marts.fan_identity_review on hand-made records, built through
- * the real models: why two records are one fan, and which pairs an analyst should look at.
+ * the real models with a club's trained identity model (identity-model-fixture.ts): why two
+ * records are one fan, and which pairs an analyst should look at.
  */
 const user = (id: number, fields: Record<string, unknown>) => ({ id, last_update: '2026-01-01T00:00:00.000Z', enabled: true, ...fields });
 const member = (id: number, name: string, phone: string) => ({ id, last_update: '2026-01-01T00:00:00.000Z', name, phone, category: 'Silver', category_id: 2 });
@@ -19,6 +20,7 @@ const born = (date: string) => `${date}T00:00:00.000Z`;
 
 const RAW = {
   ticketing_users: [
+    ...clubBackground(),
     user(101, { name_first: 'Kari', name_last: 'Hansen', email: 'kari.hansen@gmail.com', phone: '' }),
     // a typo in the last name on the platform: only the similarity rule joins the two groups
     user(204, { name_first: 'Magnus', name_last: 'Johansen', email: 'magnus.j@gmail.com', phone: '91234204', birthday: '1982-04-04' }),
@@ -60,21 +62,28 @@ beforeAll(async () => {
 const pair = (row: Record<string, any>, keys: [string, string]) => [row.from_key ?? row.record_a, row.to_key ?? row.record_b].sort().join(' ') === [...keys].sort().join(' ');
 
 describe('fan_identity_evidence', () => {
-  it('holds the link by e-mail with the values each record brought', () => {
+  it('holds the link by e-mail with each comparison\'s level and weight, and the values each record brought', () => {
     const link = evidence.find((row) => pair(row, ['ticketing_user:101', 'engagement_customer_profile:1001']))!;
-    expect(link).toMatchObject({ match_rule: 'email_name', score: 1, is_joined: true, compared_fields: 'email, first name, birth date, phone' });
+    expect(link).toMatchObject({ match_rule: 'model_v1', email_level: 'exact', first_name_level: 'exact', last_name_level: 'exact', phone_level: 'missing', is_joined: true });
+    expect(Number(link.email_weight)).toBeGreaterThan(5);
+    expect(Number(link.match_probability)).toBeGreaterThanOrEqual(0.95);
     expect(link.from_values).toContain('email kari.hansen@gmail.com');
     expect(link.to_values).toContain('email kari.hansen@gmail.com');
     expect(link.from_values).toContain('first name kari');
   });
 
-  it('holds the similarity link with its score and threshold', () => {
-    const link = evidence.find((row) => row.match_rule === 'similar_last_name' && pair(row, ['ticketing_user:204', 'engagement_customer_profile:2004']))!;
-    expect(link.score).toBeGreaterThanOrEqual(link.min_similarity);
-    expect(link.score).toBeLessThan(1);
+  it('holds the link through a typo with the typo\'s level', () => {
+    const link = evidence.find((row) => pair(row, ['ticketing_user:204', 'engagement_customer_profile:2004']))!;
+    expect(link).toMatchObject({ match_rule: 'model_v1', last_name_level: 'one_edit', birth_date_level: 'exact' });
     const values = [link.from_values, link.to_values];
     expect(values.some((side) => side.includes('last name johansen'))).toBe(true);
     expect(values.some((side) => side.includes('last name johnasen'))).toBe(true);
+  });
+
+  it('holds a hard link by its kind, without comparisons', () => {
+    const link = evidence.find((row) => pair(row, ['engagement_customer_profile:3008', 'engagement_person:6008']))!;
+    expect(link).toMatchObject({ match_rule: 'customer_profile', first_name_level: null, match_weight: null });
+    expect(Number(link.match_probability)).toBe(1);
   });
 
   it('has one row per link, every one inside its fan', async () => {
@@ -85,36 +94,27 @@ describe('fan_identity_evidence', () => {
 });
 
 describe('fan_identity_review', () => {
-  it('lists the household the guard split', () => {
-    const row = review.find((candidate) => candidate.reason === 'household_split')!;
-    expect([row.record_a, row.record_b]).toEqual(['engagement_customer_profile:2006', 'ticketing_user:206']);
+  it('lists namesakes one letter apart whose phones differ, in the review band, with what speaks for and against them', () => {
+    const row = review.find((candidate) => pair(candidate, ['ticketing_user:207', 'engagement_customer_profile:2007']))!;
+    expect(row).toMatchObject({ reason: 'review_band' });
+    expect(Number(row.match_probability)).toBeGreaterThanOrEqual(0.5);
+    expect(Number(row.match_probability)).toBeLessThan(0.95);
+    expect(row.strongest_comparison).toMatch(/^birth_date exact/);
+    expect(row.weakest_comparison).toMatch(/^phone different/);
     expect(row.fan_id_a).not.toBe(row.fan_id_b);
+    expect([row.values_a, row.values_b].join(' ')).toContain('phone 97777772');
   });
 
-  it('lists namesakes just short of the similarity rule', () => {
-    const row = review.find((candidate) => candidate.reason === 'near_similarity')!;
-    expect([row.record_a, row.record_b]).toEqual(['engagement_customer_profile:2007', 'ticketing_user:207']);
-    expect(row.values_a).toContain('phone 97777772');
+  it('lists only pairs in the review band, in different fans', () => {
+    expect(review.length).toBeGreaterThan(0);
+    for (const row of review) {
+      expect(row.reason).toBe('review_band');
+      expect(row.fan_id_a).not.toBe(row.fan_id_b);
+    }
   });
 
-  it('lists the similarity link that alone holds a fan together', () => {
-    const rows = review.filter((candidate) => candidate.reason === 'weak_link');
-    // the profile and its person (the person borrows the profile's birth date) each match the user
-    expect(rows.map((row) => [row.record_a, row.record_b]).sort()).toEqual([
-      ['engagement_customer_profile:2004', 'ticketing_user:204'],
-      ['engagement_person:6004', 'ticketing_user:204'],
-    ]);
-    expect(rows.every((row) => row.fan_id_a === row.fan_id_b)).toBe(true);
-  });
-
-  it('never lists a link by a rule that compares no name, however the names differ', () => {
-    const link = evidence.find((row) => pair(row, ['engagement_customer_profile:3008', 'engagement_person:6008']))!;
-    expect(link).toMatchObject({ match_rule: 'customer_profile' });
-    expect(link.score).toBeLessThan(1);
+  it('never lists a hard link, however the names differ, nor a pair the model links', () => {
     expect(review.filter((row) => row.record_a.endsWith(':3008') || row.record_b.endsWith(':6008'))).toEqual([]);
-  });
-
-  it('does not list pairs held by exact rules', () => {
-    expect(review.filter((row) => row.record_a.endsWith(':1001') || row.record_b.endsWith(':101'))).toEqual([]);
+    expect(review.filter((row) => pair(row, ['ticketing_user:101', 'engagement_customer_profile:1001']))).toEqual([]);
   });
 });

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildModels, type ModelResult } from '../../src/models/index.js';
 import { queryWarehouse } from '../helpers/warehouse.js';
-import { placeTrapRecords, writeRawTables, type RawRecords, type TrapPlacement } from './identity-fixture.js';
+import { clubBackground, placeTrapRecords, writeRawTables, type RawRecords, type TrapPlacement } from './identity-fixture.js';
 
 /**
  * int_identity_ticketing_fields holds only what identity resolution reads, so a load that changes other
@@ -15,6 +15,7 @@ const profile = (id: number, fields: Record<string, unknown>) => ({ id: String(i
 
 const RAW: RawRecords = {
   ticketing_users: [
+    ...clubBackground(),
     user(1, { name_first: 'Kari', name_last: 'Nordmann', email: 'kari@example.org', birthday: '1980-01-01', user_last_login: '2026-01-01T10:00:00Z' }),
     user(2, { name_first: 'Ola', name_last: 'Hansen', email: 'ola@example.org', birthday: '1975-05-05', user_last_login: '2026-01-01T10:00:00Z' }),
   ],

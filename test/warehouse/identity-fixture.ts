@@ -10,6 +10,7 @@ import { TICKETING_RESOURCES } from '../../src/sources/ticketing/resources.js';
 import type { Simulator } from '../../src/simulator/simulator.js';
 import { runCli, tempDataDir } from '../helpers/cli.js';
 import { queryWarehouse } from '../helpers/warehouse.js';
+import { storeClubModel } from './identity-model-fixture.js';
 
 /** `build --select` arguments for identity resolution, everything it reads, and the other engagement staging models. */
 export const IDENTITY_SELECT = [
@@ -32,6 +33,8 @@ export type RawRecords = Partial<Record<string, Record<string, unknown>[]>>;
  * through `duckdbColumns`, plus the lineage columns) holding the given items as the API would
  * send them, extracted at `extractedAt`; tables without items are empty. Engagement tables
  * (snapshot resources) carry `_vanished_at` too, as the loader creates it with their first load.
+ * Unless the warehouse has one, the identity model a club of thousands would have is stored too
+ * (identity-model-fixture.ts): a handful of records is too few to train on.
  */
 export async function writeRawTables(warehousePath: string, records: RawRecords, extractedAt = '2026-06-01T00:00:00Z'): Promise<void> {
   const folder = mkdtempSync(join(tmpdir(), 'fanlake-identity-raw-'));
@@ -52,7 +55,25 @@ export async function writeRawTables(warehousePath: string, records: RawRecords,
       const spec = `{${Object.entries(columns).map(([name, type]) => `${quoteLiteral(name)}: ${quoteLiteral(type)}`).join(', ')}}`;
       await connection.run(`create or replace table ${target} as select * from read_json(${quoteLiteral(file)}, format = 'newline_delimited', columns = ${spec})`);
     }
+    await storeClubModel(connection);
   });
+}
+
+/**
+ * A club around hand-made traps: `count` ticketing users of names nobody else has, each a fan of
+ * its own. Names are weighed by how many people carry them, and in a club of a dozen people
+ * every name is common.
+ */
+export function clubBackground(count = 60): Record<string, unknown>[] {
+  return Array.from({ length: count }, (_, at) => ({
+    id: 9000 + at,
+    last_update: '2026-01-01T00:00:00.000Z',
+    enabled: true,
+    name_first: `Given${String.fromCharCode(97 + (at % 26))}${at}`,
+    name_last: `Family${at}`,
+    email: `member${at}@club.example`,
+    phone: `4${String(1000000 + at).padStart(7, '0')}`,
+  }));
 }
 
 /** The environment that points the CLI at a simulator and a data dir. */

@@ -9,14 +9,16 @@ import { cliEnv, runCliOk, tableSnapshot } from './identity-fixture.js';
 /**
  * Incremental identity resolution through the real CLI: build, change users, members and
  * customer profiles in the simulator (a merge, a split, and 1% of each changed), extract, load
- * and build again, which recomputes only the components that changed; then `build
- * --full-refresh` must give exactly the same marts.
+ * and build again with the stored identity model, which recomputes only the components that
+ * changed; then `build --full-refresh` must give exactly the same marts. The stability the issue
+ * asks for is checked too: a 1% change moves about 1% of the links and no fan_id of a fan whose
+ * records did not change.
  */
 const MARTS = [
   'intermediate.int_identity_ticketing_fields',
   'intermediate.int_identity_records',
-  'intermediate.int_identity_name_counts',
-  'intermediate.int_identity_matches',
+  'intermediate.int_identity_term_frequencies',
+  'intermediate.int_identity_pairs',
   'intermediate.int_identity_edges',
   'intermediate.int_identity_clusters',
   'intermediate.int_fan_contacts',
@@ -35,6 +37,8 @@ let full: Map<string, string>;
 let incrementalOutput: string;
 let recordCount: number;
 let numbersBefore: Map<string, string>;
+let linksBefore: Set<string>;
+let linksAfter: Set<string>;
 let numbersAfter: Map<string, string>;
 /** Two fans of one user each; the second user's new version carries the first one's person. */
 let merged: [string, string];
@@ -54,6 +58,9 @@ const linksOf = async () =>
     ]),
   );
 
+/** Every link identity resolution made, by its two record keys. */
+const edgesOf = async () => new Set((await queryWarehouse(dataDir, `select from_key || ' ' || to_key as link from intermediate.int_identity_edges`)).map((row) => row.link as string));
+
 /** Every mart as sorted JSON lines, to compare builds. */
 const snapshot = () => tableSnapshot(dataDir, MARTS);
 
@@ -66,6 +73,7 @@ beforeAll(async () => {
   await runCliOk(['load'], env);
   await runCliOk(['build'], env);
   before = await linksOf();
+  linksBefore = await edgesOf();
   recordCount = before.size;
   numbersBefore = await recordNumbers();
 
@@ -116,6 +124,7 @@ beforeAll(async () => {
   await runCliOk(['load'], env);
   incrementalOutput = await runCliOk(['build'], env);
   after = await linksOf();
+  linksAfter = await edgesOf();
   numbersAfter = await recordNumbers();
   incremental = await snapshot();
   await runCliOk(['build', '--full-refresh'], env);
@@ -127,8 +136,9 @@ afterAll(async () => {
 });
 
 describe('incremental identity resolution', () => {
+  // the identity model scores every candidate pair again (issue 32 withdrew the incremental
+  // matching's goal); the fans and their contacts after it are still recomputed only where links changed
   it.each([
-    ['int_identity_matches', 'records'],
     ['int_identity_clusters', 'records'],
     ['int_fan_contacts', 'fans'],
   ] as const)('%s recomputed only the %s the changes touched', (model, unit) => {
@@ -170,6 +180,14 @@ describe('incremental identity resolution', () => {
       kept++;
     }
     expect(kept).toBeGreaterThan(recordCount / 3);
+  });
+
+  it('changes about as many links as records changed (1% of users, members and profiles)', () => {
+    const gone = [...linksBefore].filter((link) => !linksAfter.has(link)).length;
+    const made = [...linksAfter].filter((link) => !linksBefore.has(link)).length;
+    console.log(`links before ${linksBefore.size}, after ${linksAfter.size}: ${gone} gone, ${made} made`);
+    expect(gone + made).toBeGreaterThan(0);
+    expect((gone + made) / linksBefore.size).toBeLessThan(0.03);
   });
 
   it('names a merged fan after the smallest record key of the two', () => {

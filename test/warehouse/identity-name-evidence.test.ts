@@ -1,14 +1,14 @@
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildModels, type ModelResult } from '../../src/models/index.js';
+import { buildModels } from '../../src/models/index.js';
 import { queryWarehouse } from '../helpers/warehouse.js';
 import { itPlacesTraps, placeTrapRecords, tableSnapshot, writeRawTables, type TrapPlacement } from './identity-fixture.js';
 
 /**
- * Trap records for the rules that link on a name without a shared e-mail, phone or birth date
- * (seeds.identity_match_rules: name_address_birth_date, name_address, unique_name; docs/decisions.md
- * "Identity rules"), built through the real models: for each, a link it must make and
- * namesakes it must keep apart, and how the links show to analysts.
+ * Trap records for links on a name without a shared e-mail or phone, built through the real
+ * models with a club's trained identity model (identity-model-fixture.ts): how much a name
+ * weighs by how many people carry it (term frequencies), what an address and a birth date add,
+ * the namesakes that must stay apart, and how the pairs show to analysts.
  */
 const user = (id: number, fields: Record<string, unknown>) => ({ id, last_update: '2026-01-01T00:00:00.000Z', enabled: true, phone: '', ...fields });
 const member = (id: number, name: string, phone: string) => ({ id, last_update: '2026-01-01T00:00:00.000Z', name, phone, category: 'Silver', category_id: 2 });
@@ -60,12 +60,14 @@ const RAW = {
 };
 
 const SAME_FAN: [string, string, string][] = [
-  ['ticketing_user:301', 'engagement_customer_profile:2301', 'name_address_birth_date'],
-  ['ticketing_user:302', 'engagement_customer_profile:2302', 'name_address'],
-  ['ticketing_user:304', 'ticketing_member:601', 'unique_name'],
+  // a common name is little evidence, but a birth date and an address beside it are much
+  ['ticketing_user:301', 'engagement_customer_profile:2301', 'model_v1'],
 ];
 const APART: [string, string][] = [
+  // father and son of one name at one address: their birth dates weigh against it more than the address for it
   ['ticketing_user:303', 'engagement_customer_profile:2303'],
+  // a common name at one address with nothing else: too little
+  ['ticketing_user:302', 'engagement_customer_profile:2302'],
   ['ticketing_member:602', 'ticketing_user:305'],
   ['ticketing_member:602', 'ticketing_user:306'],
   ['engagement_customer_profile:2307', 'ticketing_user:307'],
@@ -74,55 +76,62 @@ const APART: [string, string][] = [
 ];
 
 let evidence: Record<string, any>[];
+let pairs: Record<string, any>[];
 let review: Record<string, any>[];
 let placement: TrapPlacement;
 
 beforeAll(async () => {
   placement = await placeTrapRecords(RAW, ['+fan_identity_evidence', '+fan_identity_review']);
-  evidence = await queryWarehouse(placement.dataDir, `select * from marts.fan_identity_evidence where match_rule in ('name_address_birth_date', 'name_address', 'unique_name')`);
-  review = await queryWarehouse(placement.dataDir, `select * from marts.fan_identity_review where reason = 'weak_link'`);
+  evidence = await queryWarehouse(placement.dataDir, `select * from marts.fan_identity_evidence`);
+  pairs = await queryWarehouse(placement.dataDir, `select * from intermediate.int_identity_pairs`);
+  review = await queryWarehouse(placement.dataDir, `select * from marts.fan_identity_review`);
 });
 
 const keysOf = (row: Record<string, any>) => [row.from_key ?? row.record_a, row.to_key ?? row.record_b].sort().join(' ');
 
-describe('links on a name without a shared e-mail, phone or birth date', () => {
+describe('links on a name, weighed by how many people carry it', () => {
   itPlacesTraps(SAME_FAN, APART, () => placement);
 
-  it('shows each link in the evidence with the fields it compared', () => {
-    const byPair = new Map(evidence.map((row) => [keysOf(row), row]));
-    expect(byPair.get('engagement_customer_profile:2302 ticketing_user:302')).toMatchObject({
-      match_rule: 'name_address',
-      compared_fields: 'name pair, address, first name, last name, birth date, phone',
-    });
-    expect(byPair.get('engagement_customer_profile:2302 ticketing_user:302')!.from_values).toContain('address fjordgata3 5003');
-    expect(byPair.get('ticketing_member:601 ticketing_user:304')).toMatchObject({
-      match_rule: 'unique_name',
-      compared_fields: 'name pair, first name, last name, birth date, phone',
-    });
+  it('shows the link with each comparison\'s level and weight, the common name weighing next to nothing', () => {
+    const link = evidence.find((row) => keysOf(row) === 'engagement_customer_profile:2301 ticketing_user:301')!;
+    expect(link).toMatchObject({ match_rule: 'model_v1', first_name_level: 'exact', last_name_level: 'exact', birth_date_level: 'exact', address_level: 'same' });
+    const weight = (name: string) => Number(link[`${name}_weight`] ?? 0);
+    expect(Math.abs(weight('last_name'))).toBeLessThan(1);
+    expect(weight('address')).toBeGreaterThan(10);
+    const parts = ['prior', 'first_name', 'last_name', 'birth_date', 'email', 'phone', 'address'].map(weight);
+    expect(Number(link.match_weight)).toBeCloseTo(parts.reduce((sum, part) => sum + part, 0), 6);
+    expect(link.from_values).toContain('address kirkeveien 12, 7011');
   });
 
-  it('lists the links on a name alone, or a name and an address, for review, and not those with a birth date too', () => {
-    const listed = new Map(review.map((row) => [keysOf(row), row]));
-    expect(listed.get('ticketing_member:601 ticketing_user:304')).toMatchObject({ match_rule: 'unique_name' });
-    expect(listed.get('ticketing_member:601 ticketing_user:304')!.values_a).toContain('phone 41000601');
-    expect(listed.get('engagement_customer_profile:2302 ticketing_user:302')).toMatchObject({ match_rule: 'name_address' });
-    expect(listed.has('engagement_customer_profile:2301 ticketing_user:301')).toBe(false);
+  it('weighs an agreeing rare name far above a common one', () => {
+    const rare = pairs.find((row) => keysOf(row) === 'ticketing_member:601 ticketing_user:304')!;
+    const common = pairs.find((row) => keysOf(row) === 'engagement_customer_profile:2301 ticketing_user:301')!;
+    expect(rare.first_name_level).toBe(common.first_name_level);
+    expect(Number(rare.first_name_weight)).toBeGreaterThan(Number(common.first_name_weight) + 4);
+    expect(Number(rare.last_name_weight)).toBeGreaterThan(Number(common.last_name_weight) + 4);
+  });
+
+  it('lists a pair on a rare name alone for review, not as one fan', () => {
+    const listed = review.find((row) => keysOf(row) === 'ticketing_member:601 ticketing_user:304');
+    expect(listed).toMatchObject({ reason: 'review_band' });
+    expect(Number(listed!.match_probability)).toBeGreaterThanOrEqual(0.5);
+    expect(Number(listed!.match_probability)).toBeLessThan(0.95);
+    expect(listed!.strongest_comparison).toMatch(/^(first|last)_name exact/);
+    expect(placement.fanOf.get('ticketing_user:304')).not.toBe(placement.fanOf.get('ticketing_member:601'));
   });
 });
 
-// The same records a build later: a second user of 304's rare name (a new record sharing no
-// block with 304 but the name's, which its count now leaves out), so the name is no longer
-// unique and 304 and member 601 part although neither changed; and profile 2311 moved to user
-// 311's address, so the two of one common name now meet at one address.
+// The same records a build later: a second user of 304's rare name, which makes it less rare;
+// and profile 2311 moved to user 311's address.
 const MOVED = {
   ...RAW,
   ticketing_users: [
     ...RAW.ticketing_users,
-    user(311, { name_first: 'Kari', name_last: 'Nordmann', email: 'kari.nordmann@epost.example', address: 'Elvegata 5', zip_code: '9008' }),
+    user(311, { name_first: 'Kari', name_last: 'Nordmann', email: 'kari.nordmann@epost.example', address: 'Elvegata 5', zip_code: '9008', birthday: '1988-08-08' }),
   ],
   engagement_customer_profiles: [
     ...RAW.engagement_customer_profiles,
-    profile(2311, { firstName: 'Kari', lastName: 'Nordmann', email: 'kn@jobb.example', street: 'Parkveien 1', postalCode: '9008' }),
+    profile(2311, { firstName: 'Kari', lastName: 'Nordmann', email: 'kn@jobb.example', street: 'Parkveien 1', postalCode: '9008', dateOfBirth: born('1988-08-08') }),
   ],
 };
 const CHANGED = {
@@ -132,35 +141,33 @@ const CHANGED = {
 };
 
 /** Everything identity matching keeps, to compare builds. */
-const IDENTITY_TABLES = ['intermediate.int_identity_matches', 'intermediate.int_identity_edges', 'intermediate.int_identity_clusters', 'marts.fan_identity_links'];
+const IDENTITY_TABLES = ['intermediate.int_identity_pairs', 'intermediate.int_identity_edges', 'intermediate.int_identity_clusters', 'marts.fan_identity_links'];
 
-describe('an incremental build after only an address or a name\'s rarity changed', () => {
+describe('a build after only an address or a name\'s rarity changed', () => {
   let before: TrapPlacement;
+  let pairsBefore: Record<string, any>[];
+  let pairsAfter: Record<string, any>[];
   let incremental: Map<string, string>;
   let full: Map<string, string>;
   let after: Map<string, string>;
-  let matchesBuilt: ModelResult | undefined;
 
   beforeAll(async () => {
     before = await placeTrapRecords(MOVED);
+    pairsBefore = await queryWarehouse(before.dataDir, `select * from intermediate.int_identity_pairs`);
     await writeRawTables(join(before.dataDir, 'warehouse.duckdb'), CHANGED, '2026-06-02T00:00:00Z');
     const results = await buildModels({ dataDir: before.dataDir, select: ['+fan_identity_links'] });
-    matchesBuilt = results.find((result) => result.model === 'int_identity_matches');
+    expect(results.filter((result) => result.status === 'failed')).toEqual([]);
     incremental = await tableSnapshot(before.dataDir, IDENTITY_TABLES);
+    pairsAfter = await queryWarehouse(before.dataDir, `select * from intermediate.int_identity_pairs`);
     after = new Map((await queryWarehouse(before.dataDir, `select system || ':' || record_id as record_key, fan_id from marts.fan_identity_links`)).map((row) => [row.record_key as string, row.fan_id as string]));
     await buildModels({ dataDir: before.dataDir, select: ['+fan_identity_links'], fullRefresh: true });
     full = await tableSnapshot(before.dataDir, IDENTITY_TABLES);
   });
 
-  it('compared only the records the changes touched', () => {
-    expect(matchesBuilt).toMatchObject({ status: 'ok' });
-    expect(matchesBuilt!.rows).toBeGreaterThan(0);
-    expect(matchesBuilt!.rows).toBeLessThan(before.fanOf.size / 4);
-  });
-
-  it('parts the records of a name that a second user made common', () => {
-    expect(before.fanOf.get('ticketing_user:304')).toBe(before.fanOf.get('ticketing_member:601'));
-    expect(after.get('ticketing_user:304')).not.toBe(after.get('ticketing_member:601'));
+  it('weighs the rare name less once a second user carries it (under the review threshold, the pair is no longer kept)', () => {
+    const probability = (rows: Record<string, any>[]) => Number(rows.find((row) => keysOf(row) === 'ticketing_member:601 ticketing_user:304')?.match_probability ?? 0);
+    expect(probability(pairsBefore)).toBeGreaterThanOrEqual(0.5);
+    expect(probability(pairsAfter)).toBeLessThan(probability(pairsBefore));
   });
 
   it('links the records of one name that an address change brought together', () => {

@@ -4,8 +4,10 @@ import { itPlacesTraps, placeTrapRecords, type TrapPlacement } from './identity-
 
 /**
  * Hand-made trap records for each kind of real-world noise the simulator learned (docs/decisions.md
- * "Simulator noise"), built through the real models: a ticketing user and a customer profile
- * of one person written differently, and households and namesakes that must stay apart.
+ * "Simulator noise"), built through the real models with a club's trained identity model
+ * (identity-model-fixture.ts): a ticketing user and a customer profile of one person written
+ * differently (a typo in each field, swapped names), and households, twins and namesakes that must
+ * stay apart.
  */
 const user = (id: number, fields: Record<string, unknown>) => ({ id, last_update: '2026-01-01T00:00:00.000Z', enabled: true, ...fields });
 const profile = (id: number, fields: Record<string, unknown>) => ({ id: String(id), type: 'customerProfiles', ...fields });
@@ -53,6 +55,12 @@ const RAW = {
     // (2017): whose it is cannot be told, so three fans, not one that chains father and son
     user(217, { name_first: 'Arne', name_last: 'Lie', email: 'lie.family@online.no', phone: '', birthday: '1950-05-05' }),
     user(218, { name_first: 'Arne', name_last: 'Lie', email: 'lie.family@online.no', phone: '', birthday: '1980-08-08' }),
+    // twins sharing an e-mail, a phone, a birth date and an address: two first names, two fans
+    user(219, { name_first: 'Ida', name_last: 'Berge', email: 'berge.twins@online.no', phone: '95555219', birthday: '2001-02-03', address: 'Bakken 4', zip_code: '7030' }),
+    // a slip in the birth date (one digit), in the phone (one digit) and in the street line
+    user(220, { name_first: 'Tobias', name_last: 'Ruud', email: 'tobias.ruud@gmail.com', phone: '95555220', birthday: '1993-06-14', address: 'Solbakken 17', zip_code: '3050' }),
+    // first and last name swapped and a slip in one of them, nothing else shared but the birth date
+    user(221, { name_first: 'Marte', name_last: 'Kvernmo', email: 'marte.k@gmail.com', phone: '', birthday: '1988-11-30' }),
   ],
   ticketing_members: [
     // a middle name in the member's one name field only; the phone written nationally
@@ -75,20 +83,25 @@ const RAW = {
     profile(2015, { firstName: 'Geir', lastName: 'Solberg', email: 'gsolberg@online.no', phoneNumber: '96666215' }),
     profile(2016, { firstName: 'Arild', lastName: 'Dahle', email: 'dahle@online.no', phoneNumber: '96666216', dateOfBirth: born('1985-08-08') }),
     profile(2017, { lastName: 'Lie', email: 'lie.family@online.no' }),
+    profile(2019, { firstName: 'Eli', lastName: 'Berge', email: 'berge.twins@online.no', phoneNumber: '95555219', dateOfBirth: born('2001-02-03'), street: 'Bakken 4', postalCode: '7030' }),
+    profile(2020, { firstName: 'Tobias', lastName: 'Ruud', email: 'truud@work.example', phoneNumber: '95555229', dateOfBirth: born('1993-06-15'), street: 'Solbaken 17', postalCode: '3050' }),
+    profile(2021, { firstName: 'Kvernmo', lastName: 'Marta', email: 'mk@work.example', dateOfBirth: born('1988-11-30') }),
   ],
 };
 
 const SAME_FAN: [string, string, string][] = [
-  ['ticketing_user:201', 'engagement_customer_profile:2001', 'email_name'],
-  ['ticketing_user:202', 'engagement_customer_profile:2002', 'name_birth_date'],
-  ['ticketing_user:203', 'engagement_customer_profile:2003', 'name_birth_date'],
-  ['ticketing_user:204', 'engagement_customer_profile:2004', 'similar_last_name'],
-  ['ticketing_user:205', 'engagement_customer_profile:2005', 'email_name'],
-  ['ticketing_user:208', 'engagement_customer_profile:2008', 'email_name_birth_date'],
-  ['ticketing_user:209', 'engagement_customer_profile:2009', 'email_name'],
-  ['ticketing_member:601', 'engagement_customer_profile:2010', 'phone_name'],
-  ['ticketing_user:211', 'engagement_customer_profile:2011', 'similar_first_name'],
-  ['ticketing_user:215', 'engagement_customer_profile:2015', 'email_full_name'],
+  ['ticketing_user:201', 'engagement_customer_profile:2001', 'model_v1'],
+  ['ticketing_user:202', 'engagement_customer_profile:2002', 'model_v1'],
+  ['ticketing_user:203', 'engagement_customer_profile:2003', 'model_v1'],
+  ['ticketing_user:204', 'engagement_customer_profile:2004', 'model_v1'],
+  ['ticketing_user:205', 'engagement_customer_profile:2005', 'model_v1'],
+  ['ticketing_user:208', 'engagement_customer_profile:2008', 'model_v1'],
+  ['ticketing_user:209', 'engagement_customer_profile:2009', 'model_v1'],
+  ['ticketing_member:601', 'engagement_customer_profile:2010', 'model_v1'],
+  ['ticketing_user:211', 'engagement_customer_profile:2011', 'model_v1'],
+  ['ticketing_user:215', 'engagement_customer_profile:2015', 'model_v1'],
+  ['ticketing_user:220', 'engagement_customer_profile:2020', 'model_v1'],
+  ['ticketing_user:221', 'engagement_customer_profile:2021', 'model_v1'],
 ];
 const APART: [string, string][] = [
   ['ticketing_user:206', 'engagement_customer_profile:2006'],
@@ -101,24 +114,48 @@ const APART: [string, string][] = [
   ['ticketing_user:217', 'engagement_customer_profile:2017'],
   ['ticketing_user:218', 'engagement_customer_profile:2017'],
   ['ticketing_user:217', 'ticketing_user:218'],
+  ['ticketing_user:219', 'engagement_customer_profile:2019'],
 ];
 
 let placement: TrapPlacement;
 
 beforeAll(async () => {
-  placement = await placeTrapRecords(RAW, ['+fan_identity_review']);
+  placement = await placeTrapRecords(RAW, ['+fan_identity_review', '+fan_identity_evidence']);
 });
 
 describe('identity resolution through real-world noise', () => {
   itPlacesTraps(SAME_FAN, APART, () => placement);
 
-  it('lists a link of one e-mail and one name whose phones differ for review, with what tells the two records apart', async () => {
-    const [listed] = await queryWarehouse(
+  it('compares the slips in birth date, phone and street line at their typo levels, and the swapped names crosswise', async () => {
+    const rows = await queryWarehouse(
       placement.dataDir,
-      `select * from marts.fan_identity_review where record_a = 'engagement_customer_profile:2015' and record_b = 'ticketing_user:215'`,
+      `select * from marts.fan_identity_evidence where (from_key, to_key) in (('engagement_customer_profile:2020', 'ticketing_user:220'), ('engagement_customer_profile:2021', 'ticketing_user:221'))`,
     );
-    expect(listed).toMatchObject({ reason: 'weak_link', match_rule: 'email_full_name' });
-    expect(listed!.values_a).toContain('phone 96666215');
-    expect(listed!.values_b).toContain('phone 95555215');
+    const slips = rows.find((row) => row.to_key === 'ticketing_user:220')!;
+    expect(slips).toMatchObject({ birth_date_level: 'one_digit', phone_level: 'one_digit', address_level: 'similar_street', email_level: 'different' });
+    const swapped = rows.find((row) => row.to_key === 'ticketing_user:221')!;
+    expect(swapped).toMatchObject({ names_crossed: true, first_name_level: 'one_edit', last_name_level: 'exact' });
+  });
+
+  it('keeps twins sharing an e-mail apart by their first names, a veto whatever else they share', async () => {
+    const [pair] = await queryWarehouse(
+      placement.dataDir,
+      `select * from intermediate.int_identity_pairs where from_key = 'engagement_customer_profile:2019' and to_key = 'ticketing_user:219'`,
+    );
+    expect(pair).toMatchObject({ is_vetoed: true, is_link: false });
+    expect(Number(pair!.match_probability)).toBeGreaterThan(0.95);
+  });
+
+  it('shows a link of one e-mail and one name whose phones differ with the phones\' weight against it', async () => {
+    const [link] = await queryWarehouse(
+      placement.dataDir,
+      `select * from marts.fan_identity_evidence where from_key = 'engagement_customer_profile:2015' and to_key = 'ticketing_user:215'`,
+    );
+    expect(link).toMatchObject({ match_rule: 'model_v1', email_level: 'exact', first_name_level: 'exact', last_name_level: 'exact', phone_level: 'different' });
+    expect(link!.phone_weight).toBeLessThan(0);
+    expect(link!.email_weight).toBeGreaterThan(0);
+    expect(link!.from_values).toContain('phone 96666215');
+    expect(link!.to_values).toContain('phone 95555215');
+    expect(link!.match_probability).toBeGreaterThanOrEqual(0.95);
   });
 });

@@ -4,11 +4,12 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { buildModels } from '../../src/models/index.js';
 import { tempDataDir } from '../helpers/cli.js';
 import { queryWarehouse } from '../helpers/warehouse.js';
-import { writeRawTables } from './identity-fixture.js';
+import { clubBackground, writeRawTables } from './identity-fixture.js';
 
 /**
- * A handful of hand-made records, one per rule and per trap, built through the real models:
- * which records end up together, and by which rule.
+ * A handful of hand-made records, one per kind of link and per trap, built through the real
+ * models with a club's trained identity model (identity-model-fixture.ts): which records end up
+ * together, and how they were linked.
  */
 const user = (id: number, fields: Record<string, unknown>) => ({ id, last_update: '2026-01-01T00:00:00.000Z', enabled: true, ...fields });
 const member = (id: number, name: string, phone: string, category = 'Silver') => ({
@@ -19,8 +20,11 @@ const person = (id: number, customerProfileId: number, fields: Record<string, un
   id: String(id), type: 'people', network: 'facebook', customerProfileId, ...fields,
 });
 
+const BACKGROUND = clubBackground();
+
 const RAW = {
   ticketing_users: [
+    ...BACKGROUND,
     user(101, { name_first: 'Kari', name_last: 'Hansen', email: ' Kari.Hansen@Gmail.com', phone: '+47 912 34 567', birthday: '1980-05-01' }),
     // a household mailbox: Ole and (in the engagement platform) Anna Berg share it
     user(102, { name_first: 'Ole', name_last: 'Berg', email: 'berg.family@online.no', phone: '90000002' }),
@@ -56,9 +60,11 @@ const RAW = {
     person(5001, 1001, { firstName: 'Kari', lastName: 'Hansen' }),
     person(5002, 1002, { firstName: 'Anna', lastName: 'Berg', emailAddress: 'berg.family@online.no', network: 'email' }),
     person(5003, 1003, { firstName: 'Sigurd', lastName: 'Lie', emailAddress: 'slie@private.example', network: 'email' }),
-    // an identity whose externalId is the ticketing user id, on a network of the club's naming
-    person(5004, 1005, { firstName: 'Per', lastName: 'Olsen', network: 'club-crm', systemId: null, externalId: '104' }),
-    // a CRM numbering its own records, one of which happens to be user 109's id: another last name, not a link
+    // an identity whose externalId (as written, spaces around it) is the ticketing user id, on a
+    // network of the club's naming: a hard link
+    person(5004, 1005, { firstName: 'Per', lastName: 'Olsen', network: 'club-crm', systemId: null, externalId: ' 104 ' }),
+    // a CRM numbering its own records, one of which happens to be user 109's id: another last
+    // name, no hard link (docs/decisions.md "Hard links"), and nothing else ties them
     person(5005, 1006, { firstName: 'Emma', lastName: 'Strand', network: 'apiApp', systemId: 2, externalId: '109' }),
     // removed upstream: flagged by the loader, no longer anybody's record
     person(5009, 1001, { firstName: 'Kari', lastName: 'Hansen', _vanished_at: '2026-05-01T00:00:00Z' }),
@@ -105,12 +111,13 @@ beforeAll(async () => {
   links = await queryWarehouse(dataDir, `select fan_id, system || ':' || record_id as record_key, match_rule from marts.fan_identity_links`);
 });
 
-describe('identity resolution rules', () => {
-  it('groups the records as the rules and guards say', () => {
+describe('identity resolution', () => {
+  it('groups the records as the hard links, the model and its vetoes say', () => {
     const byFan = new Map<string, string[]>();
     for (const link of links) byFan.set(link.fan_id, [...(byFan.get(link.fan_id) ?? []), link.record_key]);
     const fans = [...byFan.values()].map((keys) => keys.sort()).sort((a, b) => a[0]!.localeCompare(b[0]!));
-    expect(fans).toEqual([...EXPECTED_FANS].sort((a, b) => a[0]!.localeCompare(b[0]!)));
+    const background = BACKGROUND.map((record) => [`ticketing_user:${record.id}`]);
+    expect(fans).toEqual([...EXPECTED_FANS, ...background].sort((a, b) => a[0]!.localeCompare(b[0]!)));
   });
 
   it('records how each record was linked', () => {
@@ -119,10 +126,11 @@ describe('identity resolution rules', () => {
       'engagement_person:5004': 'external_id',
       'ticketing_user:104': 'external_id',
       'engagement_person:5001': 'customer_profile',
-      'ticketing_user:105': 'email_name',
-      'ticketing_member:501': 'phone_name',
-      'ticketing_member:502': 'phone_name',
-      'ticketing_user:108': 'name_birth_date',
+      'engagement_person:5005': 'customer_profile',
+      'ticketing_user:105': 'model_v1',
+      'ticketing_member:501': 'model_v1',
+      'ticketing_member:502': 'model_v1',
+      'ticketing_user:108': 'model_v1',
       'ticketing_user:103': 'unmatched',
       'ticketing_member:503': 'unmatched',
     });
@@ -161,6 +169,7 @@ describe('identity resolution rules', () => {
       has_push_consent: null,
     });
     const [counts] = await queryWarehouse(dataDir, 'select count(*) as fans, count(distinct fan_id) as ids from marts.dim_fan');
-    expect(counts).toEqual({ fans: String(EXPECTED_FANS.length), ids: String(EXPECTED_FANS.length) });
+    const fans = String(EXPECTED_FANS.length + BACKGROUND.length);
+    expect(counts).toEqual({ fans, ids: fans });
   });
 });

@@ -44,6 +44,11 @@ export function createBuildCommand(defaults: BuildCommandDefaults = {}): Command
         select: args.select,
         fullRefresh: args['full-refresh'],
         ...buildSettingsFrom(config),
+        onEvent: (event) => {
+          if (event.type === 'identity-trained') {
+            out.info(`trained identity model version ${event.model.version} in ${event.seconds.toFixed(1)} s: ${event.reason}`);
+          }
+        },
       });
       const summary = summarizeBuild(results);
       if (args.format === 'json') {

@@ -19,5 +19,6 @@ export const COMMANDS: Record<string, () => Promise<CommandModule<any>>> = {
   schedule: async () => (await import('./schedule.js')).scheduleCommand,
   simulate: async () => (await import('./simulate.js')).simulateCommand,
   listen: async () => (await import('./listen.js')).listenCommand,
+  identity: async () => (await import('./identity.js')).identityCommand,
   help: async () => (await import('./help.js')).helpCommand,
 };

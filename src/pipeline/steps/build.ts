@@ -1,5 +1,6 @@
 import { buildModels, type ModelResult } from '../../models/index.js';
 import { ensureClubDir } from '../../models/club/club-files.js';
+import { DEFAULT_IDENTITY_THRESHOLDS } from '../../models/identity-model/macros.js';
 import type { StepSummary } from '../run-summary.js';
 import type { Config } from '../../config/load-config.js';
 import { toErrorRecord } from '../../core/error-record.js';
@@ -38,6 +39,11 @@ export function buildSettingsFrom(config: Config) {
     macroSettings: { phoneDefaultCountryCode: config['models.phoneDefaultCountryCode'] },
     identityOverridesFile: config['models.identityOverrides'],
     clubDir: config['club.dir'],
+    // a config made by hand (tests, older callers) may lack them: the model's defaults then
+    identityThresholds: {
+      link: config['models.identityLinkThreshold'] ?? DEFAULT_IDENTITY_THRESHOLDS.link,
+      review: config['models.identityReviewThreshold'] ?? DEFAULT_IDENTITY_THRESHOLDS.review,
+    },
   };
 }
 

@@ -14,8 +14,8 @@ export interface StepContext {
 
 /**
  * DuckDB budget of the warehouse stages, the same for the commands and `run`. A cap, not a
- * reservation: the heaviest stage, identity resolution's pairwise comparison within blocks (a
- * full build of int_identity_matches), takes more than this at large scales and completes by
+ * reservation: the heaviest stage, identity resolution's comparison of candidate pairs (a full
+ * build of int_identity_pairs), takes more than this at large scales and completes by
  * spilling to disk, at some CPU, instead of failing.
  */
 export const STAGE_DATABASE = { memoryLimit: '2GB', threads: 2 } as const;

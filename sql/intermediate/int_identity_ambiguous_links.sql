@@ -1,0 +1,117 @@
+-- materialized: table
+-- description: One row per link the identity model made (int_identity_pairs, is_link) that is not kept because its record cannot be told whose it is: the record is linked to two records the model tells apart, by a level that vetoes a link (sql/identity/comparison_levels.csv, veto true: two first names) or by evidence against them at least macros.identity_ambiguity_weight() (sql/identity/training.csv: two birth dates), as a record without a first name in a household's mailbox is linked to both partners, or a profile with only a last name to father and son of one name. Both of its links to the two are left out (int_identity_edges) and listed for review (marts.fan_identity_review, reason ambiguous_link). Links made by a customer profile or an identity's externalId (hard links) stay whatever the comparison says. 
+-- test: not_null(from_key, to_key, middle_key, apart_from_key, apart_to_key)
+
+with
+
+pairs as (
+
+    select * from intermediate.int_identity_pairs
+    where is_link
+
+),
+
+comparables as (
+
+    select * from intermediate.int_identity_comparables
+
+),
+
+records as (
+
+    select record_key, entity_key, system, record_id, customer_profile_id, external_user_id from intermediate.int_identity_records
+
+),
+
+model as (
+
+    select * from macros.identity_model_weights()
+
+),
+
+-- every record's model links, from both ends, with the other end's entity
+link_ends as (
+
+    select
+        ends.record_key,
+        ends.other_key,
+        records.entity_key as other_entity,
+
+    from (
+        select from_key as record_key, to_key as other_key from pairs
+        union all
+        select to_key as record_key, from_key as other_key from pairs
+    ) as ends
+    inner join records
+        on records.record_key = ends.other_key
+
+),
+
+-- two records of different entities one record is linked to by the model
+neighbour_pairs as (
+
+    select
+        first_ends.record_key as middle_key,
+        first_ends.other_key as apart_from_key,
+        second_ends.other_key as apart_to_key,
+        first_ends.other_entity as apart_from_entity,
+        second_ends.other_entity as apart_to_entity,
+
+    from link_ends as first_ends
+    inner join link_ends as second_ends
+        on second_ends.record_key = first_ends.record_key
+        and second_ends.other_key > first_ends.other_key
+        and second_ends.other_entity <> first_ends.other_entity
+
+),
+
+-- the two compared as any candidate pair is (macros.identity_levels)
+compared as (
+
+    select
+        neighbour_pairs.*,
+        macros.identity_levels(apart_from, apart_to) as levels,
+
+    from neighbour_pairs
+    inner join comparables as apart_from
+        on apart_from.record_key = neighbour_pairs.apart_from_key
+    inner join comparables as apart_to
+        on apart_to.record_key = neighbour_pairs.apart_to_key
+
+),
+
+-- told apart: a level vetoes them, or the evidence against them (the sum of their negative
+-- weights) reaches macros.identity_ambiguity_weight()
+vetoed as (
+
+    select compared.*
+    from compared
+    cross join model
+    where macros.identity_is_vetoed(model, compared.levels)
+        or least(model.first_name_weights[compared.levels.first_name + 1], 0)
+            + least(model.last_name_weights[compared.levels.last_name + 1], 0)
+            + least(model.birth_date_weights[compared.levels.birth_date + 1], 0)
+            + least(model.email_weights[compared.levels.email + 1], 0)
+            + least(model.phone_weights[compared.levels.phone + 1], 0)
+            + least(model.address_weights[compared.levels.address + 1], 0) <= macros.identity_ambiguity_weight()
+
+),
+
+-- the middle record's links to every record of either entity (a profile and its people alike)
+final as (
+
+    select distinct
+        least(link_ends.record_key, link_ends.other_key) as from_key,
+        greatest(link_ends.record_key, link_ends.other_key) as to_key,
+        vetoed.middle_key,
+        vetoed.apart_from_key,
+        vetoed.apart_to_key,
+
+    from vetoed
+    inner join link_ends
+        on link_ends.record_key = vetoed.middle_key
+        and link_ends.other_entity in (vetoed.apart_from_entity, vetoed.apart_to_entity)
+
+)
+
+select * from final

@@ -1,0 +1,127 @@
+-- materialized: table
+-- unique_key: from_key, to_key
+-- description: One row per pair of records the identity model scores at least the review threshold (macros.identity_review_threshold()): the records are candidates when they share the values of a blocking rule (sql/identity/blocking_rules.csv; a value on more records than the rule's cap is a placeholder and compares nobody), each comparison's level (sql/identity/comparison_levels.csv; 0 missing on a side) and weight (log2 m/u of the stored model, macros.identity_model(); an agreeing name weighted by how many people carry it, log2 m/term frequency), the match weight (the prior's log2 odds plus every weight) and the match probability. is_link: at or above the link threshold (macros.identity_link_threshold()) and no level vetoes the pair. A customer profile and its people are never compared: they are one person (int_identity_edges). from is the smaller record key. See docs/decisions.md "How fans are linked".
+-- test: unique(from_key, to_key)
+-- test: not_null(from_key, to_key, from_number, to_number, blocking_rule, match_weight, match_probability, is_link, model_version)
+
+with
+
+comparables as materialized (
+
+    select * from intermediate.int_identity_comparables
+
+),
+
+rules as (
+
+    select * from macros.identity_blocking_rules()
+
+),
+
+-- one row: each comparison's weights by level, vetoes and term-frequency level
+model as (
+
+    select * from macros.identity_model_weights()
+
+),
+
+-- each pair sharing the values of a blocking rule that predicts, once (macros.identity_candidate_pairs)
+candidates as (
+
+    select * from macros.identity_candidate_pairs('intermediate.int_identity_comparables', 'predict')
+
+),
+
+compared as (
+
+    select
+        least(lower_records.record_key, higher_records.record_key) as from_key,
+        greatest(lower_records.record_key, higher_records.record_key) as to_key,
+        candidates.rule_index,
+        macros.identity_levels(lower_records, higher_records) as levels,
+
+    from candidates
+    inner join comparables as lower_records
+        on lower_records.record_number = candidates.lower_number
+    inner join comparables as higher_records
+        on higher_records.record_number = candidates.higher_number
+
+),
+
+-- each comparison's weight at its level; an agreeing name weighed by its share of people
+-- (macros.identity_name_weight)
+weighted as (
+
+    select
+        compared.from_key,
+        compared.to_key,
+        compared.rule_index,
+        compared.levels.crossed as is_crossed,
+        compared.levels.first_name as first_name_level,
+        compared.levels.last_name as last_name_level,
+        compared.levels.birth_date as birth_date_level,
+        compared.levels.email as email_level,
+        compared.levels.phone as phone_level,
+        compared.levels.address as address_level,
+        macros.identity_name_weight(model.first_name_weights, compared.levels.first_name, model.first_name_tf_level, model.first_name_tf_m, compared.levels.first_name_tf) as first_name_weight,
+        macros.identity_name_weight(model.last_name_weights, compared.levels.last_name, model.last_name_tf_level, model.last_name_tf_m, compared.levels.last_name_tf) as last_name_weight,
+        model.birth_date_weights[compared.levels.birth_date + 1] as birth_date_weight,
+        model.email_weights[compared.levels.email + 1] as email_weight,
+        model.phone_weights[compared.levels.phone + 1] as phone_weight,
+        model.address_weights[compared.levels.address + 1] as address_weight,
+        macros.identity_is_vetoed(model, compared.levels) as is_vetoed,
+
+    from compared
+    cross join model
+
+),
+
+scored as (
+
+    select
+        weighted.*,
+        macros.identity_prior_weight()
+            + coalesce(first_name_weight, 0) + coalesce(last_name_weight, 0) + coalesce(birth_date_weight, 0)
+            + coalesce(email_weight, 0) + coalesce(phone_weight, 0) + coalesce(address_weight, 0) as match_weight,
+        1.0 / (1.0 + pow(2.0, -match_weight)) as match_probability,
+
+    from weighted
+
+),
+
+final as (
+
+    select
+        macros.record_number(scored.from_key) as from_number,
+        macros.record_number(scored.to_key) as to_number,
+        scored.from_key,
+        scored.to_key,
+        rules.rule as blocking_rule,
+        scored.is_crossed,
+        scored.first_name_level,
+        scored.first_name_weight,
+        scored.last_name_level,
+        scored.last_name_weight,
+        scored.birth_date_level,
+        scored.birth_date_weight,
+        scored.email_level,
+        scored.email_weight,
+        scored.phone_level,
+        scored.phone_weight,
+        scored.address_level,
+        scored.address_weight,
+        macros.identity_prior_weight() as prior_weight,
+        scored.match_weight,
+        scored.match_probability,
+        scored.is_vetoed,
+        scored.match_probability >= macros.identity_link_threshold() and not scored.is_vetoed as is_link,
+        macros.identity_model_version() as model_version,
+
+    from scored
+    inner join rules
+        on rules.rule_index = scored.rule_index
+    where scored.match_probability >= macros.identity_review_threshold()
+
+)
+
+select * from final

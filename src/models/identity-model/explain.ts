@@ -1,0 +1,184 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { queryRows } from '../../core/duckdb.js';
+import { UsageError } from '../../core/errors.js';
+import { COMPARISONS, type ComparisonName } from './config.js';
+
+/** One comparison of a pair: its level, its weight and what each record holds. */
+export interface ExplainedComparison {
+  comparison: ComparisonName;
+  level: string;
+  weight: number;
+  values: [string | null, string | null];
+}
+
+/** Why two records are, or are not, one fan (`fanlake identity explain`). */
+export interface PairExplanation {
+  records: [string, string];
+  modelVersion: number;
+  priorWeight: number | null;
+  comparisons: ExplainedComparison[];
+  /** A level that vetoes a link (two first names): the pair never links, whatever the weights. */
+  vetoedBy: string[];
+  matchWeight: number | null;
+  matchProbability: number | null;
+  linkThreshold: number;
+  reviewThreshold: number;
+  /** The blocking rules whose values both share, with how many records hold the value (over its cap, the block compares nobody). */
+  blocks: { rule: string; records: number; cap: number }[];
+  fans: [string, string];
+  /** How the two are linked directly, if they are (int_identity_edges), or an override. */
+  directLink: string | null;
+}
+
+/**
+ * Compares two records as the identity model does (macros.identity_levels and the stored
+ * weights), whether or not a blocking rule made them a candidate pair, and says where they
+ * stand: the fan of each, a direct link, the blocks they share.
+ *
+ * @throws UsageError when a record key is unknown.
+ */
+export async function explainPair(connection: DuckDBConnection, recordA: string, recordB: string): Promise<PairExplanation> {
+  const known = await queryRows(connection, 'select record_key from intermediate.int_identity_comparables where record_key in ($1, $2)', [recordA, recordB]);
+  for (const record of [recordA, recordB]) {
+    if (!known.some((row) => row.record_key === record)) {
+      throw new UsageError(`${record} is no record of identity resolution; a record key is system:record_id, as marts.fan_identity_review writes it (ticketing_user:101)`);
+    }
+  }
+  const names = Object.keys(COMPARISONS) as ComparisonName[];
+  const [row] = await queryRows(
+    connection,
+    `with
+     lower_record as (select * from intermediate.int_identity_comparables where record_key = $1),
+     higher_record as (select * from intermediate.int_identity_comparables where record_key = $2),
+     level_names as (select * from macros.identity_level_names()),
+     compared as (
+         select macros.identity_levels(lower_record, higher_record) as levels, lower_record, higher_record
+         from lower_record cross join higher_record
+     )
+     select
+         compared.levels,
+         macros.identity_model_version() as model_version,
+         macros.identity_prior_weight() as prior_weight,
+         macros.identity_link_threshold() as link_threshold,
+         macros.identity_review_threshold() as review_threshold,
+         ${names.map((name) => `level_names.${name}[compared.levels.${name} + 1] as ${name}_level`).join(', ')},
+         macros.identity_name_weight(model.first_name_weights, compared.levels.first_name, model.first_name_tf_level, model.first_name_tf_m, compared.levels.first_name_tf) as first_name_weight,
+         macros.identity_name_weight(model.last_name_weights, compared.levels.last_name, model.last_name_tf_level, model.last_name_tf_m, compared.levels.last_name_tf) as last_name_weight,
+         ${names.filter((name) => COMPARISONS[name] !== 'name').map((name) => `model.${name}_weights[compared.levels.${name} + 1] as ${name}_weight`).join(', ')},
+         ${names.map((name) => `(model.${name}_vetoes >> compared.levels.${name}) & 1 = 1 as ${name}_vetoed`).join(', ')},
+         [compared.lower_record.first_name_spelling, ${rightName('first_name')}] as first_name_values,
+         [compared.lower_record.last_name_spelling, ${rightName('last_name')}] as last_name_values,
+         [cast(compared.lower_record.birth_date_key as varchar), cast(compared.higher_record.birth_date_key as varchar)] as birth_date_values,
+         [compared.lower_record.email, compared.higher_record.email] as email_values,
+         [compared.lower_record.phone_key, compared.higher_record.phone_key] as phone_values,
+         [concat_ws(', ', compared.lower_record.street_key, compared.lower_record.postcode_key, compared.lower_record.city_key),
+          concat_ws(', ', compared.higher_record.street_key, compared.higher_record.postcode_key, compared.higher_record.city_key)] as address_values,
+     from compared
+     cross join level_names
+     cross join macros.identity_model_weights() as model`,
+    [recordA, recordB],
+  );
+  const comparisons: ExplainedComparison[] = [];
+  const vetoedBy: string[] = [];
+  for (const name of names) {
+    const level = row![`${name}_level`];
+    if (level === null || level === undefined) continue;
+    const weight = Number(row![`${name}_weight`] ?? 0);
+    const values = row![`${name}_values`] as [string | null, string | null];
+    comparisons.push({ comparison: name, level: String(level), weight, values: [values[0] || null, values[1] || null] });
+    if (row![`${name}_vetoed`] === true) vetoedBy.push(`${name} ${String(level)}`);
+  }
+  const priorWeight = row!.prior_weight === null ? null : Number(row!.prior_weight);
+  const matchWeight = priorWeight === null ? null : priorWeight + comparisons.reduce((sum, compared) => sum + compared.weight, 0);
+
+  const blocks = await queryRows(
+    connection,
+    `with
+     shared as (
+         select unnest(list_intersect(macros.identity_block_keys(lower_record), macros.identity_block_keys(higher_record))) as block
+         from intermediate.int_identity_comparables as lower_record, intermediate.int_identity_comparables as higher_record
+         where lower_record.record_key = $1 and higher_record.record_key = $2
+     ),
+     held as (
+         select block, count(*) as records
+         from (select unnest(macros.identity_block_keys(comparables)) as block from intermediate.int_identity_comparables as comparables)
+         where block in (select block from shared)
+         group by block
+     )
+     select rules.rule, held.records, rules.cap
+     from held
+     inner join macros.identity_blocking_rules() as rules on rules.rule_index = held.block.rule_index
+     where rules.predict
+     order by rules.rule_index`,
+    [recordA, recordB],
+  );
+  const status = await queryRows(
+    connection,
+    `select
+         (select fan_id from intermediate.int_identity_clusters where record_key = $1) as fan_a,
+         (select fan_id from intermediate.int_identity_clusters where record_key = $2) as fan_b,
+         (select match_rule from intermediate.int_identity_edges where from_key = least($1, $2) and to_key = greatest($1, $2)) as edge,
+         (select decision from macros.identity_overrides() where record_key_a = least($1, $2) and record_key_b = greatest($1, $2)) as decision`,
+    [recordA, recordB],
+  );
+  const { fan_a: fanA, fan_b: fanB, edge, decision } = status[0]!;
+  return {
+    records: [recordA, recordB],
+    modelVersion: Number(row!.model_version),
+    priorWeight,
+    comparisons,
+    vetoedBy,
+    matchWeight,
+    matchProbability: matchWeight === null ? null : 1 / (1 + 2 ** -matchWeight),
+    linkThreshold: Number(row!.link_threshold),
+    reviewThreshold: Number(row!.review_threshold),
+    blocks: blocks.map((block) => ({ rule: String(block.rule), records: Number(block.records), cap: Number(block.cap) })),
+    fans: [String(fanA ?? ''), String(fanB ?? '')],
+    directLink: decision ? `override (${String(decision)})` : edge ? String(edge) : null,
+  };
+}
+
+/** r's name as compared: crosswise when the levels say so. */
+function rightName(name: 'first_name' | 'last_name'): string {
+  const other = name === 'first_name' ? 'last_name' : 'first_name';
+  return `case when compared.levels.crossed then compared.higher_record.${other}_spelling else compared.higher_record.${name}_spelling end`;
+}
+
+/** The explanation as lines of text: a waterfall of weights, then where the pair stands. */
+export function formatExplanation(explained: PairExplanation): string {
+  const [a, b] = explained.records;
+  const sign = (weight: number) => `${weight >= 0 ? '+' : ''}${weight.toFixed(2)}`;
+  const rows: string[][] = [['comparison', 'level', 'weight', a, b]];
+  if (explained.priorWeight !== null) rows.push(['prior', '', sign(explained.priorWeight), '', '']);
+  for (const compared of explained.comparisons) {
+    rows.push([compared.comparison, compared.level, compared.level === 'missing' ? '0' : sign(compared.weight), compared.values[0] ?? '-', compared.values[1] ?? '-']);
+  }
+  if (explained.matchWeight !== null) rows.push(['total', '', sign(explained.matchWeight), '', '']);
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  const lines = rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd());
+  lines.splice(1, 0, widths.map((width) => '-'.repeat(width)).join('  '));
+  const out = [`${a} and ${b}, identity model version ${explained.modelVersion || '(none trained yet)'}`, '', ...lines, ''];
+  if (explained.matchProbability !== null) {
+    const verdict =
+      explained.vetoedBy.length > 0
+        ? `never linked by the model: ${explained.vetoedBy.join(', ')} vetoes it`
+        : explained.matchProbability >= explained.linkThreshold
+          ? `at or above the link threshold ${explained.linkThreshold}: the model links them`
+          : explained.matchProbability >= explained.reviewThreshold
+            ? `in the review band (${explained.reviewThreshold} to ${explained.linkThreshold}): listed for review`
+            : `under the review threshold ${explained.reviewThreshold}: not linked`;
+    out.push(`match probability ${explained.matchProbability.toPrecision(4)}, ${verdict}`);
+  }
+  const compared = explained.blocks.filter((block) => block.records <= block.cap);
+  out.push(
+    explained.blocks.length === 0
+      ? 'no blocking rule makes them a candidate pair: the model never compares them (the figures above are what it would say)'
+      : `they share the blocks of ${explained.blocks.map((block) => `${block.rule} (${block.records} records${block.records > block.cap ? `, over its cap of ${block.cap}: compares nobody` : ''})`).join(', ')}${compared.length === 0 ? ': none within its cap, so the model never compares them' : ''}`,
+  );
+  out.push(
+    explained.fans[0] === explained.fans[1]
+      ? `one fan, ${explained.fans[0]}${explained.directLink ? `, linked directly by ${explained.directLink}` : ', through other records'}`
+      : `two fans, ${explained.fans[0]} and ${explained.fans[1]}${explained.directLink ? ` (${explained.directLink})` : ''}`,
+  );
+  return out.join('\n');
+}

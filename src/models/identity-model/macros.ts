@@ -1,0 +1,292 @@
+import { quoteLiteral } from '../../core/duckdb.js';
+import { MACRO_SCHEMA } from '../discover-project.js';
+import type { MacroDefinition } from '../discover-project.js';
+import { COMPARISONS, type BlockingRule, type BlockKey, type ComparisonLevel, type ComparisonName, type IdentityModelConfig } from './config.js';
+import type { StoredModel } from './store.js';
+
+/**
+ * The identity model as DuckDB macros, written by `build` like the settings and the overrides
+ * (see macros.ts): the models stay plain SQL, a shell on the warehouse computes what build did,
+ * and a changed configuration, threshold or trained model is a changed macro, so exactly the
+ * models that call it are built again.
+ *
+ * - `identity_levels(l, r)`: how two rows of `intermediate.int_identity_comparables` compare,
+ *   one level index per comparison (0: missing on a side, no evidence either way) and the
+ *   term frequencies of their names; `crossed` when first and last name were written in each
+ *   other's fields on one side (the names are then compared crosswise).
+ * - `identity_block_keys(r)`: the block values a row is compared within, one per blocking rule.
+ * - `identity_blocking_rules()`, `identity_comparison_levels()`: the configuration as tables.
+ * - `identity_model()`, `identity_model_version()`, `identity_prior_weight()`: the stored model.
+ * - `identity_link_threshold()`, `identity_review_threshold()`: the settings.
+ */
+export interface IdentityThresholds {
+  /** A pair at or above this match probability is one fan. */
+  link: number;
+  /** A pair from this probability up to the link threshold is listed for review. */
+  review: number;
+}
+
+export const DEFAULT_IDENTITY_THRESHOLDS: IdentityThresholds = { link: 0.95, review: 0.5 };
+
+const L = 'l';
+const R = 'r';
+
+/**
+ * Whether the names of r are taken crosswise: each side's first name is alike the other's last
+ * name, and the names agree much better that way round than as written (int_identity_records
+ * already turns round a name written the wrong way by how often each word is a first or a last
+ * name; this catches the rest, a slip in one of them included).
+ */
+const CROSS_SIMILARITY = 0.85;
+const CROSS_MARGIN = 0.2;
+const jw = (a: string, b: string) => `jaro_winkler_similarity(${L}.${a}_spelling, ${R}.${b}_spelling)`;
+// a first letter in common crosswise first: Jaro-Winkler four times over every pair cost more than all the levels
+const CROSSED = `coalesce(
+        (left(${L}.first_name_spelling, 1) = left(${R}.last_name_spelling, 1) or left(${L}.last_name_spelling, 1) = left(${R}.first_name_spelling, 1))
+        and ${jw('first_name', 'last_name')} >= ${CROSS_SIMILARITY} and ${jw('last_name', 'first_name')} >= ${CROSS_SIMILARITY}
+        and ${jw('first_name', 'last_name')} + ${jw('last_name', 'first_name')} > ${jw('first_name', 'first_name')} + ${jw('last_name', 'last_name')} + ${CROSS_MARGIN},
+        false)`;
+
+/** r's value of a name column, crosswise when `crossed`. */
+function oriented(column: 'first_name' | 'last_name', suffix: string): string {
+  const other = column === 'first_name' ? 'last_name' : 'first_name';
+  return `case when crossed then ${R}.${other}_${suffix} else ${R}.${column}_${suffix} end`;
+}
+
+/** The SQL test of one level, over l and r (and `crossed` for names); never NULL. */
+function testSql(level: ComparisonLevel): string {
+  const threshold = level.threshold ?? 0;
+  const kind = COMPARISONS[level.comparison];
+  if (level.test === 'else') return 'true';
+  if (kind === 'name') {
+    const name = level.comparison as 'first_name' | 'last_name';
+    const left = `${L}.${name}_spelling`;
+    const right = oriented(name, 'spelling');
+    switch (level.test) {
+      case 'same':
+        return `coalesce(list_has_any(${L}.${name}_tokens, ${oriented(name, 'tokens')}), false)`;
+      case 'jaro_winkler':
+        return `coalesce(jaro_winkler_similarity(${left}, ${right}) >= ${threshold}, false)`;
+      case 'edits':
+        return `coalesce(${MACRO_SCHEMA}.within_edits(${left}, ${right}, ${threshold}), false)`;
+    }
+  }
+  if (kind === 'date') {
+    const [left, right] = [`${L}.birth_date_key`, `${R}.birth_date_key`];
+    switch (level.test) {
+      case 'same':
+        return `coalesce(${left} = ${right}, false)`;
+      case 'edits':
+        // digits changed, as both are written YYYYMMDD (eight characters: hamming is defined, and far cheaper than edits)
+        return `coalesce(hamming(strftime(${left}, '%Y%m%d'), strftime(${right}, '%Y%m%d')) <= ${threshold}, false)`;
+      case 'days_apart':
+        return `coalesce(abs(date_diff('day', ${left}, ${right})) <= ${threshold}, false)`;
+      case 'day_month_swapped':
+        return `coalesce(year(${left}) = year(${right}) and day(${left}) = month(${right}) and month(${left}) = day(${right}), false)`;
+    }
+  }
+  if (kind === 'text') {
+    const column = level.comparison === 'phone' ? 'phone_key' : 'email';
+    const [left, right] = [`${L}.${column}`, `${R}.${column}`];
+    switch (level.test) {
+      case 'same':
+        return `coalesce(${left} = ${right}, false)`;
+      case 'jaro_winkler':
+        return `coalesce(jaro_winkler_similarity(${left}, ${right}) >= ${threshold}, false)`;
+      case 'edits':
+        return `coalesce(${MACRO_SCHEMA}.within_edits(${left}, ${right}, ${threshold}), false)`;
+    }
+  }
+  // address: street line, postal code and town compared together, as one fact
+  const agrees = (column: string) => `coalesce(${L}.${column} = ${R}.${column}, true)`;
+  const differs = (column: string) => `coalesce(${L}.${column} <> ${R}.${column}, false)`;
+  switch (level.test) {
+    case 'same':
+      return `coalesce(${L}.street_key = ${R}.street_key, false) and ${agrees('postcode_key')} and ${agrees('city_key')}`;
+    case 'street_similar':
+      // not both the postal code and the town differ
+      return `coalesce(jaro_winkler_similarity(${L}.street_key, ${R}.street_key) >= ${threshold}, false) and not (${differs('postcode_key')} and ${differs('city_key')})`;
+    case 'postcode_and_city':
+      return `coalesce(${L}.postcode_key = ${R}.postcode_key and ${L}.city_key = ${R}.city_key, false)`;
+    case 'postcode_or_city':
+      return `coalesce(${L}.postcode_key = ${R}.postcode_key, false) or coalesce(${L}.city_key = ${R}.city_key, false)`;
+  }
+  throw new Error(`no SQL for test ${level.test} of ${level.comparison}`);
+}
+
+/** When a comparison has no evidence either way: a value missing on a side. */
+function missingSql(comparison: ComparisonName): string {
+  switch (COMPARISONS[comparison]) {
+    case 'name':
+      return `${L}.${comparison}_spelling is null or ${oriented(comparison as 'first_name' | 'last_name', 'spelling')} is null`;
+    case 'date':
+      return `${L}.birth_date_key is null or ${R}.birth_date_key is null`;
+    case 'text': {
+      const column = comparison === 'phone' ? 'phone_key' : 'email';
+      return `${L}.${column} is null or ${R}.${column} is null`;
+    }
+    case 'address':
+      return ['street_key', 'postcode_key', 'city_key'].map((column) => `(${L}.${column} is null or ${R}.${column} is null)`).join(' and ');
+  }
+}
+
+function levelSql(comparison: ComparisonName, levels: readonly ComparisonLevel[]): string {
+  const own = levels.filter((level) => level.comparison === comparison);
+  if (own.length === 0) return '0';
+  const tests = own.slice(0, -1).map((level) => `when ${testSql(level)} then ${level.index}`);
+  return `case when ${missingSql(comparison)} then 0 ${tests.join(' ')} else ${own.at(-1)!.index} end`;
+}
+
+function levelsMacro(levels: readonly ComparisonLevel[]): MacroDefinition {
+  const fields = (Object.keys(COMPARISONS) as ComparisonName[]).map((comparison) => `        '${comparison}': ${levelSql(comparison, levels)}`);
+  return {
+    name: 'identity_levels_oriented',
+    file: 'identity model sql/identity/comparison_levels.csv',
+    sql: `create or replace macro ${MACRO_SCHEMA}.identity_levels_oriented(${L}, ${R}, crossed) as {
+        'crossed': crossed,
+${fields.join(',\n')},
+        'first_name_tf': greatest(${L}.first_name_tf, ${oriented('first_name', 'tf')}),
+        'last_name_tf': greatest(${L}.last_name_tf, ${oriented('last_name', 'tf')})
+    };\n`,
+    description: 'How two rows of intermediate.int_identity_comparables compare, r\'s names taken crosswise when crossed: a level index per comparison (sql/identity/comparison_levels.csv; 0 missing on a side) and the names\' term frequencies.',
+  };
+}
+
+/** The value of one block key of row r, as text; name_word is filled in per word. */
+function blockPart(key: BlockKey, hasBothNames: boolean): string {
+  switch (key) {
+    case 'email':
+      return `${R}.email`;
+    case 'phone':
+      return `${R}.phone_key`;
+    case 'first_name':
+      // with last_name: the name pair in alphabetical order, so either way round meets
+      return hasBothNames ? `least(${R}.first_name_spelling, ${R}.last_name_spelling)` : `${R}.first_name_spelling`;
+    case 'last_name':
+      return hasBothNames ? `greatest(${R}.first_name_spelling, ${R}.last_name_spelling)` : `${R}.last_name_spelling`;
+    case 'name_word':
+      return 'word';
+    case 'birth_date':
+      return `cast(${R}.birth_date_key as varchar)`;
+    case 'postcode':
+      return `${R}.postcode_key`;
+    case 'city':
+      return `${R}.city_key`;
+    case 'street':
+      return `${R}.street_key`;
+  }
+}
+
+function blockKeysMacro(rules: readonly BlockingRule[]): MacroDefinition {
+  const entries = rules.flatMap((rule) => {
+    const both = rule.blockOn.includes('first_name') && rule.blockOn.includes('last_name');
+    const value = (word: string) =>
+      `${MACRO_SCHEMA}.block_key(${[`'${rule.index}'`, ...rule.blockOn.map((key) => blockPart(key, both).replace(/^word$/, word))].join(" || '|' || ")})`;
+    const words = rule.blockOn.includes('name_word') ? [`${R}.first_name_spelling`, `${R}.last_name_spelling`] : ['word'];
+    return words.map((word) => `{'rule_index': ${rule.index}, 'block_value': ${value(word)}}`);
+  });
+  return {
+    name: 'identity_block_keys',
+    file: 'identity model sql/identity/blocking_rules.csv',
+    sql: `create or replace macro ${MACRO_SCHEMA}.identity_block_keys(${R}) as list_filter(list_distinct([
+        ${entries.join(',\n        ')}
+    ]), block -> block.block_value is not null);\n`,
+    description: 'The values a row of intermediate.int_identity_comparables is blocked on, one per blocking rule (two for a rule on either word of the name), as 64-bit hashes of the rule and its values.',
+  };
+}
+
+/** A table macro over literal rows; `types` gives the columns, so an empty table keeps them. */
+function tableMacro(name: string, file: string, description: string, columns: [string, string][], rows: string[][]): MacroDefinition {
+  const names = columns.map(([column]) => column).join(', ');
+  const body =
+    rows.length === 0
+      ? `select * from (values (${columns.map(([, type]) => `null::${type}`).join(', ')})) as rows(${names}) limit 0`
+      : `select * from (values\n    ${rows.map((row) => `(${row.map((value, at) => `${value}::${columns[at]![1]}`).join(', ')})`).join(',\n    ')}\n) as rows(${names})`;
+  return { name, file, description, sql: `create or replace macro ${MACRO_SCHEMA}.${name}() as table\n${body};\n` };
+}
+
+const literal = (value: string | number | boolean | null) => (value === null ? 'null' : typeof value === 'string' ? quoteLiteral(value) : String(value));
+
+/**
+ * Every identity macro: the configuration's, the stored model's (none yet: an empty model,
+ * so nothing links by the model until it is trained) and the thresholds'.
+ */
+export function identityModelMacros(config: IdentityModelConfig, model: StoredModel | undefined, thresholds: IdentityThresholds): MacroDefinition[] {
+  const file = 'identity model sql/identity/';
+  return [
+    levelsMacro(config.levels),
+    {
+      name: 'identity_levels',
+      file: `${file}comparison_levels.csv`,
+      // crossed as a constant in each branch: the test runs once per pair, not at every name level
+      sql: `create or replace macro ${MACRO_SCHEMA}.identity_levels(${L}, ${R}) as
+    case when ${CROSSED} then ${MACRO_SCHEMA}.identity_levels_oriented(${L}, ${R}, true) else ${MACRO_SCHEMA}.identity_levels_oriented(${L}, ${R}, false) end;\n`,
+      description: 'How two rows of intermediate.int_identity_comparables compare (see identity_levels_oriented); names written the other way round on one side are compared crosswise.',
+    },
+    blockKeysMacro(config.blockingRules),
+    tableMacro(
+      'identity_blocking_rules',
+      `${file}blocking_rules.csv`,
+      'The blocking rules (sql/identity/blocking_rules.csv): records sharing a rule\'s values are compared; a value on more records than the cap is dropped.',
+      [['rule_index', 'integer'], ['rule', 'varchar'], ['block_on', 'varchar'], ['cap', 'integer'], ['predict', 'boolean'], ['train', 'boolean'], ['description', 'varchar']],
+      config.blockingRules.map((rule) => [literal(rule.index), literal(rule.rule), literal(rule.blockOn.join('+')), literal(rule.cap), literal(rule.predict), literal(rule.train), literal(rule.description)]),
+    ),
+    tableMacro(
+      'identity_comparison_levels',
+      `${file}comparison_levels.csv`,
+      'The comparisons\' levels (sql/identity/comparison_levels.csv), with level 0, missing on a side, for each.',
+      [['comparison', 'varchar'], ['level_index', 'integer'], ['level', 'varchar'], ['test', 'varchar'], ['threshold', 'double'], ['term_frequency', 'boolean'], ['veto', 'boolean'], ['description', 'varchar']],
+      [...new Set(config.levels.map((level) => level.comparison))].flatMap((comparison) => [
+        [literal(comparison), '0', literal('missing'), literal('missing'), 'null', 'false', 'false', literal('A value missing on a side: no evidence either way')],
+        ...config.levels
+          .filter((level) => level.comparison === comparison)
+          .map((level) => [literal(comparison), literal(level.index), literal(level.level), literal(level.test), literal(level.threshold), literal(level.termFrequency), literal(level.veto), literal(level.description)]),
+      ]),
+    ),
+    tableMacro(
+      'identity_model',
+      model ? `identity model version ${model.version}` : 'identity model (not trained yet)',
+      'The trained identity model (meta.identity_models, meta.identity_model_levels): per comparison level its m and u and its weight log2(m/u); level 0 weighs 0.',
+      [['model_version', 'integer'], ['comparison', 'varchar'], ['level_index', 'integer'], ['level', 'varchar'], ['m', 'double'], ['u', 'double'], ['weight', 'double'], ['term_frequency', 'boolean'], ['veto', 'boolean']],
+      model
+        ? model.levels.map((level) => {
+            const configured = config.levels.find((known) => known.comparison === level.comparison && known.index === level.levelIndex);
+            return [
+              literal(model.version), literal(level.comparison), literal(level.levelIndex), literal(level.level), literal(level.m), literal(level.u),
+              literal(level.levelIndex === 0 ? 0 : Math.log2(level.m! / level.u!)), literal(configured?.termFrequency ?? false), literal(configured?.veto ?? false),
+            ];
+          })
+        : [],
+    ),
+    {
+      name: 'identity_model_version',
+      file: model ? `identity model version ${model.version}` : 'identity model (not trained yet)',
+      sql: `create or replace macro ${MACRO_SCHEMA}.identity_model_version() as ${model ? model.version : 0};\n`,
+      description: 'The version of the stored identity model build predicts with (0: none trained yet).',
+    },
+    {
+      name: 'identity_prior_weight',
+      file: model ? `identity model version ${model.version}` : 'identity model (not trained yet)',
+      sql: `create or replace macro ${MACRO_SCHEMA}.identity_prior_weight() as ${model ? Math.log2(model.prior / (1 - model.prior)) : 'null::double'};\n`,
+      description: 'log2 of the prior odds that two records are one person, the starting point of every match weight.',
+    },
+    {
+      name: 'identity_link_threshold',
+      file: `setting identityLinkThreshold (${thresholds.link})`,
+      sql: `create or replace macro ${MACRO_SCHEMA}.identity_link_threshold() as ${thresholds.link}::double;\n`,
+      description: 'The match probability at or above which two records are one fan (setting FANLAKE_IDENTITY_LINK_THRESHOLD).',
+    },
+    {
+      name: 'identity_ambiguity_weight',
+      file: `${file}training.csv`,
+      sql: `create or replace macro ${MACRO_SCHEMA}.identity_ambiguity_weight() as ${config.training.ambiguity_weight}::double;\n`,
+      description: 'Evidence against two records at least this strong (the sum of their negative weights, in bits) tells them apart like a veto (int_identity_ambiguous_links).',
+    },
+    {
+      name: 'identity_review_threshold',
+      file: `setting identityReviewThreshold (${thresholds.review})`,
+      sql: `create or replace macro ${MACRO_SCHEMA}.identity_review_threshold() as ${thresholds.review}::double;\n`,
+      description: 'The match probability from which a pair under the link threshold is listed for review (setting FANLAKE_IDENTITY_REVIEW_THRESHOLD).',
+    },
+  ];
+}
