@@ -137,7 +137,9 @@ describe('engagement runs with a push subscription', { timeout: 300_000 }, () =>
       expect(run.result('engagement.participants')?.status).toBe('skipped');
       expect((await extractAndLoad(sim, full, { FANLAKE_LISTEN_SECRET: '' })).result('engagement.participants')?.status).toBe('ok');
     }
-    const nightly = await extractAndLoad(sim, targeted, { FANLAKE_ENGAGEMENT_SNAPSHOT_CRON: '* * * * *' });
+    // A slot every second (croner's six fields, seconds first): one has passed since the first
+    // snapshot, however quickly the runs above went (every minute had none within one minute).
+    const nightly = await extractAndLoad(sim, targeted, { FANLAKE_ENGAGEMENT_SNAPSHOT_CRON: '* * * * * *' });
     expect(nightly.step.notes).toContainEqual(expect.stringMatching(/^engagement\.customer_profiles: full snapshot: the snapshot schedule/));
     expect(nightly.result('engagement.participants')?.status).toBe('ok');
 
