@@ -1,3 +1,4 @@
+import { totalmem } from 'node:os';
 import { z } from 'zod';
 import { isKnownLocale, isKnownTimeZone } from '../reports/format-values.js';
 import { IDENTITY_SELECTIONS, type IdentitySelection } from '../sources/engagement/hooks.js';
@@ -36,6 +37,27 @@ const identitySelection = z.preprocess(
   z.enum([...IDENTITY_SELECTIONS, 'true', 'false'], { error: `must be ${IDENTITY_SELECTIONS.join(', ')}` })
     .transform((v): IdentitySelection => (v === 'true' ? 'apiApp' : v === 'false' ? 'off' : v)),
 );
+/** A DuckDB size: a number and a unit (`4GB`, `512MB`, `3GiB`; GB is 1000³ bytes, GiB 1024³). */
+const memorySize = z.string().trim().regex(/^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i, 'must be a size such as 4GB, 512MB or 3GiB');
+
+/**
+ * The default DuckDB budget of a warehouse stage: half the memory of the machine, or of its
+ * container when that is smaller. Half, not DuckDB's own 80 %: the cap covers DuckDB's buffer
+ * manager only, and the same machine holds fanlake's Node heap, the browser that renders
+ * charts, the page cache the Parquet reads go through, and other work on a shared host. The
+ * heaviest stage (identity's pairwise comparison) runs within 2 GB by spilling to disk, which
+ * a larger machine then spares it (docs/decisions.md).
+ */
+export function defaultMemoryLimit(machineBytes = machineMemory()): string {
+  return `${Math.max(256, Math.floor(machineBytes / 2 / 2 ** 20))}MiB`;
+}
+
+function machineMemory(): number {
+  // 0 or a value beyond the machine's when no container limit is set
+  const constrained = process.constrainedMemory?.() ?? 0;
+  return constrained > 0 ? Math.min(constrained, totalmem()) : totalmem();
+}
+
 const isoDate = z.string().refine((value) => !Number.isNaN(Date.parse(value)), 'must be an ISO date');
 
 export const SETTINGS = [
@@ -104,6 +126,9 @@ export const SETTINGS = [
     description: 'Attempts per e-mail or webhook post before the delivery is recorded as failed' },
   { key: 'delivery.retrySeconds', env: 'FANLAKE_DELIVERY_RETRY_SECONDS', flag: 'delivery-retry-seconds', schema: z.coerce.number().min(0, 'must be 0 or more'), default: 10,
     description: 'Wait before the first retry of a delivery; doubles with each further attempt' },
+  { key: 'warehouse.memoryLimit', env: 'FANLAKE_MEMORY_LIMIT', flag: 'memory-limit', schema: memorySize, default: defaultMemoryLimit(),
+    defaultText: 'half the memory of the machine (or of its container)',
+    description: 'Memory DuckDB may use in load, build, check and reads of the warehouse (sql, shell, reports), such as 4GB; beyond it the heaviest steps spill to disk beside the warehouse file, which is slower' },
   { key: 'warehouse.busyTimeoutSeconds', env: 'FANLAKE_BUSY_TIMEOUT_SECONDS', flag: 'busy-timeout', schema: z.coerce.number().min(0, 'must be 0 or more'),
     default: 60, description: 'How long a command waits for the warehouse file while another process has it open' },
   { key: 'models.phoneDefaultCountryCode', env: 'FANLAKE_PHONE_DEFAULT_COUNTRY_CODE', flag: 'phone-country-code', default: '+47',

@@ -12,6 +12,8 @@ export interface PruneOptions {
   /** Runs started longer ago than this go; 0 keeps everything. */
   retentionDays: number;
   now?: Date;
+  /** DuckDB's memory for reading the ledger (`warehouse.memoryLimit`). */
+  memoryLimit?: string;
 }
 
 export interface PruneResult {
@@ -28,7 +30,7 @@ export interface PruneResult {
 export async function pruneRawRuns(options: PruneOptions): Promise<PruneResult> {
   if (options.retentionDays <= 0 || !existsSync(warehousePath(options.dataDir))) return { runs: 0, bytes: 0 };
   const cutoff = (options.now ?? new Date()).getTime() - options.retentionDays * 86_400_000;
-  const ledger = await readLedger(options.dataDir);
+  const ledger = await readLedger(options.dataDir, options.memoryLimit);
   const completed = await discoverRuns(options.dataDir);
 
   // Newest run and newest snapshot of each resource, whatever their age.
@@ -56,7 +58,7 @@ export async function rawLayerBytes(dataDir: string): Promise<number> {
   return folderBytes(rawRoot(dataDir));
 }
 
-async function readLedger(dataDir: string): Promise<{ loaded: Set<string>; newestSnapshots: Set<string> }> {
+async function readLedger(dataDir: string, memoryLimit: string | undefined): Promise<{ loaded: Set<string>; newestSnapshots: Set<string> }> {
   return withWarehouseReader(dataDir, async (connection) => {
     const [exists] = await queryRows(connection, `select count(*) as n from duckdb_tables() where schema_name = $1 and table_name = $2`, [RAW_SCHEMA, LEDGER_TABLE]);
     if (Number(exists!.n) === 0) return { loaded: new Set<string>(), newestSnapshots: new Set<string>() };
@@ -73,7 +75,7 @@ async function readLedger(dataDir: string): Promise<{ loaded: Set<string>; newes
       if (row.newest_snapshot === true) newestSnapshots.add(key);
     }
     return { loaded, newestSnapshots };
-  });
+  }, memoryLimit);
 }
 
 /** A run id starts with its UTC start time, `YYYYMMDDTHHMMSSZ`. */

@@ -71,7 +71,7 @@ export async function runScheduledJob(schedule: Schedule, slot: Date, slots: num
         onStep: context.onStep,
       });
       // Housekeeping after every job, under the same lock, so it never races a load.
-      pruned = await pruneRawRuns({ dataDir: config.dataDir, retentionDays: config['raw.retentionDays'] }).catch((error: unknown) => {
+      pruned = await pruneRawRuns({ dataDir: config.dataDir, retentionDays: config['raw.retentionDays'], memoryLimit: config['warehouse.memoryLimit'] }).catch((error: unknown) => {
         context.onNotice?.(`housekeeping failed: ${redact(errorMessage(error))}`);
         return undefined;
       });

@@ -52,6 +52,7 @@ export const statusCommand: CommandModule<object> = {
         `select source || '_' || resource as "table", count(*) as runs, sum(rows) as rows_loaded, max(loaded_at)::varchar as last_loaded, max(extracted_at)::varchar as newest_extract, (now() - max(extracted_at))::varchar as age
          from raw.${LEDGER_TABLE} group by all order by 1`,
       ),
+      config['warehouse.memoryLimit'],
     );
     out.result(`\nwarehouse ${warehousePath(dataDir)}`);
     out.result(table(['raw table', 'runs', 'rows loaded', 'last loaded', 'newest extract', 'age'], loads.map((r) => [String(r.table), Number(r.runs), Number(r.rows_loaded), String(r.last_loaded), String(r.newest_extract), String(r.age)])));
