@@ -99,7 +99,7 @@ describe('buildModels', () => {
     expect(await ws.query(`select table_type from information_schema.tables where table_name = 'stg_ticketing__users'`)).toEqual([{ table_type: 'VIEW' }]);
   });
 
-  it('builds independent branches on parallel connections', async () => {
+  it('builds independent branches from one staging layer', async () => {
     await ws.exec(RAW_TICKETING);
     await ws.write({
       ...PROJECT,
@@ -107,7 +107,7 @@ describe('buildModels', () => {
       'marts/dim_user_names.sql': 'select user_id, full_name from staging.stg_ticketing__users',
     });
 
-    const results = await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir, concurrency: 2 });
+    const results = await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir });
 
     expect(results.every((r) => r.status === 'ok')).toBe(true);
     expect(results).toHaveLength(6);
