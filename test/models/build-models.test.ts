@@ -340,6 +340,19 @@ where _extracted_at > (select coalesce(max(_extracted_at), '-infinity') from mar
     expect(third).toMatchObject({ status: 'unchanged' });
   });
 
+  it('refuses a null key in the increment, which = could never match again, and keeps the table as it was', async () => {
+    await ws.exec(RAW_EVENTS);
+    await ws.write({ 'marts/fct_events.sql': FCT_EVENTS.replace('id as event_id', 'nullif(id, 4) as event_id') });
+    await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir });
+
+    await ws.exec(`insert into raw.events values (4, 'd', timestamptz '2024-05-02 10:00:00+00')`);
+    const [nullKey] = await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir });
+    expect(nullKey.status).toBe('failed');
+    expect(nullKey.error?.code).toBe('E_MODEL_INCREMENTAL');
+    expect(nullKey.error?.message).toContain('1 row(s) have a null in unique_key (event_id)');
+    expect(await ws.query('select event_id::int as id from marts.fct_events order by 1')).toEqual([{ id: 1 }, { id: 2 }, { id: 3 }]);
+  });
+
   it('refuses repeated keys in the increment and asks for a full refresh when a parent changes its columns', async () => {
     await ws.exec(RAW_EVENTS);
     await ws.write({ 'marts/fct_events.sql': FCT_EVENTS });
