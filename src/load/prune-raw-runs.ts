@@ -1,11 +1,12 @@
 import { existsSync } from 'node:fs';
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { queryRows, quoteIdent } from '../core/duckdb.js';
-import { RAW_SCHEMA, rawRoot, runDir, warehousePath } from '../raw-contract/index.js';
+import { queryRows } from '../core/duckdb.js';
+import { rawRoot, runDir, warehousePath } from '../raw-contract/index.js';
+import { findBookkeeping } from '../warehouse/bookkeeping.js';
 import { withWarehouseReader } from '../warehouse/warehouse.js';
 import { discoverRuns } from './discover-runs.js';
-import { LEDGER_TABLE, runKey } from './load-ledger.js';
+import { runKey } from './load-ledger.js';
 
 export interface PruneOptions {
   dataDir: string;
@@ -60,9 +61,8 @@ export async function rawLayerBytes(dataDir: string): Promise<number> {
 
 async function readLedger(dataDir: string, memoryLimit: string | undefined): Promise<{ loaded: Set<string>; newestSnapshots: Set<string> }> {
   return withWarehouseReader(dataDir, async (connection) => {
-    const [exists] = await queryRows(connection, `select count(*) as n from duckdb_tables() where schema_name = $1 and table_name = $2`, [RAW_SCHEMA, LEDGER_TABLE]);
-    if (Number(exists!.n) === 0) return { loaded: new Set<string>(), newestSnapshots: new Set<string>() };
-    const ledger = `${quoteIdent(RAW_SCHEMA)}.${quoteIdent(LEDGER_TABLE)}`;
+    const ledger = await findBookkeeping(connection, 'load_ledger');
+    if (ledger === undefined) return { loaded: new Set<string>(), newestSnapshots: new Set<string>() };
     const rows = await queryRows(
       connection,
       `select source, resource, run_id, is_snapshot and run_id = max(run_id) filter (where is_snapshot) over (partition by source, resource) as newest_snapshot from ${ledger}`,

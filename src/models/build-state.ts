@@ -6,9 +6,10 @@ import type { ModelDefinition } from './discover-project.js';
 import { macroFingerprints } from './macros.js';
 import type { ModelGraph } from './model-graph.js';
 import { EXTRACTED_AT_COLUMN } from '../raw-contract/index.js';
+import { bookkeepingRelation, ensureBookkeeping } from '../warehouse/bookkeeping.js';
 
 /** Where the fingerprint of each model's last successful build is kept, in the warehouse itself. */
-const BUILDS = 'raw._fanlake_builds';
+const BUILDS = bookkeepingRelation('build_state');
 
 /**
  * What decides whether a model must be built again, read once per build: the state of the raw
@@ -131,13 +132,13 @@ export interface LastBuild {
   content?: string;
 }
 
-/** The last successful build of each model. */
+/**
+ * The last successful build of each model. Creates the table when missing, and carries over
+ * the build state a warehouse of an earlier fanlake keeps elsewhere (warehouse/bookkeeping.ts);
+ * call it outside a transaction.
+ */
 export async function readBuildState(connection: DuckDBConnection): Promise<Map<string, LastBuild>> {
-  await connection.run(`create schema if not exists raw`);
-  await connection.run(`create table if not exists ${BUILDS} (relation varchar primary key, fingerprint varchar not null, built_at timestamptz not null)`);
-  // Warehouses built before definitions were kept gain the column; their models have none.
-  await connection.run(`alter table ${BUILDS} add column if not exists definition varchar`);
-  await connection.run(`alter table ${BUILDS} add column if not exists content varchar`);
+  await ensureBookkeeping(connection);
   const rows = await queryRows(connection, `select relation, fingerprint, definition, content from ${BUILDS}`);
   return new Map(
     rows.map((row) => [

@@ -142,7 +142,7 @@ describe('buildModels', () => {
   it('reports a model whose build cannot be recorded as failed, and builds it again next time', async () => {
     await ws.exec(RAW_TICKETING);
     // a damaged build-state table: without its primary key, recording a build fails
-    await ws.exec('create table raw._fanlake_builds (relation varchar, fingerprint varchar, built_at timestamptz)');
+    await ws.exec('create schema meta; create table meta.build_state (relation varchar, fingerprint varchar, built_at timestamptz, definition varchar, content varchar)');
     await ws.write(PROJECT);
     const results = await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir });
 
@@ -153,7 +153,7 @@ describe('buildModels', () => {
     expect(byModel(results, 'dim_fan').status).toBe('skipped');
 
     // Mended, the next build writes and records every model.
-    await ws.exec('drop table raw._fanlake_builds');
+    await ws.exec('drop table meta.build_state');
     expect((await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir })).every((result) => result.status === 'ok')).toBe(true);
   });
 
