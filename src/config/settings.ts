@@ -1,7 +1,5 @@
 import { totalmem } from 'node:os';
 import { z } from 'zod';
-import { isKnownLocale, isKnownTimeZone } from '../reports/format-values.js';
-import { IDENTITY_SELECTIONS, type IdentitySelection } from '../sources/engagement/hooks.js';
 
 /**
  * Every setting is declared once here: its config-file key, environment variable,
@@ -22,6 +20,29 @@ export interface SettingSpec {
   readonly default?: unknown;
   /** The default in words, where it is not a value: what happens without the setting. */
   readonly defaultText?: string;
+}
+
+/** Which linked persons get an identities request (`engagement.identities`). */
+export const IDENTITY_SELECTIONS = ['apiApp', 'all', 'off'] as const;
+export type IdentitySelection = (typeof IDENTITY_SELECTIONS)[number];
+
+/** Whether `locale` is a BCP 47 tag `Intl` knows. */
+function isKnownLocale(locale: string): boolean {
+  try {
+    return Intl.NumberFormat.supportedLocalesOf([locale]).length > 0;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `timeZone` is an IANA zone `Intl` knows. */
+function isKnownTimeZone(timeZone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 const url = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });

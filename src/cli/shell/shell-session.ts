@@ -1,6 +1,6 @@
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { redact } from '../../config/secrets.js';
+import { redact } from '../../core/secrets.js';
 import { errorMessage } from '../../core/errors.js';
 import { quoteLiteral } from '../../core/duckdb.js';
 import { runReadOnlyStatement } from '../../warehouse/warehouse.js';
