@@ -302,7 +302,7 @@ describe('fan-360 marts against the simulator truth (scale 0.05, seed 23)', () =
   it('campaign_conversion: the window comes from seeds.metric_settings', async () => {
     // a package whose sql/ differs only in the setting, building into a copy of the warehouse
     const root = mkdtempSync(join(tmpdir(), 'fanlake-settings-pkg-'));
-    for (const entry of ['dist', 'bin', 'sql']) cpSync(join(REPO, entry), join(root, entry), { recursive: true });
+    for (const entry of ['dist', 'bin', 'sql', 'defaults']) cpSync(join(REPO, entry), join(root, entry), { recursive: true });
     copyFileSync(join(REPO, 'package.json'), join(root, 'package.json'));
     symlinkSync(join(REPO, 'node_modules'), join(root, 'node_modules'), 'dir');
     writeFileSync(join(root, 'sql', 'seeds', 'metric_settings.csv'), 'name,value,description\ncampaign_conversion_days,7,a week\n');
