@@ -7,12 +7,16 @@ import { logEntrySchema, type LogEntry } from '../../src/schedule/schedule-log.j
 import type { Simulator } from '../../src/simulator/simulator.js';
 import { runCli, spawnCli, tempDataDir, watch, type WatchedProcess } from '../helpers/cli.js';
 import { attachmentsOf, startSmtpReceiver, startWebhookReceiver, subjectOf, textOf } from '../helpers/receivers.js';
+import { sharedWarehouse } from '../helpers/shared-warehouse.js';
 import { startTestSimulator } from '../helpers/simulator.js';
 import { cliEnv } from '../warehouse/identity-fixture.js';
 
+/** The simulator's options (those of startTestSimulator): the shared warehouse is built from the same data. */
+const SIMULATOR = { scale: 0.02, seed: 42 };
+
 let sim: Simulator;
 beforeAll(async () => {
-  sim = await startTestSimulator();
+  sim = await startTestSimulator(SIMULATOR);
 });
 afterAll(() => sim.close());
 
@@ -29,12 +33,20 @@ interface Setup {
   env: Record<string, string>;
 }
 
-/** A working directory with `fanlake.config.json` holding `schedules`, and a data dir. */
-function setup(schedules: unknown, env: Record<string, string> = {}): Setup {
+/** A working directory with `fanlake.config.json` holding `schedules`, and an empty data dir. */
+function setup(schedules: unknown, env: Record<string, string> = {}, dataDir = tempDataDir()): Setup {
   const cwd = mkdtempSync(join(tmpdir(), 'fanlake-schedule-'));
   writeFileSync(join(cwd, 'fanlake.config.json'), JSON.stringify({ schedules }));
-  const dataDir = tempDataDir();
   return { cwd, dataDir, env: { ...cliEnv(sim, dataDir), ...env } };
+}
+
+/**
+ * A copy of the warehouse of this file's simulator, built once per test run: a job that runs
+ * the whole pipeline on it extracts and builds what changed, as a scheduled job on a club's
+ * data dir does, instead of everything from nothing.
+ */
+function builtDataDir(): Promise<string> {
+  return sharedWarehouse({ simulator: SIMULATOR });
 }
 
 /**
@@ -146,6 +158,7 @@ describe('fanlake schedule: jobs', () => {
         FANLAKE_DELIVERY_MAX_ATTEMPTS: '2',
         FANLAKE_DELIVERY_RETRY_SECONDS: '0.05',
       },
+      await builtDataDir(),
     );
     s.env.FANLAKE_REPORT_DEFINITIONS = reportDefinitions();
     const process = scheduler(s);
@@ -201,8 +214,7 @@ describe('fanlake schedule: jobs', () => {
   });
 
   it('never overlaps a writer started by hand: the slot counts as missed, then runs once for all the slots it missed', async () => {
-    const s = setup([{ name: 'busy', cron: every(2) }], { FANLAKE_SCHEDULE_LOCK_WAIT: '1' });
-    mkdirSync(s.dataDir, { recursive: true });
+    const s = setup([{ name: 'busy', cron: every(2) }], { FANLAKE_SCHEDULE_LOCK_WAIT: '1' }, await builtDataDir());
     const lock = await acquireWriterLock(s.dataDir, { command: 'extract by hand' });
     const process = scheduler(s);
 
@@ -229,7 +241,7 @@ describe('fanlake schedule: jobs', () => {
   });
 
   it('catches up once on slots missed while the scheduler was down', async () => {
-    const s = setup([{ name: 'hourly', cron: '0 * * * *' }]);
+    const s = setup([{ name: 'hourly', cron: '0 * * * *' }], {}, await builtDataDir());
     const thisHour = Math.floor(Date.now() / 3_600_000) * 3_600_000;
     const served = new Date(thisHour - 3 * 3_600_000).toISOString();
     mkdirSync(join(s.dataDir, 'schedule'), { recursive: true });
