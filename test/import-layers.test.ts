@@ -6,11 +6,14 @@ import { REPO } from './helpers/cli.js';
 
 /**
  * The folders of `src/` as layers, from the bottom: a module imports only from its own layer
- * or one below it. The raw contract sits below extract, which writes what it describes, and
- * load, which reads it; the warehouse (the file, its readers and schema `meta`) sits above
- * extract, which never opens it, and below everything that does.
+ * or one below it. The push receiver's journal (`listen`) sits below the raw contract, whose
+ * run summaries record positions in it, and below extract and load, which read it; the raw
+ * contract sits below extract, which writes what it describes, and load, which reads it; the
+ * warehouse (the file, its readers, schema `meta` and fanlake's bookkeeping in it) sits below
+ * extract, which reads the load ledger to write a snapshot as a difference, and everything else
+ * that opens it.
  */
-const LAYERS = ['core', 'config', 'sources', 'raw-contract', 'extract', 'warehouse', 'load', 'models', 'reports', 'pipeline', 'schedule', 'delivery', 'cli'];
+const LAYERS = ['core', 'config', 'sources', 'listen', 'raw-contract', 'warehouse', 'extract', 'load', 'models', 'reports', 'pipeline', 'schedule', 'delivery', 'cli'];
 
 /** Beside the layers: the simulator uses only these, and only the CLI (`simulate`) uses it. */
 const SIMULATOR_USES = ['core', 'sources'];

@@ -21,12 +21,6 @@ people as (
 
 ),
 
-api_apps as (
-
-    select * from seeds.engagement_api_apps
-
-),
-
 final as (
 
     select
@@ -50,9 +44,10 @@ final as (
         'engagement_person' as system,
         cast(people.person_id as varchar) as record_id,
         people.customer_profile_id,
-        -- only identities of an ApiApp whose externalId is a ticketing user id
+        -- an externalId that is a whole number may be a ticketing user id, on any network: the
+        -- documents say nothing of networks or systemId, and the match rule asks more of the pair
         case
-            when people.network = 'apiApp' and api_apps.api_app_id is not null
+            when regexp_full_match(people.external_id, '[0-9]{1,18}')
                 then try_cast(people.external_id as bigint)
         end as external_user_id,
         people.email,
@@ -64,9 +59,6 @@ final as (
         null as address_key,
 
     from people
-    left join api_apps
-        on api_apps.api_app_id = people.api_app_id
-        and api_apps.external_id_refers_to = 'ticketing_user'
 
 )
 

@@ -1,8 +1,8 @@
 -- materialized: table
 -- unique_key: line_id
--- description: One row per line of money the club took, may take or handed back: every ticket sold (a single ticket or a season ticket; season-ticket seats and distributed tickets carry no price and are no line, unless they carry one after all) and every merchandise order line, with its season, product line (ticket, season_ticket, merchandise, or unmapped for a priced ticket of an order type the club's mapping does not group), channel, order and the club's status group (paid, cancelled, refunded, pending, or other where the mapping does not know the status). Tickets belong to their season (int_ticket_kinds); merchandise to the season running when it was ordered (int_seasons). Amounts in NOK incl. VAT.
+-- description: One row per line of money the club took, may take or handed back: every ticket sold (a single ticket or a season ticket; season-ticket seats and distributed tickets carry no price and are no line, unless they carry one after all) and every merchandise order line, with its season, product line (ticket, season_ticket, merchandise, or unmapped for a priced ticket of an order type the club's mapping does not group), channel, order and the club's status group (paid, cancelled, refunded, pending, or other where the mapping does not know the status). Tickets belong to their season (int_ticket_kinds); merchandise to the season running when it was ordered (int_seasons). channel_name is the club's one name for the channel across tickets and merchandise (int_club_sales_channels; the channel as spelt where the club has none); season_day the days from the season's first match to the order (negative before it: pre-season sales). Amounts in NOK incl. VAT.
 -- test: unique(line_id)
--- test: not_null(line_id, product_line, channel, amount, status_group)
+-- test: not_null(line_id, resource, product_line, channel, channel_name, amount, status_group)
 -- test: accepted_values(product_line: ticket, season_ticket, merchandise, unmapped)
 -- test: accepted_values(status_group: paid, cancelled, refunded, pending, other)
 
@@ -29,6 +29,12 @@ merchandise_lines as (
 seasons as (
 
     select * from intermediate.int_seasons
+
+),
+
+sales_channels as (
+
+    select * from intermediate.int_club_sales_channels
 
 ),
 
@@ -74,11 +80,28 @@ merchandise as (
 
 ),
 
+lines as (
+
+    select 'tickets' as resource, * from ticket_lines
+    union all
+    select 'merchandise' as resource, * from merchandise
+
+),
+
+-- one name per channel across tickets and merchandise, and the day of its season a line falls on
 final as (
 
-    select * from ticket_lines
-    union all
-    select * from merchandise
+    select
+        lines.*,
+        coalesce(sales_channels.display_name, lines.channel) as channel_name,
+        date_diff('day', seasons.starts_at, lines.ordered_at) as season_day,
+
+    from lines
+    left join sales_channels
+        on sales_channels.resource = lines.resource
+        and sales_channels.channel = lines.channel
+    left join seasons
+        on seasons.season = lines.season
 
 )
 

@@ -1,5 +1,5 @@
 -- materialized: table
--- description: One row per consent purpose and channel (email, sms, push; none for a purpose that names no channel, such as profiling): fans whose latest decision across both systems grants it (int_fan_consents), and of those the reachable ones, who also have a usable contact (an e-mail address for email, an E.164 phone for sms, evidence of the club's app for push: a purchase on a channel the club's sales channels mark as its app, or an in-app merchandise transaction; a purpose without a channel needs none). Split by the system the deciding consent came from. Purposes and channels are the club's (int_club_consent_meanings); blocked_fans are those a refusal of a consent the mapping does not know keeps from every purpose and channel (int_fan_consents). Decisions on such consents are one row of their own, purpose unmapped and channel none, which reaches nobody. reachable_rate = reachable_fans / total_fans.
+-- description: One row per consent purpose and channel (email, sms, push; none for a purpose that names no channel, such as profiling): fans whose latest decision across both systems grants it (int_fan_consents), and of those the reachable ones, who also have a usable contact (an e-mail address for email, an E.164 phone for sms, evidence of the club's app for push: a purchase on a channel the club's sales channels mark as its app, or an in-app merchandise transaction; a purpose without a channel needs none). Split by the system the deciding consent came from. Purposes and channels are the club's (int_club_consent_meanings); blocked_fans are those a refusal of a consent the mapping does not know keeps from every purpose and channel (int_fan_consents). Decisions on such consents are one row of their own, purpose unmapped and channel none, which reaches nobody. reachable_rate = reachable_fans / total_fans. purpose_name and channel_name are the club's words for them (display_names.csv).
 -- test: unique(purpose, channel)
 -- test: not_null(purpose, channel, total_fans, fans_with_contact, consented_fans, reachable_fans, withdrawn_fans)
 -- test: accepted_values(channel: email, sms, push, none)
@@ -240,6 +240,31 @@ combined as (
     union all by name
     select * from unmapped
 
+),
+
+display_names as (
+
+    select * from macros.club_display_names()
+
+),
+
+-- the club's words for each purpose and channel, the code where it has none
+named as (
+
+    select
+        combined.*,
+        coalesce(purpose_names.display_name, combined.purpose) as purpose_name,
+        coalesce(channel_names.display_name, combined.channel) as channel_name,
+
+    from combined
+    left join display_names as purpose_names
+        on purpose_names.kind = 'purpose'
+        and purpose_names.code = combined.purpose
+    left join display_names as channel_names
+        on channel_names.kind = 'channel'
+        and channel_names.code = combined.channel
+
 )
 
-select * from combined
+select * from named
+

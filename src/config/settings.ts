@@ -22,6 +22,9 @@ export interface SettingSpec {
   readonly defaultText?: string;
 }
 
+/** Paths that name changed profiles by default (`listen.profileIdPaths`): the simulator's shape first, then common ones. */
+export const DEFAULT_PROFILE_ID_PATHS = ['customerProfiles[].id', 'customerProfileIds[]', 'customerProfileId', 'customerProfile.id'] as const;
+
 /** Which linked persons get an identities request (`engagement.identities`). */
 export const IDENTITY_SELECTIONS = ['apiApp', 'all', 'off'] as const;
 export type IdentitySelection = (typeof IDENTITY_SELECTIONS)[number];
@@ -79,6 +82,11 @@ function machineMemory(): number {
   return constrained > 0 ? Math.min(constrained, totalmem()) : totalmem();
 }
 
+/** The shape of a cron expression (5 fields, or 6 with seconds); croner, loaded only by what reads it, checks the rest. */
+function isCron(value: string): boolean {
+  const fields = value.trim().split(/\s+/).length;
+  return fields === 5 || fields === 6;
+}
 const isoDate = z.string().refine((value) => !Number.isNaN(Date.parse(value)), 'must be an ISO date');
 
 export const SETTINGS = [
@@ -115,6 +123,26 @@ export const SETTINGS = [
   { key: 'engagement.identities', env: 'FANLAKE_ENGAGEMENT_IDENTITIES', flag: 'identities', default: 'apiApp',
     schema: identitySelection,
     description: 'Which linked persons get an identities request: apiApp (those whose network is apiApp), all (every person; a 404 means not an identity) or off' },
+  { key: 'engagement.snapshotCron', env: 'FANLAKE_ENGAGEMENT_SNAPSHOT_CRON', flag: 'snapshot-cron', default: '0 2 * * *',
+    schema: z.string().refine(isCron, 'must be a cron expression of 5 fields (or 6 with seconds first), read in UTC'),
+    description: 'With a push subscription (fanlake listen): when a full snapshot of the engagement resources is due, a cron read in UTC; between them a run re-reads only the changed profiles' },
+  { key: 'engagement.readEveryRun', env: 'FANLAKE_ENGAGEMENT_READ_EVERY_RUN', flag: 'read-every-run', schema: idList, default: 'subscriptions',
+    description: 'With a push subscription: engagement resources without a change signal read in full on every run instead of on the snapshot schedule (comma-separated, e.g. participants,top_positions)' },
+  { key: 'listen.host', env: 'FANLAKE_LISTEN_HOST', flag: 'listen-host', schema: z.string().min(1), default: '127.0.0.1',
+    description: 'Address fanlake listen binds to (keep it on loopback behind a TLS reverse proxy)' },
+  { key: 'listen.port', env: 'FANLAKE_LISTEN_PORT', flag: 'listen-port', schema: z.coerce.number().int().min(0).max(65535, 'must be a port number'), default: 8788,
+    description: 'Port fanlake listen binds to (listen --port N also sets it; 0 takes any free one)' },
+  { key: 'listen.publicUrl', env: 'FANLAKE_LISTEN_PUBLIC_URL', flag: 'public-url', schema: url.optional(),
+    description: 'The URL the platform calls, where the reverse proxy forwards to the receiver (default: http://HOST:PORT it listens on); the subscription\'s callback is <public URL>/push/<FANLAKE_LISTEN_SECRET>' },
+  { key: 'listen.secret', env: 'FANLAKE_LISTEN_SECRET', secret: true,
+    schema: z.string().regex(/^[A-Za-z0-9_-]{32,}$/, 'must be at least 32 letters, digits, - or _ (e.g. openssl rand -hex 32)').optional(),
+    description: 'The unguessable last path segment of the callback URL; deliveries to any other path are refused' },
+  { key: 'listen.maxBodyBytes', env: 'FANLAKE_LISTEN_MAX_BODY_BYTES', flag: 'max-body-bytes', schema: positiveInt, default: 1_048_576,
+    description: 'Largest delivery body the receiver reads; a larger one is refused with 413' },
+  { key: 'listen.maxRequestsPerSecond', env: 'FANLAKE_LISTEN_MAX_REQUESTS_PER_SECOND', flag: 'max-requests-per-second', schema: positiveInt, default: 50,
+    description: 'Requests per second the receiver takes over all callers (a burst of as many); more are refused with 429' },
+  { key: 'listen.profileIdPaths', env: 'FANLAKE_LISTEN_PROFILE_ID_PATHS', flag: 'profile-id-paths', schema: idList, default: DEFAULT_PROFILE_ID_PATHS.join(','),
+    description: 'Where a delivery names the changed profiles: dotted paths, [] for each element of a list (comma-separated)' },
   { key: 'dataDir', env: 'FANLAKE_DATA_DIR', flag: 'data-dir', schema: z.string().min(1), default: './data',
     description: 'Root of everything fanlake writes' },
   { key: 'concurrency', env: 'FANLAKE_CONCURRENCY', flag: 'concurrency', schema: positiveInt.max(64), default: 8,

@@ -5,7 +5,7 @@
  */
 export interface ErrorCodeSpec {
   /** The stage or part of fanlake that raises it. */
-  readonly area: 'cli' | 'core' | 'http' | 'extract' | 'load' | 'models' | 'check' | 'reports';
+  readonly area: 'cli' | 'core' | 'http' | 'extract' | 'load' | 'models' | 'check' | 'reports' | 'listen';
   /** True when the same run could succeed later without a change (a busy file, a flaky server). */
   readonly retryable: boolean;
   readonly meaning: string;
@@ -66,6 +66,10 @@ export const ERROR_CODES = {
 
   E_REPORT_QUERY: { area: 'reports', retryable: false, meaning: 'A report\'s query failed.' },
   E_REPORT_RENDER: { area: 'reports', retryable: false, meaning: 'A report could not be rendered.' },
+
+  E_LISTEN_SUBSCRIPTION: { area: 'listen', retryable: true, meaning: 'Registering, updating or reading the push subscription through the API failed.' },
+  E_LISTEN_VALIDATION: { area: 'listen', retryable: true, meaning: 'The validation token did not reach the receiver: the platform cannot reach its public URL.' },
+  E_JOURNAL_INVALID: { area: 'listen', retryable: false, meaning: 'The change journal or its consumed mark under listen/ is damaged.' },
 } as const satisfies Record<`E_${string}`, ErrorCodeSpec>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -196,7 +196,8 @@ async function judge(path: string, record: HolderRecord, staleSeconds: number): 
   return { stale: false, why: `another host: taken over only after ${staleSeconds} s without a heartbeat, ${Math.round(ageSeconds)} s so far` };
 }
 
-function pidAlive(pid: number): boolean {
+/** Whether a process of this host lives (one that belongs to another user counts). */
+export function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -11,6 +11,12 @@ import { type ResourceResult, skippedResult } from './resource-result.js';
 import { newRunId, writeExtractionSummary } from '../raw-contract/index.js';
 import { SourceState } from './state.js';
 import { KeptConversionDatabase } from './spool/index.js';
+import { readReceiverState } from '../listen/receiver-state.js';
+import { SubscriptionApi } from '../listen/subscription-api.js';
+import type { SourceConnection } from '../sources/connection.js';
+import type { ExtractionSummary } from '../raw-contract/index.js';
+import { familyTables, planRefresh, type RefreshPlan } from './refresh-plan.js';
+import { SnapshotState } from './snapshot-state.js';
 
 export const SOURCES = ['ticketing', 'engagement'] as const;
 export type SourceName = (typeof SOURCES)[number];
@@ -30,6 +36,8 @@ export interface ExtractRunResult {
   readonly results: ResourceResult[];
   /** Sources left out, with why (not configured): not a failure. */
   readonly skippedSources: { source: SourceName; reason: string }[];
+  /** With a push subscription: how far into the change journal the run reaches (see ExtractionSummary). */
+  readonly changes?: ExtractionSummary['changes'];
 }
 
 /** Resource names per source, for `--resource` and the results. */
@@ -48,6 +56,7 @@ export async function runExtraction(request: ExtractRequest): Promise<ExtractRun
   const progress = request.progress ?? new ExtractProgress();
   const skippedSources: ExtractRunResult['skippedSources'] = [];
   const results: ResourceResult[] = [];
+  let changes: ExtractRunResult['changes'];
   // Parquet parts are written one at a time, by one DuckDB kept for the run or, with
   // extract.conversionMemory = release, by a DuckDB opened per part (see ParquetSpool).
   const duckdb = config['extract.conversionMemory'] === 'keep' ? new KeptConversionDatabase() : undefined;
@@ -75,8 +84,12 @@ export async function runExtraction(request: ExtractRequest): Promise<ExtractRun
         if (source === 'ticketing') {
           results.push(...(await extractDeclarations({ ...run, windows: await windowOptions(config, request.fullRefresh ?? false) }, TICKETING_RESOURCES)));
         } else {
-          results.push(...(await extractDeclarations({ ...run, snapshot: engagementOptions(config) }, ENGAGEMENT_ENDPOINTS)));
+          const plan = await engagementPlan(config, connection, runStartedAt, request.fullRefresh ?? false, only);
+          const read = await extractDeclarations({ ...run, differences: true, snapshot: engagementOptions(config) }, plan.endpoints);
+          const engagement = [...withPlanNotes(read, plan), ...[...plan.skipped].filter(([name]) => !only || only.includes(name)).map(([name, why]) => skippedResult(source, name, why))];
+          results.push(...engagement);
           if (!only) for (const [name, why] of Object.entries(USER_SCOPED)) results.push(skippedResult('engagement', name, why));
+          changes = await recordSnapshots(config.dataDir, plan, engagement, runId, runStartedAt);
         }
       } finally {
         await client.close();
@@ -87,10 +100,52 @@ export async function runExtraction(request: ExtractRequest): Promise<ExtractRun
     await duckdb?.close();
   }
   // What `status` reports about past runs, and what load records in meta.extraction_runs.
-  const summary = { runId, startedAt: runStartedAt.toISOString(), finishedAt: new Date().toISOString(), results, skippedSources };
+  const summary = { runId, startedAt: runStartedAt.toISOString(), finishedAt: new Date().toISOString(), results, skippedSources, ...(changes ? { changes } : {}) };
   await writeExtractionSummary(config.dataDir, summary);
-  return { runId, results, skippedSources };
+  return { runId, results, skippedSources, changes };
 }
+
+/** How this run reads the engagement API: in full, by changed key, or left for the snapshot schedule (see planRefresh). */
+async function engagementPlan(config: Config, connection: SourceConnection, now: Date, fullRefresh: boolean, only: readonly string[] | undefined) {
+  const api = new SubscriptionApi({ connection, timeoutMs: config['http.timeoutMs'], maxAttempts: config['http.maxAttempts'] });
+  return planRefresh({
+    endpoints: ENGAGEMENT_ENDPOINTS,
+    dataDir: config.dataDir,
+    now,
+    fullRefresh,
+    only,
+    snapshotCron: config['engagement.snapshotCron'],
+    readEveryRun: config['engagement.readEveryRun'],
+    snapshots: await SnapshotState.open(config.dataDir, 'engagement'),
+    receiver: await readReceiverState(config.dataDir),
+    subscription: (id) => api.get(id),
+  });
+}
+
+/** The plan's note (why in full, what was re-read) first among each result's notes. */
+function withPlanNotes(results: readonly ResourceResult[], plan: RefreshPlan<EngagementSettings>): ResourceResult[] {
+  return results.map((result) => {
+    const note = plan.notes.get(result.resource);
+    return note && result.status !== 'skipped' ? { ...result, notes: [note, ...result.notes] } : result;
+  });
+}
+
+/**
+ * Records the families read in full whose every table completed as the source's latest
+ * snapshots, and returns how far into the change journal the run reaches, when the family
+ * the changes concern completed (read in full, re-read by key, or nothing to re-read).
+ */
+async function recordSnapshots(dataDir: string, plan: RefreshPlan<EngagementSettings>, results: readonly ResourceResult[], runId: string, startedAt: Date): Promise<ExtractRunResult['changes']> {
+  const status = new Map(results.map((result) => [result.resource, result.status]));
+  // Skipped is not failed: an opt-in left off, a module the organization lacks, or nothing to re-read.
+  const completed = (root: string) => familyTables(ENGAGEMENT_ENDPOINTS, plan.families, root).every((table) => status.get(table) === 'ok' || status.get(table) === 'skipped');
+  const complete = [...plan.fullRoots].filter((root) => status.get(root) === 'ok' && completed(root));
+  const state = await SnapshotState.open(dataDir, 'engagement');
+  await state.record(complete, runId, startedAt);
+  const signalled = ENGAGEMENT_ENDPOINTS.find((endpoint) => endpoint.byKey)?.name;
+  return plan.changes && signalled && completed(signalled) ? plan.changes : undefined;
+}
+
 
 /** The ticketing API's window rules and stored positions. */
 async function windowOptions(config: Config, fullRefresh: boolean): Promise<WindowOptions> {

@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { quoteIdent, quoteLiteral } from '../core/duckdb.js';
-import { EXTRACTED_AT_COLUMN, VANISHED_COLUMN } from '../raw-contract/index.js';
+import { EXTRACTED_AT_COLUMN, fromDataRelative, RUN_ID_COLUMN, VANISHED_COLUMN } from '../raw-contract/index.js';
 import type { Manifest } from '../raw-contract/index.js';
 
 /**
@@ -20,13 +20,41 @@ export function isSnapshotResource(manifest: Pick<Manifest, 'cursorField'>): boo
  * snapshot then carries the snapshot's `_extracted_at`, so older rows are the vanished ones.
  */
 export async function flagVanished(connection: DuckDBConnection, schema: string, table: string, manifests: readonly Manifest[]): Promise<number> {
-  const newest = [...manifests].sort((a, b) => a.extractedAt.localeCompare(b.extractedAt)).at(-1);
+  const sorted = [...manifests].sort((a, b) => a.extractedAt.localeCompare(b.extractedAt));
+  const newest = sorted.at(-1);
   if (newest === undefined || !isSnapshotResource(newest)) return 0;
   const target = `${quoteIdent(schema)}.${quoteIdent(table)}`;
   await connection.run(`alter table ${target} add column if not exists ${VANISHED_COLUMN} timestamptz`);
-  if (!newest.snapshot) return 0;
-  const at = `cast(${quoteLiteral(newest.extractedAt)} as timestamptz)`;
+  // The newest complete snapshot decides; a later run that read only some records (changed
+  // ones, by key) says nothing about the others, and its rows are newer than the snapshot.
+  const snapshot = sorted.filter((manifest) => manifest.snapshot).at(-1);
+  if (snapshot === undefined) return 0;
+  const at = `cast(${quoteLiteral(snapshot.extractedAt)} as timestamptz)`;
   await connection.run(`update ${target} set ${VANISHED_COLUMN} = null where ${VANISHED_COLUMN} is not null and ${EXTRACTED_AT_COLUMN} >= ${at}`);
   const flagged = await connection.runAndReadAll(`update ${target} set ${VANISHED_COLUMN} = ${at} where ${VANISHED_COLUMN} is null and ${EXTRACTED_AT_COLUMN} < ${at}`);
   return Number(flagged.rowsChanged);
+}
+
+/**
+ * A snapshot written as a difference (docs/extraction.md) brings only its new and changed
+ * records; every other record it saw is named in its keys file. Those rows take the
+ * snapshot's lineage, as an unchanged row re-read by a whole snapshot does in the merge, so
+ * `_extracted_at` still says when a record was last seen and `flagVanished` finds them
+ * present. Runs in the load's transaction, after the merge and before `flagVanished`.
+ */
+export async function markSeenKeys(connection: DuckDBConnection, schema: string, table: string, dataDir: string, manifests: readonly Manifest[]): Promise<number> {
+  const target = `${quoteIdent(schema)}.${quoteIdent(table)}`;
+  let marked = 0;
+  for (const manifest of [...manifests].sort((a, b) => a.extractedAt.localeCompare(b.extractedAt))) {
+    if (!manifest.keys) continue;
+    const keys = manifest.primaryKey.map((key) => `${target}.${quoteIdent(key)} is not distinct from seen.${quoteIdent(key)}`).join(' and ');
+    const at = `cast(${quoteLiteral(manifest.extractedAt)} as timestamptz)`;
+    const updated = await connection.runAndReadAll(`
+update ${target}
+set ${RUN_ID_COLUMN} = ${quoteLiteral(manifest.runId)}, ${EXTRACTED_AT_COLUMN} = ${at}
+from read_parquet(${quoteLiteral(fromDataRelative(dataDir, manifest.keys.path))}, hive_partitioning = false) as seen
+where ${keys} and ${target}.${EXTRACTED_AT_COLUMN} < ${at}`);
+    marked += Number(updated.rowsChanged);
+  }
+  return marked;
 }

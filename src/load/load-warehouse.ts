@@ -10,11 +10,13 @@ import { loadedRuns, recordLoads, runKey } from './load-ledger.js';
 import { mergeTable } from './merge-table.js';
 import type { TableMergeInput } from './merge-table.js';
 import { verifyRunFiles } from './verify-files.js';
-import { flagVanished } from './flag-vanished.js';
+import { flagVanished, markSeenKeys } from './flag-vanished.js';
 import { pendingRunSummaries, recordQuarantine, recordRawTables, recordRunSummaries } from './record-run-meta.js';
 import { ensureMetaSchema } from '../warehouse/meta-schema.js';
 import { bookkeepingRelation, ensureBookkeeping } from '../warehouse/bookkeeping.js';
 import { CODE, type ErrorCode } from '../core/error-codes.js';
+import { comparePositions, markConsumed } from '../listen/journal.js';
+import { readReceiverState } from '../listen/receiver-state.js';
 
 export const LOAD_STATUSES = ['ok', 'failed', 'skipped'] as const;
 /** `ok`: merged and committed; `failed`: nothing of it committed (see `error`); `skipped`: no new runs. */
@@ -98,6 +100,7 @@ export async function loadWarehouse(options: LoadWarehouseOptions): Promise<Tabl
       const summaries = await pendingRunSummaries(connection, options.dataDir);
       if (ready.length > 0) await mergeAll(connection, ready, options.dataDir, summaries, options.onEvent);
       else if (summaries.length > 0) await recordSummariesOnly(connection, summaries);
+      if (ready.every((table) => table.result.status === 'ok')) await consumeChanges(options.dataDir, summaries, results);
       return results;
     },
     options,
@@ -119,6 +122,7 @@ async function mergeAll(
     for (const table of tables) {
       current = table;
       Object.assign(table.result, await mergeTable(connection, table.input), { status: 'ok' });
+      table.result.unchanged = (table.result.unchanged ?? 0) + (await markSeenKeys(connection, table.input.schema, table.input.table, dataDir, table.manifests));
       table.result.vanished = await flagVanished(connection, table.input.schema, table.input.table, table.manifests);
       onEvent?.({ type: 'table-merged', result: table.result });
     }
@@ -148,6 +152,22 @@ async function mergeAll(
     }
     onEvent?.({ type: 'rolled-back', error });
   }
+}
+
+/**
+ * Marks the change journal consumed up to where the runs just committed reach (a targeted
+ * run's re-read profiles, a full snapshot's start), so the next run does not read them
+ * again. After the commit, outside it: a crash in between only makes the next run re-read
+ * those profiles. A run with a table that failed to load is left out: its changes stay.
+ */
+async function consumeChanges(dataDir: string, summaries: readonly ExtractionSummary[], results: readonly TableLoadResult[]): Promise<void> {
+  const failedRuns = new Set(results.filter((result) => result.status === 'failed').flatMap((result) => result.runs));
+  const reached = summaries
+    .filter((summary) => summary.changes && !failedRuns.has(summary.runId))
+    .map((summary) => summary.changes!.through)
+    .sort(comparePositions)
+    .at(-1);
+  if (reached) await markConsumed(dataDir, reached, (await readReceiverState(dataDir))?.segment);
 }
 
 /** A load with no new raw runs still records the summaries of extractions that produced none (failed runs). */

@@ -6,7 +6,7 @@ import type { ModelDefinition } from './discover-project.js';
 import { macroFingerprints } from './macros.js';
 import type { ModelGraph } from './model-graph.js';
 import { EXTRACTED_AT_COLUMN } from '../raw-contract/index.js';
-import { bookkeepingRelation, ensureBookkeeping } from '../warehouse/bookkeeping.js';
+import { bookkeepingRelation, ensureBookkeeping, findBookkeeping } from '../warehouse/bookkeeping.js';
 
 /** Where the fingerprint of each model's last successful build is kept, in the warehouse itself. */
 const BUILDS = bookkeepingRelation('build_state');
@@ -40,11 +40,7 @@ export class BuildInputs {
       if (node.kind === 'seed') seedTexts.set(node.relation, await readFile(node.seed.path, 'utf8'));
       for (const source of node.sources) {
         if (sources.has(source) || !presentSources.has(source)) continue;
-        const table = source.split('.').map(quoteIdent).join('.');
-        const [row] = await queryRows(connection, `select count(*)::varchar || '|' || coalesce(max(${EXTRACTED_AT_COLUMN})::varchar, '') as state from ${table}`).catch(async () =>
-          queryRows(connection, `select count(*)::varchar as state from ${table}`),
-        );
-        sources.set(source, String(row?.state ?? ''));
+        sources.set(source, await sourceState(connection, source));
       }
     }
     return new BuildInputs(graph, sources, macroFingerprints(graph.macros), seedTexts);
@@ -95,6 +91,18 @@ export class BuildInputs {
   }
 }
 
+/**
+ * The state of a raw table as builds and checks compare it: its row count and newest
+ * `_extracted_at` (every load stamps the rows it writes or sees with its run's time).
+ */
+export async function sourceState(connection: DuckDBConnection, relation: string): Promise<string> {
+  const table = relation.split('.').map(quoteIdent).join('.');
+  const [row] = await queryRows(connection, `select count(*)::varchar || '|' || coalesce(max(${EXTRACTED_AT_COLUMN})::varchar, '') as state from ${table}`).catch(async () =>
+    queryRows(connection, `select count(*)::varchar as state from ${table}`),
+  );
+  return String(row?.state ?? '');
+}
+
 /** A model's SQL and the header fields that change what it writes. */
 function headerOf(model: ModelDefinition): string[] {
   return [model.sql, model.materialized, model.uniqueKey.join(',')];
@@ -130,6 +138,21 @@ export interface LastBuild {
   fingerprint: string;
   definition?: string;
   content?: string;
+}
+
+/**
+ * What each built model holds as its children see it (its content signature, else its
+ * fingerprint), without creating or moving anything: a reader's look at the build state, where
+ * it is (warehouse/bookkeeping.ts).
+ */
+export async function builtContents(connection: DuckDBConnection): Promise<Map<string, string>> {
+  const relation = await findBookkeeping(connection, 'build_state');
+  if (relation === undefined) return new Map();
+  const [schema, table] = relation.split('.');
+  const [hasContent] = await queryRows(connection, `select count(*) as n from duckdb_columns() where database_name = current_database() and schema_name = $1 and table_name = $2 and column_name = 'content'`, [schema!, table!]);
+  const content = Number(hasContent!.n) > 0 ? 'coalesce(content, fingerprint)' : 'fingerprint';
+  const rows = await queryRows(connection, `select relation, ${content} as content from ${relation}`);
+  return new Map(rows.map((row) => [String(row.relation), String(row.content)]));
 }
 
 /**

@@ -7,6 +7,7 @@ import { errorRecordSchema } from '../core/error-record.js';
 import { extractionSummariesDir, extractionSummaryPath } from './data-dir.js';
 import { parseJson, readJsonFile } from './json-file.js';
 import { RUN_ID_PATTERN } from './raw-layout.js';
+import { journalPositionSchema } from '../listen/journal.js';
 
 
 /** What extracting one resource came to: `partial` and `failed` make the run exit 1. */
@@ -44,6 +45,12 @@ export const extractionSummarySchema = z.object({
   ),
   /** Sources not configured: not a failure. */
   skippedSources: z.array(z.object({ source: z.string().min(1), reason: z.string() })),
+  /**
+   * With a push subscription: how far into the change journal this run's records reach, when
+   * every endpoint the changes concern completed (a full snapshot covers what was recorded
+   * before it began; a targeted run what it re-read). Load marks it consumed once they are in.
+   */
+  changes: z.object({ through: journalPositionSchema, mode: z.enum(['targeted', 'full']), profiles: count }).optional(),
 });
 
 export type ExtractionSummary = z.infer<typeof extractionSummarySchema>;

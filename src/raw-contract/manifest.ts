@@ -42,6 +42,12 @@ export const manifestSchema = z
     cursorField: z.string().min(1).optional(),
     /** True when the run saw the full set, so a key missing from it has vanished upstream. */
     snapshot: z.boolean(),
+    /**
+     * A snapshot written as a difference: `files` hold only the records new or changed
+     * against the warehouse, and this file the key of every record the snapshot saw (what the
+     * load takes as seen, and whose absence marks a record vanished).
+     */
+    keys: rawFileSchema.optional(),
     /** Column name → DuckDB type of the Parquet files: declared columns, then undeclared ones as JSON. */
     columns: z.record(z.string(), z.string()),
     files: z.array(rawFileSchema),

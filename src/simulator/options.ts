@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { CLUB_PROFILE_NAMES } from './clubs/index.js';
 
 export const ENGAGEMENT_MODULES = ['apiApp', 'interact', 'create', 'loyalty', 'leaderboards'] as const;
 export type EngagementModule = (typeof ENGAGEMENT_MODULES)[number];
@@ -32,6 +33,11 @@ export const SimulatorOptionsSchema = z.object({
   noise: z.boolean().default(false),
   /** Serves /__admin/... (ground truth, record changes, fault control). */
   admin: z.boolean().default(false),
+  /**
+   * Whose codes, texts and conventions the data follows (src/simulator/clubs/): fanlake, the
+   * club the default mapping was written for, or nordvik, a club that differs the way clubs do.
+   */
+  clubProfile: z.enum(CLUB_PROFILE_NAMES).default('fanlake'),
   /** Which documented variant /api/members follows. */
   membersVariant: z.enum(['zero-based', 'one-based']).default('one-based'),
   /** The server's "3 years": the documents give no exact length. */
@@ -46,6 +52,17 @@ export const SimulatorOptionsSchema = z.object({
    * The data cannot change, so faults, mutations and the admin surface are refused.
    */
   replay: z.boolean().default(false),
+  /** How the platform retries pushes to a subscription that fails (docs/decisions.md "Push subscriptions"). */
+  push: z.object({
+    /** Wait before the first retry of a delivery; doubles with each further attempt. */
+    retryMs: z.coerce.number().int().min(0).default(1000),
+    /** Attempts per delivery before it is dropped. */
+    maxAttempts: z.coerce.number().int().positive().default(8),
+    /** A subscription whose deliveries fail this long without a success is disabled. */
+    disableAfterMs: z.coerce.number().int().positive().default(72 * 3_600_000),
+    /** How long the platform waits for a callback's answer. */
+    timeoutMs: z.coerce.number().int().positive().default(10_000),
+  }).default({ retryMs: 1000, maxAttempts: 8, disableAfterMs: 72 * 3_600_000, timeoutMs: 10_000 }),
 }).refine((options) => !options.replay || (options.faults === 0 && options.mutate === 0 && !options.admin), {
   message: 'replay serves fixed bytes: it cannot be combined with faults, mutate or admin',
   path: ['replay'],

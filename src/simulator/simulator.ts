@@ -11,9 +11,12 @@ import { TICKETING_RESOURCES, TicketingData, type TicketingResource } from './po
 import { Rng } from './random.js';
 import type { Item } from './store/cursor-resource.js';
 import { adminRouter } from './admin/routes.js';
+import { CLUB_PROFILES, type ClubProfile } from './clubs/index.js';
 import { type TicketingApiState, ticketingRouter } from './ticketing/routes.js';
 import { type EngagementApiState, engagementRouter } from './engagement/routes.js';
 import { UserTokens } from './engagement/user-tokens.js';
+import { type ProfileChange, PushDelivery } from './engagement/push-delivery.js';
+import { iso } from './population/time.js';
 import { RenderedRecords } from './replay/rendered-records.js';
 import { ReplayRouter } from './replay/replay-router.js';
 
@@ -32,11 +35,15 @@ export interface TruthLink {
  */
 export class Simulator {
   readonly options: SimulatorOptions;
+  /** The club whose codes and texts the data carries, with their true meanings. */
+  readonly club: ClubProfile;
   readonly clock: SimClock;
   readonly population: Population;
   readonly ticketing: TicketingData;
   readonly engagement: EngagementData;
   readonly faults: FaultPlan;
+  /** The platform's pushes to subscriptions created through the API. */
+  readonly push: PushDelivery;
   private readonly ticketingState: TicketingApiState;
   private readonly engagementState: EngagementApiState;
   private server?: Server;
@@ -44,21 +51,24 @@ export class Simulator {
 
   private constructor(input: SimulatorOptionsInput) {
     this.options = resolveSimulatorOptions(input);
+    this.club = CLUB_PROFILES[this.options.clubProfile];
     this.clock = new SimClock(this.options.now);
     this.population = new Population(this.options.seed, this.options.scale, this.options.noise);
-    this.ticketing = new TicketingData(this.population, this.clock.startMs);
+    this.ticketing = new TicketingData(this.population, this.clock.startMs, this.club);
     this.faults = new FaultPlan(this.options.seed, this.options.faults);
     const rendered = this.options.replay
       ? (Object.fromEntries(TICKETING_RESOURCES.map((name) => [name, new RenderedRecords(this.ticketing.byName[name])])) as Record<TicketingResource, RenderedRecords>)
       : undefined;
     this.ticketingState = { options: this.options, clock: this.clock, data: this.ticketing, mutateRate: this.options.mutate, rendered };
-    this.engagement = new EngagementData(this.population, this.clock.startMs, this.options.orgId);
+    this.engagement = new EngagementData(this.population, this.clock.startMs, this.options.orgId, this.club);
+    this.push = new PushDelivery(this.engagement.subscriptions, this.clock, this.options.orgId, this.options.push);
     this.engagementState = {
       options: this.options,
       clock: this.clock,
       data: this.engagement,
       disabledModules: new Set(this.options.disabledModules),
       tokens: new UserTokens(this.options.seed),
+      push: this.push,
     };
   }
 
@@ -115,6 +125,7 @@ export class Simulator {
   }
 
   async close(): Promise<void> {
+    this.push.close();
     const server = this.server;
     if (!server) return;
     this.server = undefined;
@@ -154,9 +165,38 @@ export class Simulator {
     return this.engagement.records(resource, options.positionCount);
   }
 
-  /** Removes customer profiles (and their people) by id; returns the ids that were live. */
+  /** Removes customer profiles (and their people) by id and pushes the change; returns the ids that were live. */
   removeCustomerProfiles(ids: string[]): string[] {
-    return ids.filter((id) => this.engagement.removeProfile(id));
+    const removed = ids.filter((id) => this.engagement.removeProfile(id));
+    const at = iso(this.clock.now());
+    this.push.notify(removed.map((id): ProfileChange => ({ id, changeType: 'deleted', changedDateTime: at })));
+    return removed;
+  }
+
+  /**
+   * Changes customer profiles now, the named ids or `count` random live ones: each gets a
+   * new revision (a new address and picture, a new picture on its first person, one
+   * more consent revoked), pushed to the subscriptions. Returns the ids.
+   */
+  changeCustomerProfiles(selection: { ids?: string[]; count?: number }): string[] {
+    const { profiles } = this.engagement;
+    const now = this.clock.now();
+    let indices: number[];
+    if (selection.ids) {
+      indices = selection.ids.map((id) => profiles.indexOfId(id));
+      const unknown = selection.ids.filter((_, k) => indices[k]! < 0);
+      if (unknown.length > 0) throw new Error(`no live customer profile ${unknown.join(', ')}`);
+    } else {
+      const live = profiles.liveIndices();
+      const rng = Rng.for(this.options.seed, 'admin-customer-profiles', live.length, now);
+      const picked = new Set<number>();
+      while (picked.size < Math.min(selection.count ?? 1, live.length)) picked.add(live[rng.int(0, live.length - 1)]!);
+      indices = [...picked];
+    }
+    for (const index of indices) profiles.revisions.revise(index, now);
+    const ids = indices.map((index) => String(profiles.idOf(index)));
+    this.push.notify(ids.map((id): ProfileChange => ({ id, changeType: 'updated', changedDateTime: iso(now) })));
+    return ids;
   }
 
   /** Switches an engagement module on or off for the organization. */

@@ -66,6 +66,29 @@ export interface EndpointDeclaration<S> extends TableSpec {
   /** What a 404 means: `empty`, nothing here (documented answers such as "no season"); `error`, a failure. */
   readonly notFound: 'empty' | 'error';
   readonly fanOut?: FanOut<S>;
+  /**
+   * How one record is read by its key, when the API has a single-record path: a run that
+   * knows which records changed (a push subscription) reads those instead of the list.
+   */
+  readonly byKey?: {
+    /** Path with the key's placeholder, e.g. `/customerprofiles/{id}`. */
+    readonly path: string;
+    /** The placeholder's name. */
+    readonly key: string;
+    /** A failed read's name, a template like `ChildRequest.label`: `profile {id}`. */
+    readonly label: string;
+  };
+  /**
+   * Set on an endpoint rewritten to read only some records (changed ones, or the children of
+   * those): its output is never a snapshot, so a missing key there says nothing.
+   */
+  readonly readsSubset?: boolean;
+  /**
+   * Fields whose values may carry one of fanlake's own secrets (the callback URL of the
+   * receiver's push subscription holds its path token): known secrets are masked in them
+   * before they are stored, as in everything fanlake writes.
+   */
+  readonly secretFields?: readonly string[];
   /** Hook: why the endpoint is left off with these settings (an opt-in, a missing list); undefined when it runs. */
   readonly skip?: (settings: S) => string | undefined;
 }

@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { queryRows } from '../core/duckdb.js';
+import { queryRows, quoteIdent } from '../core/duckdb.js';
 import { META_SCHEMA } from './meta-schema.js';
 
 /**
@@ -78,19 +78,21 @@ export async function ensureBookkeeping(connection: DuckDBConnection): Promise<v
  * The relation a reader finds a bookkeeping table in: `meta.<table>`, or, in a warehouse of an
  * earlier fanlake that no writer has opened since, where that version kept it; undefined when
  * there is neither (nothing loaded or built yet). Readers open the warehouse read-only and
- * cannot move anything.
+ * cannot move anything. `database`: the name the warehouse is attached under, when it is not
+ * the connection's own database; the relation returned is then qualified with it.
  */
-export async function findBookkeeping(connection: DuckDBConnection, table: BookkeepingTable): Promise<string | undefined> {
-  if (await tableExists(connection, META_SCHEMA, table)) return bookkeepingRelation(table);
+export async function findBookkeeping(connection: DuckDBConnection, table: BookkeepingTable, database?: string): Promise<string | undefined> {
+  const within = database === undefined ? '' : `${quoteIdent(database)}.`;
+  if (await tableExists(connection, META_SCHEMA, table, database)) return `${within}${bookkeepingRelation(table)}`;
   const earlier = EARLIER_RELATIONS[table];
-  return (await tableExists(connection, earlier.schema, earlier.table)) ? `${earlier.schema}.${earlier.table}` : undefined;
+  return (await tableExists(connection, earlier.schema, earlier.table, database)) ? `${within}${earlier.schema}.${earlier.table}` : undefined;
 }
 
-async function tableExists(connection: DuckDBConnection, schema: string, table: string): Promise<boolean> {
+async function tableExists(connection: DuckDBConnection, schema: string, table: string, database?: string): Promise<boolean> {
   const [row] = await queryRows(
     connection,
-    `select count(*) as n from duckdb_tables() where database_name = current_database() and schema_name = $1 and table_name = $2`,
-    [schema, table],
+    `select count(*) as n from duckdb_tables() where database_name = coalesce($3, current_database()) and schema_name = $1 and table_name = $2`,
+    [schema, table, database ?? null],
   );
   return Number(row!.n) > 0;
 }

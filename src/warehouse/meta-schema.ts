@@ -46,7 +46,11 @@ export const META_TABLES = {
     newest_extracted_at timestamptz,
     newest_run_id varchar,
     loaded_at timestamptz not null`,
-  /** One row per data test per `check` run. Freshness tests also carry their measure and thresholds. */
+  /**
+   * One row per data test per `check` run. Freshness tests also carry their measure and
+   * thresholds. `carried_from`: the earlier check run whose result this row repeats, since
+   * nothing the test reads changed (NULL when the test ran).
+   */
   check_results: `
     check_run_id varchar not null,
     checked_at timestamptz not null,
@@ -60,7 +64,8 @@ export const META_TABLES = {
     latest_at timestamptz,
     age_hours double,
     warn_after_hours double,
-    error_after_hours double`,
+    error_after_hours double,
+    carried_from varchar`,
 } as const;
 
 export type MetaTable = keyof typeof META_TABLES;
@@ -79,4 +84,7 @@ export async function ensureMetaSchema(connection: DuckDBConnection): Promise<vo
 }
 
 /** Columns declared after warehouses existed; each is the last line of its table above. */
-const ADDED_COLUMNS: readonly { table: MetaTable; column: string }[] = [{ table: 'extraction_runs', column: `errors json default '[]'` }];
+const ADDED_COLUMNS: readonly { table: MetaTable; column: string }[] = [
+  { table: 'extraction_runs', column: `errors json default '[]'` },
+  { table: 'check_results', column: 'carried_from varchar' },
+];

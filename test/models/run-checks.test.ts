@@ -133,3 +133,59 @@ describe('runChecks', () => {
     });
   });
 });
+
+describe('runChecks of what changed', () => {
+  const ran = (results: TestResult[]) => results.filter((r) => !r.carriedFrom && r.status !== 'skipped').map((r) => r.name);
+
+  it('runs only the tests whose tables changed since the last check, carrying the others\' results, and every test with all', async () => {
+    await seedRaw(ws, hoursBefore(6));
+    await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir });
+    const first = await runChecks({ dataDir: ws.dataDir, modelsDir: ws.modelsDir, now: NOW });
+    expect(first.filter((r) => r.carriedFrom)).toEqual([]);
+    const [{ check_run_id: firstRun }] = await ws.query(`select distinct check_run_id from meta.check_results`);
+
+    // Nothing changed: only the freshness test, which depends on the clock, runs again.
+    const second = await runChecks({ dataDir: ws.dataDir, modelsDir: ws.modelsDir, now: NOW });
+    expect(ran(second)).toEqual(['raw.ticketing_users: freshness(_extracted_at)']);
+    expect(byName(second, 'marts.dim_fan: unique(fan_id)')).toMatchObject({ status: 'pass', carriedFrom: { checkRunId: firstRun } });
+
+    // A load that only saw the users again (new lineage, same values) changes nothing a test judges.
+    await ws.exec(`update raw.ticketing_users set _extracted_at = '${hoursBefore(1)}'`);
+    expect(ran(await runChecks({ dataDir: ws.dataDir, modelsDir: ws.modelsDir, now: NOW }))).toEqual(['raw.ticketing_users: freshness(_extracted_at)']);
+
+    // A ticket with a negative price: the tickets' tests run, the users' are carried. (The
+    // fans are a view, whose state is its fingerprint: the users' new lineage moved it.)
+    await ws.exec(`insert into raw.ticketing_tickets values (12, 1, 'paid', -5.0)`);
+    await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir });
+    const third = await runChecks({ dataDir: ws.dataDir, modelsDir: ws.modelsDir, now: NOW });
+    expect(ran(third)).toEqual([
+      'raw.ticketing_users: freshness(_extracted_at)',
+      'raw.ticketing_tickets: not_null(id, id_user)',
+      'marts.dim_fan: unique(fan_id)',
+      'marts.dim_fan: not_null(fan_id)',
+      'marts.fct_tickets: relationships(fan_id -> marts.dim_fan.fan_id)',
+      'marts.fct_tickets: accepted_values(status)',
+      'marts.fct_tickets: unique(ticket_id)',
+      'tests/no_negative_prices',
+    ]);
+    expect(byName(third, 'tests/no_negative_prices')).toMatchObject({ status: 'fail', failures: 1 });
+    // A carried failure stays a failure.
+    const fourth = await runChecks({ dataDir: ws.dataDir, modelsDir: ws.modelsDir, now: NOW });
+    expect(byName(fourth, 'tests/no_negative_prices')).toMatchObject({ status: 'fail', failures: 1, sample: [{ ticket_id: 12 }], carriedFrom: expect.any(Object) });
+    expect(checksFailed(fourth)).toBe(true);
+
+    const all = await runChecks({ dataDir: ws.dataDir, modelsDir: ws.modelsDir, now: NOW, all: true });
+    expect(all.filter((r) => r.carriedFrom)).toEqual([]);
+    const recorded = await ws.query(`select count(*) filter (where carried_from is not null) as carried, count(*) as n from meta.check_results`);
+    expect(recorded).toEqual([{ carried: String(9 + 9 + 2 + 9), n: String(10 * 6) }]);
+  });
+
+  it('runs a test whose definition changed', async () => {
+    await seedRaw(ws, hoursBefore(6));
+    await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir });
+    await runChecks({ dataDir: ws.dataDir, modelsDir: ws.modelsDir, now: NOW });
+    await ws.write({ 'tests/no_negative_prices.sql': 'select ticket_id, price from marts.fct_tickets where price <= 0;\n' });
+    const again = await runChecks({ dataDir: ws.dataDir, modelsDir: ws.modelsDir, now: NOW });
+    expect(ran(again)).toEqual(['raw.ticketing_users: freshness(_extracted_at)', 'tests/no_negative_prices']);
+  });
+});

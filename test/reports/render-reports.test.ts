@@ -164,7 +164,9 @@ describe('fanlake report on a built warehouse', () => {
     const channels = await readFileRows(join(dir, 'channels.parquet'));
     const channelTruth = await queryWarehouse(
       fixture.dataDir,
-      `select coalesce(order_channel, 'unknown') as channel, count(*)::integer as n from marts.fct_tickets join marts.dim_match using (match_id)
+      // in the club's one name for each channel (sales_channels.csv), its spelling where it has none
+      `select coalesce(channels.channel_name, order_channel, 'unknown') as channel, count(*)::integer as n from marts.fct_tickets join marts.dim_match using (match_id)
+       left join marts.dim_sales_channel as channels on channels.resource = 'tickets' and channels.channel = fct_tickets.order_channel
        where is_sold and season = '${fixture.season}' and not is_season_ticket_sale group by all order by channel`,
     );
     expect(channels.map((row) => [row.channel, Number(row.tickets_sold)]).sort()).toEqual(channelTruth.map((row) => [row.channel, row.n]).sort());
@@ -321,7 +323,10 @@ describe('the standard reports show the marts\' figures', () => {
 
   it('audience and consent: reach per purpose and channel, grants and withdrawals per month', async () => {
     const coverage = await rows('audience-consent', 'coverage');
-    const expected = await queryWarehouse(fixture.dataDir, `select purpose, channel, reachable_fans::integer as reachable from marts.consent_coverage order by purpose, channel`);
+    // in the club's words (display_names.csv), not the mapping's codes
+    const expected = await queryWarehouse(fixture.dataDir, `select purpose_name as purpose, channel_name as channel, reachable_fans::integer as reachable from marts.consent_coverage order by purpose, channel`);
+    expect(coverage.some((row) => row.purpose === 'Club news and offers' && row.channel === 'E-mail')).toBe(true);
+    expect(coverage.some((row) => String(row.purpose).includes('_') || row.channel === 'none')).toBe(false);
     expect(coverage.map((row) => [row.purpose, row.channel, Number(row.reachable_fans)])).toEqual(expected.map((row) => [row.purpose, row.channel, row.reachable]));
     const changes = await rows('audience-consent', 'changes');
     expect(changes.some((row) => row.decision === 'grants' && Number(row.decisions) > 0)).toBe(true);

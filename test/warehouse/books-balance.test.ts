@@ -50,8 +50,8 @@ describe('books that balance', () => {
       test: 'tests/books_sales_lines_counted_once',
       why: 'revenue lines that lose the cheap tickets',
       model: 'intermediate/int_revenue_lines.sql',
-      from: '    select * from ticket_lines\n',
-      to: '    select * from ticket_lines where amount > 300\n',
+      from: "    select 'tickets' as resource, * from ticket_lines\n",
+      to: "    select 'tickets' as resource, * from ticket_lines where amount > 300\n",
     },
     {
       test: 'tests/books_revenue_by_product_line',

@@ -4,11 +4,16 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../src/simulator/simulator.js';
 import { REPO, runCli, tempDataDir } from '../helpers/cli.js';
+import { expectClose } from '../helpers/expect-close.js';
 import { startTestSimulator } from '../helpers/simulator.js';
 import { runJson } from '../helpers/stage-json.js';
 import { queryWarehouse } from '../helpers/warehouse.js';
 import { cliEnv, runCliOk } from './identity-fixture.js';
-import { countsAsAttendance, isScanned, seasonStarts, ticketKind } from './sales-truth.js';
+import { FANLAKE } from '../../src/simulator/clubs/fanlake.js';
+import {
+  type ServedRecords, cents, channelsOf, consentMeaning, consentReach, contactsByPerson, normalizedEmail, purchasesByPerson as truePurchases, servedRecords,
+} from './club-truth.js';
+import { countsAsAttendance, isCompleted, isScanned, seasonStarts, ticketKind } from './sales-truth.js';
 import { runPackageCli } from './ticketing-project.js';
 
 /**
@@ -25,37 +30,11 @@ type Row = Record<string, any>;
 const DAY_MS = 86_400_000;
 const CONVERSION_DAYS = 30;
 
-/**
- * seeds.consent_channels as (system, consent id) → purpose and channels: ticketing Partner
- * offers covers partner e-mail and SMS, Profiling names no channel (`none`).
- */
-const CONSENT_CHANNELS: Record<string, { purpose: string; channels: string[] }> = {
-  'ticketing:1': { purpose: 'club_marketing', channels: ['email'] },
-  'ticketing:2': { purpose: 'club_marketing', channels: ['sms'] },
-  'ticketing:3': { purpose: 'club_marketing', channels: ['push'] },
-  'ticketing:4': { purpose: 'partner_marketing', channels: ['email', 'sms'] },
-  'ticketing:5': { purpose: 'profiling', channels: ['none'] },
-  'engagement:201': { purpose: 'club_marketing', channels: ['email'] },
-  'engagement:202': { purpose: 'club_marketing', channels: ['sms'] },
-  'engagement:203': { purpose: 'club_marketing', channels: ['push'] },
-  'engagement:204': { purpose: 'partner_marketing', channels: ['email'] },
-  'engagement:205': { purpose: 'partner_marketing', channels: ['sms'] },
-  'engagement:206': { purpose: 'transactional', channels: ['email'] },
-};
-
 let sim: Simulator;
 let dataDir: string;
 let env: Record<string, string>;
 let personOf: Map<string, number>;
-let records: {
-  users: Row[];
-  members: Row[];
-  tickets: Row[];
-  merchandise: Row[];
-  permissions: Row[];
-  profiles: Row[];
-  people: Row[];
-  consents: Row[];
+let records: ServedRecords & {
   campaignApps: Row[];
   participants: Row[];
   seasons: Row[];
@@ -71,14 +50,7 @@ beforeAll(async () => {
   await runCliOk(['build'], env);
   personOf = new Map([...sim.truth()].map((link) => [`${link.system}:${link.recordId}`, link.personId]));
   records = {
-    users: [...sim.ticketingRecords('users')],
-    members: [...sim.ticketingRecords('members')],
-    tickets: [...sim.ticketingRecords('tickets')],
-    merchandise: [...sim.ticketingRecords('merchandise')],
-    permissions: [...sim.ticketingRecords('user_permissions')],
-    profiles: [...sim.engagementRecords('customer_profiles')],
-    people: [...sim.engagementRecords('people')],
-    consents: [...sim.engagementRecords('consents')],
+    ...servedRecords(sim),
     campaignApps: [...sim.engagementRecords('campaign_apps')],
     participants: [...sim.engagementRecords('participants')],
     seasons: [...sim.engagementRecords('leaderboard_seasons')],
@@ -90,65 +62,11 @@ afterAll(async () => {
   await sim?.close();
 });
 
-const normalizedEmail = (email: unknown): string | null => (typeof email === 'string' && email.trim() !== '' ? email.trim().toLowerCase() : null);
-
-/** The phone rule of docs/metrics.md. */
-function phoneE164(phone: unknown): string | null {
-  if (typeof phone !== 'string') return null;
-  const candidate = phone.replace(/[^0-9+]/g, '').replace(/^00/, '+').replace(/^([1-9][0-9]{7})$/, '+47$1');
-  return /^\+[1-9][0-9]{6,14}$/.test(candidate) ? candidate : null;
-}
-
 const userPerson = (userId: unknown) => personOf.get(`ticketing_user:${userId}`);
 const profilePerson = (profileId: unknown) => personOf.get(`engagement_customer_profile:${profileId}`);
-const cents = (amount: unknown): number => Math.round(Number(amount) * 100);
-const isSold = (ticket: Row) => ticket.order_type !== null && ticket.order_status_text === 'Completed';
-const isCompletedLine = (line: Row) => line.order_status_txt === 'Completed';
+const isSold = (ticket: Row) => ticket.order_type !== null && isCompleted(ticket);
 
-/** Within `share` of the expected value, or `floor` apart for small counts. */
-function expectClose(actual: number, expected: number, share: number, floor = 0, what = ''): void {
-  const allowed = Math.max(floor, Math.abs(expected) * share);
-  expect(Math.abs(actual - expected), `${what}: ${actual} vs expected ${expected} (±${allowed})`).toBeLessThanOrEqual(allowed);
-}
-
-/** Every purchase of a true person: sold tickets by buyer, completed merchandise lines by user. */
-function purchasesByPerson(): Map<number, { atMs: number; kind: 'ticket' | 'merchandise'; cents: number }[]> {
-  const purchases = new Map<number, { atMs: number; kind: 'ticket' | 'merchandise'; cents: number }[]>();
-  const add = (person: number | undefined, purchase: { atMs: number; kind: 'ticket' | 'merchandise'; cents: number }) => {
-    if (person === undefined) return;
-    purchases.set(person, [...(purchases.get(person) ?? []), purchase]);
-  };
-  for (const ticket of records.tickets) {
-    if (isSold(ticket)) add(userPerson(ticket.user_aquired_id), { atMs: Date.parse(ticket.order_date as string), kind: 'ticket', cents: cents(ticket.ticket_price) });
-  }
-  for (const line of records.merchandise) {
-    if (isCompletedLine(line)) {
-      add(userPerson(line.user_id), { atMs: Date.parse(line.order_datetime as string), kind: 'merchandise', cents: cents(line.price_subtotal) + cents(line.vat) });
-    }
-  }
-  return purchases;
-}
-
-/** Each true person's e-mails and E.164 phones over all their records in both systems. */
-function contactsByPerson(): Map<number, { emails: Set<string>; phones: Set<string> }> {
-  const contacts = new Map<number, { emails: Set<string>; phones: Set<string> }>();
-  const add = (person: number | undefined, email: unknown, phone: unknown) => {
-    if (person === undefined) return;
-    const entry = contacts.get(person) ?? { emails: new Set<string>(), phones: new Set<string>() };
-    contacts.set(person, entry);
-    const address = normalizedEmail(email);
-    if (address) entry.emails.add(address);
-    const number = phoneE164(phone);
-    if (number) entry.phones.add(number);
-  };
-  for (const user of records.users) add(userPerson(user.id), user.email, user.phone);
-  for (const member of records.members) add(personOf.get(`ticketing_member:${member.id}`), null, member.phone);
-  for (const profile of records.profiles) add(profilePerson(profile.id), profile.email, profile.phoneNumber);
-  for (const person of records.people) {
-    add(personOf.get(`engagement_person:${person.id}`), person.emailAddress, person.network === 'sms' ? person.profileName : null);
-  }
-  return contacts;
-}
+const purchasesByPerson = () => truePurchases(FANLAKE, records, personOf);
 
 /**
  * marts.campaign_conversion as the truth has it: a participant is matchable when the e-mail
@@ -156,7 +74,7 @@ function contactsByPerson(): Map<number, { emails: Set<string>; phones: Set<stri
  * person bought within `days` after the campaign started.
  */
 function campaignTruth(days: number): Map<string, { participants: number; matchedParticipants: number; matchedFans: number; convertedFans: number }> {
-  const contacts = contactsByPerson();
+  const contacts = contactsByPerson(records, personOf);
   const purchases = purchasesByPerson();
   const campaigns = new Map<string, { participants: number; matchedParticipants: number; matched: Set<number>; converted: Set<number> }>();
   for (const app of records.campaignApps) campaigns.set(String(app.id), { participants: 0, matchedParticipants: 0, matched: new Set(), converted: new Set() });
@@ -208,66 +126,18 @@ async function expectCampaignsMatchTruth(warehouseDir: string, days: number): Pr
 
 describe('fan-360 marts against the simulator truth (scale 0.05, seed 23)', () => {
   it('consent_coverage: consented and reachable fans per purpose and channel, by deciding system', async () => {
-    // the latest decision per person, purpose and channel; on a tie a withdrawal wins
-    const decisions = new Map<string, { granted: boolean; atMs: number; system: string }>();
-    const decide = (person: number | undefined, key: string | undefined, granted: boolean, atMs: number, system: string) => {
-      const mapped = key === undefined ? undefined : CONSENT_CHANNELS[key];
-      if (person === undefined || !mapped) return;
-      for (const channel of mapped.channels) {
-        const id = `${person}|${mapped.purpose}|${channel}`;
-        const current = decisions.get(id);
-        if (!current || atMs > current.atMs || (atMs === current.atMs && !granted)) decisions.set(id, { granted, atMs, system });
-      }
-    };
-    // agreeing to a text the club has disabled grants nothing; revoking it still withdraws
-    const disabledTexts = new Set([...sim.engagementRecords('consent_texts')].filter((text) => text.isEnabled === false).map((text) => String(text.id)));
-    expect(disabledTexts.size, 'the data has a disabled consent text').toBeGreaterThan(0);
-    for (const permission of records.permissions) {
-      if (typeof permission.decision !== 'boolean') continue;
-      decide(userPerson(permission.id_user), `ticketing:${permission.id_consent_basic}`, permission.decision, Date.parse(permission.last_update as string), 'ticketing');
-    }
-    for (const consent of records.consents) {
-      const revoked = consent.isRevoked === true;
-      if (!revoked && disabledTexts.has(String((consent.links as Row).consentText))) continue;
-      const at = revoked ? ((consent.revokedDateTime as string | null) ?? (consent.createdDateTime as string)) : (consent.createdDateTime as string);
-      decide(profilePerson(consent.customerProfileId), `engagement:${(consent.links as Row).consentText}`, !revoked, Date.parse(at), 'engagement');
-    }
-    const contacts = contactsByPerson();
+    // agreeing to a text the club has disabled grants nothing; revoking it still withdraws (club-truth.ts)
+    expect(records.consentTexts.some((text) => text.isEnabled === false), 'the data has a disabled consent text').toBe(true);
+    const reach = consentReach(FANLAKE, records, personOf);
     const persons = new Set(personOf.values());
-    // push: a purchase in the club's app, whatever became of the order
-    const appUsers = new Set<number | undefined>([
-      ...records.tickets.filter((ticket) => ticket.order_channel === 'app').map((ticket) => userPerson(ticket.user_aquired_id)),
-      ...records.merchandise.filter((line) => line.in_app_transaction === true).map((line) => userPerson(line.user_id)),
-    ]);
-    const hasContact = (person: number, channel: string) =>
-      channel === 'none' ? true
-      : channel === 'push' ? appUsers.has(person)
-      : channel === 'email' ? [...(contacts.get(person)?.emails ?? [])].some((email) => /^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email))
-      : (contacts.get(person)?.phones.size ?? 0) > 0;
 
     const rows = await queryWarehouse(dataDir, 'select * from marts.consent_coverage order by purpose, channel');
     expect(rows.map((row) => `${row.purpose}/${row.channel}`)).toEqual([
       'club_marketing/email', 'club_marketing/push', 'club_marketing/sms', 'partner_marketing/email', 'partner_marketing/sms', 'profiling/none', 'transactional/email',
     ]);
+    expect(rows.map((row) => `${row.purpose}/${row.channel}`)).toEqual([...reach.keys()]);
     for (const row of rows) {
-      const expected = { consented: 0, consentedTicketing: 0, consentedEngagement: 0, reachable: 0, reachableTicketing: 0, reachableEngagement: 0, withdrawn: 0, withContact: 0 };
-      for (const person of persons) {
-        const decision = decisions.get(`${person}|${row.purpose}|${row.channel}`);
-        const contact = hasContact(person, row.channel);
-        if (contact) expected.withContact++;
-        if (!decision) continue;
-        if (!decision.granted) {
-          expected.withdrawn++;
-          continue;
-        }
-        expected.consented++;
-        if (decision.system === 'ticketing') expected.consentedTicketing++;
-        else expected.consentedEngagement++;
-        if (!contact) continue;
-        expected.reachable++;
-        if (decision.system === 'ticketing') expected.reachableTicketing++;
-        else expected.reachableEngagement++;
-      }
+      const expected = reach.get(`${row.purpose}/${row.channel}`)!;
       const what = `${row.purpose}/${row.channel}`;
       expectClose(Number(row.total_fans), persons.size, 0.02, 0, `${what} total`);
       expectClose(Number(row.fans_with_contact), expected.withContact, 0.02, 0, `${what} with contact`);
@@ -426,9 +296,10 @@ describe('fan-360 marts against the simulator truth (scale 0.05, seed 23)', () =
     const month = (at: string) => new Date(Date.parse(at)).toISOString().slice(0, 7);
     const expected = new Map<string, { grants: number; withdrawals: number; granting: Set<number>; withdrawing: Set<number> }>();
     const count = (person: number | undefined, key: string, granted: boolean, at: string) => {
-      const mapped = CONSENT_CHANNELS[key];
+      const [system, consentId] = key.split(':') as ['ticketing' | 'engagement', string];
+      const mapped = consentMeaning(FANLAKE, system, consentId);
       if (person === undefined || !mapped) return;
-      for (const channel of mapped.channels) {
+      for (const channel of channelsOf(mapped)) {
         const id = `${month(at)}|${mapped.purpose}|${channel}`;
         const entry = expected.get(id) ?? expected.set(id, { grants: 0, withdrawals: 0, granting: new Set(), withdrawing: new Set() }).get(id)!;
         if (granted) {

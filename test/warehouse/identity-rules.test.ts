@@ -56,13 +56,19 @@ const RAW = {
     person(5001, 1001, { firstName: 'Kari', lastName: 'Hansen' }),
     person(5002, 1002, { firstName: 'Anna', lastName: 'Berg', emailAddress: 'berg.family@online.no', network: 'email' }),
     person(5003, 1003, { firstName: 'Sigurd', lastName: 'Lie', emailAddress: 'slie@private.example', network: 'email' }),
-    // the loader's own ApiApp (seeds.engagement_api_apps): externalId is the ticketing user id
-    person(5004, 1005, { firstName: 'Per', lastName: 'Olsen', network: 'apiApp', systemId: 1, externalId: '104' }),
-    // a CRM ApiApp whose externalId happens to look like user 109's id: not a link
+    // an identity whose externalId is the ticketing user id, on a network of the club's naming
+    person(5004, 1005, { firstName: 'Per', lastName: 'Olsen', network: 'club-crm', systemId: null, externalId: '104' }),
+    // a CRM numbering its own records, one of which happens to be user 109's id: another last name, not a link
     person(5005, 1006, { firstName: 'Emma', lastName: 'Strand', network: 'apiApp', systemId: 2, externalId: '109' }),
     // removed upstream: flagged by the loader, no longer anybody's record
     person(5009, 1001, { firstName: 'Kari', lastName: 'Hansen', _vanished_at: '2026-05-01T00:00:00Z' }),
     person(5010, 1001, { firstName: 'Kari', lastName: 'Hansen', _vanished_at: null }),
+  ],
+  // the texts the consents were given under, as the default mapping knows them: a consent whose
+  // text is not loaded is unmapped, and its revocation would block every channel
+  engagement_consent_texts: [
+    { id: '201', type: 'consentTexts', text: 'Yes, I want to receive the club newsletter by e-mail.', isRequired: false, isEnabled: true },
+    { id: '202', type: 'consentTexts', text: 'Yes, send me ticket offers and match reminders by SMS.', isRequired: false, isEnabled: true },
   ],
   engagement_consents: [
     { id: '7001', customerProfileId: 1001, identityId: 5001, isRevoked: false, createdDateTime: '2025-01-01T00:00:00.000Z', links: { consentText: '201' } },

@@ -1,23 +1,18 @@
+import { FANLAKE } from '../../src/simulator/clubs/fanlake.js';
 import type { Item } from '../../src/simulator/store/cursor-resource.js';
+import { cents, isPaid, seasonAt, seasonStarts, statusGroup, ticketKind } from './club-truth.js';
 
 /**
  * Figures of the sales and attendance marts computed from the simulator's records as the API
  * serves them, following docs/metrics.md and the ticketing document alone (never the marts'
- * SQL): what the marts are compared with.
+ * SQL): what the marts are compared with. The tests that use them run on the fanlake club
+ * profile, whose declared meanings (club-truth.ts) say what an order status means.
  */
 
-export const cents = (amount: unknown): number => Math.round(Number(amount) * 100);
+export { cents, seasonStarts, ticketKind };
+export type { TicketKind } from './club-truth.js';
 
-export type TicketKind = 'single' | 'season_ticket' | 'season_ticket_seat' | 'distributed';
-
-/** How docs/decisions.md says a season ticket shows in the ticketing data. */
-export function ticketKind(ticket: Item): TicketKind {
-  if (ticket.order_type === null) return 'distributed';
-  if (ticket.just_seasonticket_sales === true) return 'season_ticket';
-  return ticket.id_season_ticket ? 'season_ticket_seat' : 'single';
-}
-
-export const isCompleted = (record: Item): boolean => (record.order_status_text ?? record.order_status_txt) === 'Completed';
+export const isCompleted = (record: Item): boolean => isPaid(FANLAKE, record);
 export const isScanned = (ticket: Item): boolean => ticket.ticket_redeemed === true || ticket.id_ticket_status === 4 || ticket.id_ticket_status === 8;
 /** An issued ticket of a real match that was scanned: attendance. */
 export const countsAsAttendance = (ticket: Item): boolean => isCompleted(ticket) && ticket.just_seasonticket_sales !== true && isScanned(ticket);
@@ -93,16 +88,6 @@ export function seasonTickets(tickets: Item[]): SeasonTicket[] {
     }));
 }
 
-/** Each season's first kickoff (its season-ticket sale included), in season order. */
-export function seasonStarts(tickets: Item[]): { season: string; startMs: number }[] {
-  const starts = new Map<string, number>();
-  for (const ticket of tickets) {
-    const kickoff = Date.parse(`${ticket.match_date as string}T${ticket.match_time as string}Z`);
-    starts.set(ticket.season as string, Math.min(kickoff, starts.get(ticket.season as string) ?? Infinity));
-  }
-  return [...starts].map(([season, startMs]) => ({ season, startMs })).sort((a, b) => a.startMs - b.startMs || a.season.localeCompare(b.season));
-}
-
 export interface RevenueCell {
   revenue: number;
   items: number;
@@ -123,22 +108,21 @@ export function revenueByMonth(tickets: Item[], merchandise: Item[]): Map<string
     const key = `${orderedAt.slice(0, 7)}|${season ?? ''}|${product}|${channel}`;
     const cell = cells.get(key) ?? { revenue: 0, items: 0, orders: new Set<string>(), cancelled: 0, cancelledItems: 0, refunded: 0, refundedItems: 0 };
     cells.set(key, cell);
-    if (status === 'Completed') [cell.revenue, cell.items] = [cell.revenue + amount, cell.items + 1];
-    if (status === 'Completed') cell.orders.add(order);
-    if (status === 'Cancelled') [cell.cancelled, cell.cancelledItems] = [cell.cancelled + amount, cell.cancelledItems + 1];
-    if (status === 'Refunded') [cell.refunded, cell.refundedItems] = [cell.refunded + amount, cell.refundedItems + 1];
+    if (status === 'paid') [cell.revenue, cell.items] = [cell.revenue + amount, cell.items + 1];
+    if (status === 'paid') cell.orders.add(order);
+    if (status === 'cancelled') [cell.cancelled, cell.cancelledItems] = [cell.cancelled + amount, cell.cancelledItems + 1];
+    if (status === 'refunded') [cell.refunded, cell.refundedItems] = [cell.refunded + amount, cell.refundedItems + 1];
   };
   for (const ticket of tickets) {
     const kind = ticketKind(ticket);
     if (kind !== 'single' && kind !== 'season_ticket') continue;
     const product = kind === 'season_ticket' ? 'season_ticket' : 'ticket';
-    add(ticket.order_date as string, ticket.season as string, product, ticket.order_channel as string, ticket.id_sale_order as string, ticket.order_status_text, cents(ticket.ticket_price));
+    add(ticket.order_date as string, ticket.season as string, product, ticket.order_channel as string, ticket.id_sale_order as string, statusGroup(FANLAKE, ticket), cents(ticket.ticket_price));
   }
   const starts = seasonStarts(tickets);
   for (const line of merchandise) {
-    const at = Date.parse(line.order_datetime as string);
-    const season = starts.filter((start) => start.startMs <= at).at(-1)?.season ?? null;
-    add(line.order_datetime as string, season, 'merchandise', line.sale_channel_txt as string, line.id_order as string, line.order_status_txt, cents(line.price_subtotal) + cents(line.vat));
+    const season = seasonAt(starts, line.order_datetime as string);
+    add(line.order_datetime as string, season, 'merchandise', line.sale_channel_txt as string, line.id_order as string, statusGroup(FANLAKE, line), cents(line.price_subtotal) + cents(line.vat));
   }
   return cells;
 }
@@ -153,8 +137,8 @@ export function ticketTypeSales(tickets: Item[]): Map<string, { sold: number; re
     const cell = cells.get(key) ?? { sold: 0, revenue: 0, cancelled: 0, refunded: 0 };
     cells.set(key, cell);
     if (isCompleted(ticket)) [cell.sold, cell.revenue] = [cell.sold + 1, cell.revenue + cents(ticket.ticket_price)];
-    if (ticket.order_status_text === 'Cancelled') cell.cancelled++;
-    if (ticket.order_status_text === 'Refunded') cell.refunded++;
+    if (statusGroup(FANLAKE, ticket) === 'cancelled') cell.cancelled++;
+    if (statusGroup(FANLAKE, ticket) === 'refunded') cell.refunded++;
   }
   return cells;
 }

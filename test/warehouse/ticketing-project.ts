@@ -32,6 +32,7 @@ export function ticketingOnlyPackage(): string {
   const root = mkdtempSync(join(tmpdir(), 'fanlake-ticketing-pkg-'));
   cpSync(join(REPO, 'dist'), join(root, 'dist'), { recursive: true });
   cpSync(join(REPO, 'bin'), join(root, 'bin'), { recursive: true });
+  cpSync(join(REPO, 'defaults'), join(root, 'defaults'), { recursive: true });
   cpSync(join(REPO, 'package.json'), join(root, 'package.json'));
   symlinkSync(join(REPO, 'node_modules'), join(root, 'node_modules'), 'dir');
 

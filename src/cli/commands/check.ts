@@ -16,13 +16,18 @@ export interface CheckCommandDefaults {
 }
 
 /** `fanlake check`, with the models root and clock injectable for tests. */
-export function createCheckCommand(defaults: CheckCommandDefaults = {}): CommandModule<{ format?: StageFormat }> {
+export function createCheckCommand(defaults: CheckCommandDefaults = {}): CommandModule<{ format?: StageFormat; all?: boolean }> {
   return {
     command: 'check',
     describe: 'Run the data tests of sources and models; exit 1 when an error-level test fails',
     // Results are stored in meta.check_results for the data-quality report.
     writes: true,
-    builder: (yargs: Argv) => withStageFormat(yargs),
+    builder: (yargs: Argv) =>
+      withStageFormat(yargs).option('all', {
+        type: 'boolean',
+        default: false,
+        describe: 'Run every test; by default a test whose definition and inputs (the tables it reads) are as at its last run repeats that result',
+      }) as unknown as Argv<{ format?: StageFormat; all?: boolean }>,
 
     async run(args, { config }) {
       const startedAt = new Date();
@@ -30,6 +35,7 @@ export function createCheckCommand(defaults: CheckCommandDefaults = {}): Command
         dataDir: config.dataDir,
         modelsDir: defaults.modelsDir,
         now: defaults.now?.(),
+        all: args.all,
         ...stageDatabase(config),
       });
       const summary = summarizeCheck(results);
@@ -53,6 +59,11 @@ export function createCheckCommand(defaults: CheckCommandDefaults = {}): Command
       const skipped = results.filter((r) => r.status === 'skipped').length;
       const passed = results.length - failing.length - skipped;
       out.info(`${passed} passed, ${errors} failed, ${failing.length - errors} warned${skipped ? `, ${skipped} skipped (optional sources not loaded)` : ''}`);
+      const carried = results.filter((r) => r.carriedFrom);
+      if (carried.length > 0) {
+        const from = [...new Set(carried.map((r) => r.carriedFrom!.checkRunId))].sort();
+        out.info(`${results.length - carried.length - skipped} ran; ${carried.length} carried from check ${from.join(', ')}: nothing they read changed since (check --all runs every test)`);
+      }
       return stepExitCode(summary);
     },
   };
@@ -64,13 +75,15 @@ function details(result: TestResult): string {
   const lines = [`${result.status === 'error' ? 'could not run' : 'failing'}: ${result.name}${result.message ? ` — ${result.message}` : ''}`];
   if (result.sample.length > 0) {
     const columns = [...new Set(result.sample.flatMap((row) => Object.keys(row)))];
-    lines.push(table(columns, result.sample.map((row) => columns.map((column) => cell(row[column])))));
+    // a test whose rows each name something to fix (an unmapped consent text) shows them whole
+    const width = result.show ? Infinity : 40;
+    lines.push(table(columns, result.sample.map((row) => columns.map((column) => cell(row[column], width)))));
     if (result.failures > result.sample.length) lines.push(`... ${result.failures - result.sample.length} more`);
   }
   return lines.join('\n');
 }
 
-function cell(value: Json | undefined): string {
+function cell(value: Json | undefined, width: number): string {
   const text = value === undefined ? '' : value === null ? 'null' : typeof value === 'object' ? JSON.stringify(value) : String(value);
-  return text.length > 40 ? `${text.slice(0, 39)}…` : text;
+  return text.length > width ? `${text.slice(0, width - 1)}…` : text;
 }

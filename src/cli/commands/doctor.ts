@@ -1,5 +1,6 @@
 import type { Argv } from 'yargs';
 import { diagnoseClub, doctorVerdict, writeSuggestions } from '../../models/club/club-doctor.js';
+import { CLUB_MAPPINGS } from '../../models/club/club-files.js';
 import type { CommandModule } from '../command.js';
 import { out, table } from '../output.js';
 
@@ -30,7 +31,7 @@ export const doctorCommand: CommandModule<DoctorArgs> = {
       out.result(JSON.stringify({ clubDir, files: diagnosis.files.map((file) => ({ name: file.name, path: file.path, fromDefaults: file.fromDefaults })), findings: diagnosis.findings, written: Object.fromEntries(added), open: diagnosis.open.length }, null, 2));
       return diagnosis.open.length > 0 ? 1 : 0;
     }
-    for (const file of diagnosis.files) {
+    for (const file of diagnosis.files.filter((candidate) => CLUB_MAPPINGS.some((spec) => spec.name === candidate.name))) {
       const findings = diagnosis.findings.filter((finding) => finding.file === file.name);
       out.result(`\n${file.name}: ${file.fromDefaults ? `the default (${file.path}); the club has no file of its own` : file.path}`);
       out.result(

@@ -18,5 +18,6 @@ export const COMMANDS: Record<string, () => Promise<CommandModule<any>>> = {
   doctor: async () => (await import('./doctor.js')).doctorCommand,
   schedule: async () => (await import('./schedule.js')).scheduleCommand,
   simulate: async () => (await import('./simulate.js')).simulateCommand,
+  listen: async () => (await import('./listen.js')).listenCommand,
   help: async () => (await import('./help.js')).helpCommand,
 };

@@ -1,6 +1,7 @@
 import type { Argv } from 'yargs';
 import { ZodError } from 'zod';
 import { UsageError } from '../../core/errors.js';
+import type { ClubProfileName } from '../../simulator/clubs/index.js';
 import { ENGAGEMENT_MODULES } from '../../simulator/options.js';
 import { Simulator } from '../../simulator/simulator.js';
 import type { CommandModule } from '../command.js';
@@ -12,6 +13,7 @@ interface SimulateArgs {
   seed: number;
   scale: number;
   noise: boolean;
+  'club-profile': ClubProfileName;
   'latency-ms': number;
   faults: number;
   mutate: number;
@@ -46,6 +48,7 @@ export const simulateCommand: CommandModule<SimulateArgs> = {
       .option('retry-after', { type: 'number', default: 1, describe: 'Retry-After of 429s and 503s' })
       .option('now', { type: 'string', describe: 'Data clock: ISO date or epoch ms' })
       .option('noise', { type: 'boolean', describe: 'Real-world noise in names and contacts' })
+      .option('club-profile', { type: 'string', default: 'fanlake', describe: 'Whose codes and conventions: fanlake or nordvik' })
       .option('admin', { type: 'boolean', describe: 'Serve /__admin/: truth, changes, faults' })
       .option('members-variant', { type: 'string', default: 'one-based', describe: 'zero-based or one-based' })
       .option('max-range-days', { type: 'number', default: 1095, describe: 'The "3 years" date-range cap' })
@@ -69,6 +72,7 @@ export const simulateCommand: CommandModule<SimulateArgs> = {
         now: args.now,
         admin: args.admin,
         noise: args.noise,
+        clubProfile: args['club-profile'] as never,
         membersVariant: args['members-variant'] as never,
         maxRangeDays: args['max-range-days'],
         disabledModules: args['disable-module'] as never,
@@ -82,7 +86,7 @@ export const simulateCommand: CommandModule<SimulateArgs> = {
       throw error;
     }
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
-    out.info(`simulator ready in ${seconds}s: seed ${args.seed}, scale ${args.scale}, data time ${new Date(simulator.clock.startMs).toISOString()}`);
+    out.info(`simulator ready in ${seconds}s: club ${args['club-profile']}, seed ${args.seed}, scale ${args.scale}, data time ${new Date(simulator.clock.startMs).toISOString()}`);
     out.info('point fanlake at it with:');
     for (const [name, value] of Object.entries(simulator.env)) {
       const fromEnv = process.env[name] !== undefined && /TOKEN|KEY/.test(name);

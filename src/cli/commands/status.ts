@@ -10,6 +10,9 @@ import { nextSlots, wallTime } from '../../schedule/slots.js';
 import { EXTRACTION_STATUSES, listExtractionSummaries, readExtractionSummary, warehousePath } from '../../raw-contract/index.js';
 import { findBookkeeping } from '../../warehouse/bookkeeping.js';
 import { withWarehouseReader } from '../../warehouse/warehouse.js';
+import { SnapshotState } from '../../extract/snapshot-state.js';
+import { readChangesSince, readConsumed } from '../../listen/journal.js';
+import { coverageGap, readReceiverState } from '../../listen/receiver-state.js';
 import type { CommandModule } from '../command.js';
 import { out, table } from '../output.js';
 
@@ -40,6 +43,7 @@ export const statusCommand: CommandModule<object> = {
     const retention = config['raw.retentionDays'];
     const kept = retention > 0 ? `loaded runs older than ${retention} days are removed after scheduled jobs` : 'everything kept: FANLAKE_RAW_RETENTION_DAYS is 0';
     out.result(`\nraw layer ${(await rawLayerBytes(dataDir) / 1e6).toFixed(1)} MB (${kept})`);
+    await printReceiver(dataDir);
     await printSchedules(loaded, dataDir);
 
     if (!existsSync(warehousePath(dataDir))) {
@@ -64,6 +68,21 @@ export const statusCommand: CommandModule<object> = {
     return 0;
   },
 };
+
+/** The push receiver, when `fanlake listen` ever ran here: up or why not, and the changes waiting to be read. */
+async function printReceiver(dataDir: string): Promise<void> {
+  const receiver = await readReceiverState(dataDir);
+  if (!receiver) return;
+  const lastFull = (await SnapshotState.open(dataDir, 'engagement')).lastFull('customer_profiles');
+  const gap = coverageGap(receiver, lastFull ?? new Date());
+  const waiting = await readChangesSince(dataDir, await readConsumed(dataDir));
+  const state =
+    gap !== undefined ? `${gap}: the next run takes a full engagement snapshot`
+    : lastFull === undefined ? `up since ${receiver.coveredSince}; no full engagement snapshot yet, the next run takes one`
+    : `up, every change recorded since ${receiver.coveredSince}`;
+  out.result(`\npush receiver (subscription ${receiver.subscriptionId ?? 'none yet'}): ${state}`);
+  out.result(`  ${waiting.ids.length} changed customer profiles recorded and not loaded yet; last full snapshot ${lastFull?.toISOString() ?? 'none yet'}`);
+}
 
 /** Each schedule's last outcome (with failed deliveries) and next slot. */
 async function printSchedules(loaded: Parameters<typeof readSchedules>[0], dataDir: string): Promise<void> {

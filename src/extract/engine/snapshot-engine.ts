@@ -1,3 +1,4 @@
+import { redact } from '../../core/secrets.js';
 import { type ErrorRecord, toErrorRecord } from '../../core/error-record.js';
 import { type SourceConnection, endpointUrl } from '../../sources/connection.js';
 import { type ChildRequest, type EndpointDeclaration, type Json, type QueryValue, asArray, childName, tablesOf } from '../../sources/endpoint-declaration.js';
@@ -22,6 +23,8 @@ export interface SnapshotRun<S> extends RunContext {
   readonly settings: S;
   /** Tables asked for; all when absent. */
   readonly only?: readonly string[];
+  /** Complete snapshots keep only what the warehouse lacks, and their keys (see `writeAsDifference`). */
+  readonly differences?: boolean;
 }
 
 
@@ -138,7 +141,8 @@ export async function extractSnapshot<S>(run: SnapshotRun<S>, endpoints: readonl
       },
       items: (body) => (endpoint.items && child ? endpoint.items(body, child) : asArray(endpoint.itemsKey ? (body as Json | undefined)?.[endpoint.itemsKey] : body)),
       take: async (items, body) => {
-        await accept(own, inject ? items.map((item) => ({ ...inject, ...(item as Json) })) : items);
+        const masked = endpoint.secretFields ? items.map((item) => maskSecrets(item, endpoint.secretFields!)) : items;
+        await accept(own, inject ? masked.map((item) => ({ ...inject, ...(item as Json) })) : masked);
         if (linked.length === 0) return;
         const members = ((body as Json | undefined)?.linked ?? {}) as Json;
         for (let k = 0; k < linked.length; k++) await accept(linked[k]!, asArray(members[endpoint.linked![k]!.member]));
@@ -200,16 +204,16 @@ export async function extractSnapshot<S>(run: SnapshotRun<S>, endpoints: readonl
       for (const { queue } of fed) queue.close();
       fedClosed = true;
       const { failedChildren } = outcome;
-      const snapshot = failedChildren === 0;
+      const snapshot = failedChildren === 0 && !endpoint.readsSubset;
       for (const { sink } of opened) {
         const name = sink.spec.name;
-        const written = await sink.commit({ snapshot });
+        const written = await sink.commit({ snapshot, asDifference: run.differences });
         const own = name === endpoint.name;
         const notes = [
-          ...(snapshot ? [] : [own ? `${failedChildren} child requests failed after retries${failedChildren > outcome.errors.length ? `; the first ${outcome.errors.length} are listed` : ''}` : `read with ${endpoint.name}, whose child requests failed`]),
+          ...(failedChildren === 0 ? [] : [own ? `${failedChildren} child requests failed after retries${failedChildren > outcome.errors.length ? `; the first ${outcome.errors.length} are listed` : ''}` : `read with ${endpoint.name}, whose child requests failed`]),
           ...(written.quarantined > 0 ? [`${written.quarantined} records quarantined (see ${sink.dir}/quarantine.ndjson)`] : []),
         ];
-        finish(name, { status: snapshot ? 'ok' : 'partial', rows: written.rows, files: written.files.length, quarantined: written.quarantined, requests: own ? outcome.requests : 0, errors: own ? outcome.errors : [], notes });
+        finish(name, { status: failedChildren === 0 ? 'ok' : 'partial', rows: written.rows, files: written.files.length, quarantined: written.quarantined, requests: own ? outcome.requests : 0, errors: own ? outcome.errors : [], notes });
       }
     } catch (error) {
       if (!fedClosed) for (const { queue } of fed) queue.fail(error);
@@ -230,6 +234,14 @@ export async function extractSnapshot<S>(run: SnapshotRun<S>, endpoints: readonl
 
   await Promise.all(running.map((endpoint) => extract(endpoint)));
   return results;
+}
+
+/** An item with known secrets masked in the named text fields. */
+function maskSecrets(item: unknown, fields: readonly string[]): unknown {
+  if (typeof item !== 'object' || item === null) return item;
+  const masked = { ...(item as Json) };
+  for (const field of fields) if (typeof masked[field] === 'string') masked[field] = redact(masked[field] as string);
+  return masked;
 }
 
 /** The child requests of one parent item (or, without a parent, of the run). */

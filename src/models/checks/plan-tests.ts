@@ -20,6 +20,8 @@ export type PlannedTest = {
   severity: Severity;
   /** Failing rows to show, where the test declares it (custom tests' `-- show: N`). */
   show?: number;
+  /** The relations a declared test reads, lowercased (its target, and a relationships test's parent); custom tests' are parsed from their SQL. */
+  reads?: readonly string[];
 } & ({ sql: string } | { freshness: Freshness });
 
 /** Every test of the project: sources first, then models by layer and name, then custom tests. */
@@ -52,6 +54,7 @@ function declared(relation: string, test: DeclaredTest): PlannedTest {
     kind: test.declaration.kind,
     target: relation,
     severity: test.severity,
+    reads: [relation.toLowerCase(), ...(test.declaration.kind === 'relationships' ? [`${test.declaration.to.schema}.${test.declaration.to.table}`.toLowerCase()] : [])],
     sql: failingRowsSql(relation, test.declaration),
   };
 }

@@ -7,21 +7,28 @@ import type { TestResult } from './run-checks.js';
  * Appends one `check` run's results to `meta.check_results` in one transaction, so the
  * data-quality report can show what otherwise only scrolls past. Returns the check run id.
  */
-export async function recordCheckResults(connection: DuckDBConnection, results: readonly TestResult[], checkedAt: Date): Promise<string> {
+export async function recordCheckResults(
+  connection: DuckDBConnection,
+  results: readonly TestResult[],
+  checkedAt: Date,
+  /** More to write in the same transaction, knowing the check run's id (the tests' state). */
+  alsoRecord?: (checkRunId: string) => Promise<void>,
+): Promise<string> {
   const checkRunId = newRunId(checkedAt);
   await connection.run('begin transaction');
   try {
     await ensureMetaSchema(connection);
     for (const result of results) {
       await connection.run(
-        `insert into ${META_SCHEMA}.check_results values ($1, cast($2 as timestamptz), $3, $4, $5, $6, $7, $8, $9, cast($10 as timestamptz), $11, $12, $13)`,
+        `insert into ${META_SCHEMA}.check_results values ($1, cast($2 as timestamptz), $3, $4, $5, $6, $7, $8, $9, cast($10 as timestamptz), $11, $12, $13, $14)`,
         [
           checkRunId, checkedAt.toISOString(), result.name, result.kind, result.target ?? null, result.severity, result.status,
           result.failures, result.message ?? null, result.freshness?.latestAt ?? null, result.freshness?.ageHours ?? null,
-          result.freshness?.warnAfterHours ?? null, result.freshness?.errorAfterHours ?? null,
+          result.freshness?.warnAfterHours ?? null, result.freshness?.errorAfterHours ?? null, result.carriedFrom?.checkRunId ?? null,
         ],
       );
     }
+    await alsoRecord?.(checkRunId);
     await connection.run('commit');
   } catch (error) {
     await connection.run('rollback').catch(() => undefined);

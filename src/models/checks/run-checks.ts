@@ -9,6 +9,7 @@ import { buildGraph } from '../model-graph.js';
 import { MODEL_ERROR_CODES } from '../model-errors.js';
 import { planTests } from './plan-tests.js';
 import { recordCheckResults } from './record-check-results.js';
+import { type LastCheck, readCheckState, recordCheckState, testInputs } from './check-state.js';
 import type { CheckKind, PlannedTest } from './plan-tests.js';
 import type { Freshness } from './sources-file.js';
 import type { Severity } from './test-declaration.js';
@@ -39,6 +40,8 @@ export interface TestResult {
   error?: FanlakeError;
   /** For a freshness test: the newest value, its age at `now`, and the declared thresholds. */
   freshness?: { latestAt?: string; ageHours?: number; warnAfterHours?: number; errorAfterHours?: number };
+  /** Set when the test did not run: nothing it reads changed since this earlier check, whose result it repeats. */
+  carriedFrom?: { checkRunId: string; checkedAt: string };
 }
 
 export interface RunChecksOptions extends DatabaseOptions {
@@ -53,6 +56,11 @@ export interface RunChecksOptions extends DatabaseOptions {
   sampleSize?: number;
   /** Store the results in `meta.check_results` (default true), for the data-quality report. */
   record?: boolean;
+  /**
+   * Run every test. By default a test whose definition and inputs (the state of what it
+   * reads) are as at its last run is not run again: its last result is carried.
+   */
+  all?: boolean;
 }
 
 /** Whether a set of results should fail `check`: any error-level test that failed or could not run. */
@@ -82,19 +90,53 @@ export async function runChecks(options: RunChecksOptions): Promise<TestResult[]
       // Timestamps without a zone (and ISO text without an offset) are UTC in raw and the marts.
       await connection.run(`set TimeZone = 'UTC'`);
       const unavailable = await restingOnMissingOptionalSources(connection, project);
+      const inputs = await testInputs(connection, tests);
+      const last = options.all ? new Map<string, LastCheck>() : await readCheckState(connection);
       const results: TestResult[] = [];
+      const ran: Parameters<typeof recordCheckState>[3][number][] = [];
       for (const test of tests) {
         if (test.target && unavailable.has(test.target.toLowerCase())) {
           results.push({ name: test.name, kind: test.kind, target: test.target, severity: test.severity, status: 'skipped', failures: 0, sample: [], seconds: 0, message: 'rests on an optional source that is not loaded' });
-        } else {
-          results.push(await runTest(connection, test, now, Math.max(test.show ?? 0, options.sampleSize ?? 5)));
+          continue;
         }
+        const current = inputs.get(test.name)!;
+        const before = last.get(test.name);
+        if (before && current.inputs !== undefined && before.definition === current.definition && before.inputs === current.inputs) {
+          results.push(carried(test, before));
+          continue;
+        }
+        const result = await runTest(connection, test, now, Math.max(test.show ?? 0, options.sampleSize ?? 5));
+        results.push(result);
+        if (current.inputs !== undefined) ran.push({ name: test.name, definition: current.definition, inputs: current.inputs, result: storable(result) });
       }
-      if (options.record ?? true) await recordCheckResults(connection, results, now);
+      if (options.record ?? true) await recordCheckResults(connection, results, now, (checkRunId) => recordCheckState(connection, checkRunId, now, ran));
       return results;
     },
     options,
   );
+}
+
+/** A test's last result, repeated: nothing it reads changed since. */
+function carried(test: PlannedTest, before: LastCheck): TestResult {
+  const result = before.result as Pick<TestResult, 'status' | 'severity' | 'failures' | 'sample' | 'message'> & Record<string, Json>;
+  const base = { name: test.name, kind: test.kind, ...(test.target ? { target: test.target } : {}), ...(test.show ? { show: test.show } : {}) };
+  const error = result.status === 'error' ? new FanlakeError(MODEL_ERROR_CODES.testBroken, `${test.name}: ${result.message ?? 'could not run'}`, { context: { model: test.target } }) : undefined;
+  return {
+    ...base,
+    severity: result.severity,
+    status: result.status,
+    failures: Number(result.failures),
+    sample: result.sample ?? [],
+    seconds: 0,
+    ...(result.message ? { message: String(result.message) } : {}),
+    ...(error ? { error } : {}),
+    carriedFrom: { checkRunId: before.checkRunId, checkedAt: before.checkedAt },
+  };
+}
+
+/** What is kept of a result to carry it later. */
+function storable(result: TestResult): Record<string, Json> {
+  return { status: result.status, severity: result.severity, failures: result.failures, sample: result.sample, ...(result.message ? { message: result.message } : {}) };
 }
 
 async function runTest(connection: DuckDBConnection, test: PlannedTest, now: Date, sampleSize: number): Promise<TestResult> {

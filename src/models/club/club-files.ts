@@ -95,9 +95,20 @@ const salesChannels = {
   sqlColumns: [['resource', 'VARCHAR'], ['channel', 'VARCHAR'], ['display_name', 'VARCHAR'], ['is_app', 'BOOLEAN']],
 } satisfies ClubFileSpec<{ resource: string; channel: string; display_name: string; is_app: boolean; confirmed: boolean }>;
 
-/** The club's mapping files, by name. */
+const displayNames = {
+  name: 'display_names',
+  describe: 'what reports call each purpose, channel, product line and status group, in the club\'s words',
+  columns: ['kind', 'code', 'display_name', 'confirmed'],
+  required: 3,
+  row: z.object({ kind: oneOf(['purpose', 'channel', 'product_line', 'status_group']), code: word, display_name: text, confirmed }),
+  key: ['kind', 'code'],
+  sqlColumns: [['kind', 'VARCHAR'], ['code', 'VARCHAR'], ['display_name', 'VARCHAR']],
+} satisfies ClubFileSpec<{ kind: string; code: string; display_name: string; confirmed: boolean }>;
+
+/** The club's files, by name: the mappings `doctor` checks, then the names reports use. */
 export const CLUB_MAPPINGS = [consentMeanings, orderStatusGroups, orderTypeGroups, salesChannels] as const;
-export type ClubMappingName = (typeof CLUB_MAPPINGS)[number]['name'];
+export const CLUB_FILES = [...CLUB_MAPPINGS, displayNames] as const;
+export type ClubMappingName = (typeof CLUB_FILES)[number]['name'];
 type AnySpec = ClubFileSpec<{ confirmed: boolean } & Record<string, unknown>>;
 
 /** One club file as read: where it came from and its rows, suggestions included. */
@@ -131,7 +142,7 @@ export async function locateClubFile(name: string, clubDir: string | undefined, 
  */
 export async function readClubFiles(clubDir: string | undefined, defaultsDir = DEFAULT_CLUB_FILES_DIR): Promise<ClubFile[]> {
   return Promise.all(
-    CLUB_MAPPINGS.map(async (spec) => {
+    CLUB_FILES.map(async (spec) => {
       const { path, fromDefaults, text: contents } = await locateClubFile(spec.name, clubDir, defaultsDir);
       const rows = parseCsvTable(contents, path, spec as unknown as AnySpec);
       return { name: spec.name, path, fromDefaults, rows };
@@ -149,7 +160,7 @@ export function clubMacroName(name: string): string {
  * (an empty file is an empty table of the same columns).
  */
 export function clubFileMacro(file: Pick<ClubFile, 'name' | 'path' | 'rows'>): MacroDefinition {
-  const spec = CLUB_MAPPINGS.find((candidate) => candidate.name === file.name)! as unknown as AnySpec;
+  const spec = CLUB_FILES.find((candidate) => candidate.name === file.name)! as unknown as AnySpec;
   const names = spec.sqlColumns.map(([column]) => column).join(', ');
   const literal = (value: unknown, type: string) =>
     value === null || value === undefined ? `null::${type}` : type === 'VARCHAR' ? quoteLiteral(String(value)) : `${String(value)}::${type}`;
@@ -168,7 +179,7 @@ export function clubFileMacro(file: Pick<ClubFile, 'name' | 'path' | 'rows'>): M
 
 /** Empty club macros, so a model graph can be parsed without reading any club's files. */
 export function emptyClubMacros(): MacroDefinition[] {
-  return CLUB_MAPPINGS.map((spec) => clubFileMacro({ name: spec.name, path: 'none', rows: [] }));
+  return CLUB_FILES.map((spec) => clubFileMacro({ name: spec.name, path: 'none', rows: [] }));
 }
 
 /**
@@ -182,6 +193,6 @@ export async function ensureClubDir(clubDir: string | undefined, defaultsDir = D
   const exists = await stat(clubDir).then((info) => info.isDirectory(), () => false);
   if (exists) return undefined;
   await mkdir(clubDir, { recursive: true });
-  for (const spec of CLUB_MAPPINGS) await copyFile(join(defaultsDir, `${spec.name}.csv`), join(clubDir, `${spec.name}.csv`));
-  return `created the club folder ${clubDir} with the default mappings (${CLUB_MAPPINGS.map((spec) => `${spec.name}.csv`).join(', ')}); they apply only where a code and its name match exactly: fanlake doctor lists what this club's data still needs`;
+  for (const spec of CLUB_FILES) await copyFile(join(defaultsDir, `${spec.name}.csv`), join(clubDir, `${spec.name}.csv`));
+  return `created the club folder ${clubDir} with the default mappings and names (${CLUB_FILES.map((spec) => `${spec.name}.csv`).join(', ')}); the mappings apply only where a code and its name match exactly: fanlake doctor lists what this club's data still needs`;
 }

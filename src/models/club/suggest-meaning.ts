@@ -13,7 +13,8 @@ const CHANNEL_RULES: Rule<'email' | 'sms' | 'push'>[] = [
 ];
 
 const PURPOSE_RULES: Rule<string>[] = [
-  [/\b(partner\w*|sponsor\w*)\b/, 'partner_marketing'],
+  // inside compounds too: samarbeidspartnere
+  [/partner|sponsor/, 'partner_marketing'],
   [/\b(profil\w*|tilpass\w*|personali[sz]\w*|analys\w*|segment\w*)\b/, 'profiling'],
   [/\b(bekreft\w*|confirm\w*|kvittering\w*|receipts?)\b/, 'transactional'],
 ];

@@ -11,12 +11,19 @@ export function summarizeCheck(results: readonly TestResult[]): Omit<StepSummary
   const failing = results.filter((r) => r.status === 'fail' || r.status === 'error');
   const errors = failing.filter((r) => r.severity === 'error');
   const skipped = results.filter((r) => r.status === 'skipped').length;
+  const carried = results.filter((r) => r.carriedFrom).length;
   return {
     status: checksFailed(results) ? 'failed' : 'ok',
-    counts: { passed: results.length - failing.length - skipped, failed: errors.length, warned: failing.length - errors.length, skipped },
+    counts: { passed: results.length - failing.length - skipped, failed: errors.length, warned: failing.length - errors.length, skipped, carried },
     ...stepErrors(errors.map(testError)),
     notes: failing.filter((r) => r.severity !== 'error').map((r) => `warning: ${r.name}${r.message ? ` (${r.message})` : ''}`),
-    results: results.map((r) => ({ name: r.name, status: r.status, severity: r.severity, counts: { failures: r.failures } })),
+    results: results.map((r) => ({
+      name: r.name,
+      status: r.status,
+      severity: r.severity,
+      counts: { failures: r.failures },
+      ...(r.carriedFrom ? { reason: `carried from check ${r.carriedFrom.checkRunId}: nothing it reads changed since` } : {}),
+    })),
   };
 }
 
@@ -36,9 +43,9 @@ function listed(result: TestResult): string {
   return `: ${rows.join('; ')}${more}`;
 }
 
-/** Runs every data test of sources and models. */
-export async function checkStep(context: StepContext): Promise<Omit<StepSummary, 'step' | 'seconds'>> {
-  const summary = summarizeCheck(await runChecks({ dataDir: context.config.dataDir, modelsDir: context.modelsDir, now: context.now, ...stageDatabase(context.config) }));
+/** Runs the data tests of what changed since the last check (every test with `all`), carrying the others' last results. */
+export async function checkStep(context: StepContext, options: { all?: boolean } = {}): Promise<Omit<StepSummary, 'step' | 'seconds'>> {
+  const summary = summarizeCheck(await runChecks({ dataDir: context.config.dataDir, modelsDir: context.modelsDir, now: context.now, all: options.all, ...stageDatabase(context.config) }));
   // The doctor's verdict on the club's mappings follows the checks (nothing to say before a build).
   const diagnosis = await diagnoseClub({ dataDir: context.config.dataDir, clubDir: context.config['club.dir'] }).catch(() => undefined);
   return diagnosis ? { ...summary, notes: [...summary.notes, doctorVerdict(diagnosis)] } : summary;

@@ -14,6 +14,7 @@ const FaultControl = z.object({
   clear: z.boolean().optional(),
 });
 const ProfileRemoval = z.object({ ids: z.array(z.string()).min(1) });
+const ProfileChangeSelection = z.object({ ids: z.array(z.string()).min(1).optional(), count: z.number().int().positive().optional() });
 const ModuleSwitch = z.partialRecord(z.enum(ENGAGEMENT_MODULES), z.boolean());
 
 /**
@@ -56,6 +57,19 @@ export function adminRouter(sim: Simulator): Router {
   router.add('POST', '/__admin/engagement/customer_profiles/remove', ({ body }) =>
     json(200, { removed: sim.removeCustomerProfiles(ProfileRemoval.parse(body).ids) }),
   );
+  router.add('POST', '/__admin/engagement/customer_profiles/change', ({ body }) => {
+    const selection = ProfileChangeSelection.parse(body ?? {});
+    try {
+      return json(200, { ids: sim.changeCustomerProfiles(selection) });
+    } catch (error) {
+      return failure(404, (error as Error).message);
+    }
+  });
+  // What the platform pushed to subscriptions created through the API; `?idle=true` answers once nothing waits.
+  router.get('/__admin/push', async ({ query }) => {
+    if (query.get('idle') === 'true') await sim.push.idle();
+    return json(200, sim.push.stats());
+  });
   router.get('/__admin/engagement/:resource', ({ params, query }) => {
     if (!(ENGAGEMENT_RESOURCES as readonly string[]).includes(params.resource!)) return failure(404, `unknown engagement resource ${params.resource}`);
     const positionCount = query.get('positionCount');

@@ -16,9 +16,9 @@ import { tokenExchangeRoutes } from './user-token-exchange.js';
 export type { EngagementApiState } from './state.js';
 
 /**
- * The engagement API's read side: `/v2/{orgId}/...` with Basic API key and
- * `/userapi/v1/{orgId}/...` with a Bearer user token. Write methods are not served yet
- * (the router answers 405 on their paths).
+ * The engagement API: `/v2/{orgId}/...` with Basic API key and `/userapi/v1/{orgId}/...`
+ * with a Bearer user token. Of the write side, push subscriptions are served (create,
+ * validate, update, delete); other write methods are not (the router answers 405).
  */
 export function engagementRouter(state: EngagementApiState): Router {
   const router = new Router();

@@ -21,6 +21,8 @@ export const ENGAGEMENT_ENDPOINTS: readonly Endpoint[] = [
   {
     name: 'customer_profiles', path: '/customerinsights/customerprofiles', paging: pageIndex, itemsKey: 'customerProfiles',
     primaryKey: id, fields: CUSTOMER_PROFILE_FIELDS, module: 'interact', notFound: 'empty',
+    // The push subscription names changed profiles; a run that knows them reads these alone.
+    byKey: { path: '/customerinsights/customerprofiles/{id}', key: 'id', label: 'profile {id}' },
     linked: [{ member: 'people', name: 'people', primaryKey: id, fields: PERSON_FIELDS }],
   },
   {
@@ -56,7 +58,7 @@ export const ENGAGEMENT_ENDPOINTS: readonly Endpoint[] = [
   },
   {
     name: 'subscriptions', path: '/pushservice/subscriptions', paging: single, itemsKey: 'subscriptions', primaryKey: id,
-    fields: SUBSCRIPTION_FIELDS, notFound: 'empty',
+    fields: SUBSCRIPTION_FIELDS, notFound: 'empty', secretFields: ['url'],
   },
   {
     // 404 "LeaderboardSeason not found": no season is configured, an empty result.

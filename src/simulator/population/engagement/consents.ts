@@ -1,3 +1,4 @@
+import type { ConsentText } from '../../clubs/club-profile.js';
 import { Rng } from '../../random.js';
 import { DAY_MS, iso } from '../time.js';
 import type { CampaignApps } from './campaign-apps.js';
@@ -9,20 +10,8 @@ export const CONSENT_ID_BASE = 7_000_000;
 const SOURCE_TYPE = 'CampaignApp';
 
 /**
- * The texts people agree to, each about one channel (the warehouse maps texts to
- * channels): `channel` is not served, it is the ground truth for that mapping.
- */
-export const CONSENT_TEXTS = [
-  { id: 201, channel: 'email', text: 'Yes, I want to receive the club newsletter by e-mail.', isRequired: false, isEnabled: true },
-  { id: 202, channel: 'sms', text: 'Yes, send me ticket offers and match reminders by SMS.', isRequired: false, isEnabled: true },
-  { id: 203, channel: 'push', text: 'Yes, send me push notifications in the app about goals and match events.', isRequired: false, isEnabled: true },
-  { id: 204, channel: 'email', text: 'Yes, the club may send me offers from its partners and sponsors by e-mail.', isRequired: false, isEnabled: true },
-  { id: 205, channel: 'sms', text: 'Yes, partners of the club may send me offers by SMS.', isRequired: false, isEnabled: false },
-  { id: 206, channel: 'email', text: 'I agree to receive the confirmation of my participation by e-mail.', isRequired: true, isEnabled: true },
-] as const;
-
-/**
- * Consents, their texts and their sources (one per started campaign app). Consents of
+ * Consents, their texts (the club profile's, whose purpose and channels are not served) and
+ * their sources (one per started campaign app). Consents of
  * profile `i` are `start[i] .. start[i+1]`; which text and source each has is kept in
  * typed arrays because searches by campaign app name need it for every profile.
  */
@@ -38,6 +27,7 @@ export class Consents {
     private readonly nowMs: number,
     private readonly profiles: CustomerProfiles,
     private readonly apps: CampaignApps,
+    readonly texts: readonly ConsentText[],
   ) {
     const started: number[] = [];
     for (let a = 0; a < apps.count; a++) if (apps.hasStarted(a)) started.push(a);
@@ -49,7 +39,7 @@ export class Consents {
     this.sourceOf = new Uint16Array(total);
     for (let i = 0; i < profiles.count; i++) {
       const rng = Rng.for(seed, 'eng-consent-plan', i);
-      const texts = CONSENT_TEXTS.map((_, t) => t);
+      const texts = this.texts.map((_, t) => t);
       for (let c = this.start[i]!; c < this.start[i + 1]!; c++) {
         this.textOf[c] = texts.splice(rng.int(0, texts.length - 1), 1)[0]!;
         this.sourceOf[c] = rng.int(0, this.sourceApps.length - 1);
@@ -71,7 +61,8 @@ export class Consents {
     const { peopleStart } = this.profiles;
     const identityId = PERSON_ID_BASE + rng.int(peopleStart[profileIndex]!, peopleStart[profileIndex + 1]! - 1);
     const id = CONSENT_ID_BASE + c;
-    return {
+    const first = this.start[profileIndex]!;
+    return this.profiles.revisions.consent({
       id: String(id),
       href: `/v2/${this.profiles.orgId}/customerinsights/consents/${id}`,
       type: 'consents',
@@ -81,8 +72,8 @@ export class Consents {
       identityId,
       createdDateTime: iso(createdMs),
       createdById: identityId,
-      links: { consentText: String(CONSENT_TEXTS[this.textOf[c]!]!.id), consentSource: this.sourceIdOf(this.sourceOf[c]!) },
-    };
+      links: { consentText: String(this.texts[this.textOf[c]!]!.id), consentSource: this.sourceIdOf(this.sourceOf[c]!) },
+    }, profileIndex, c - first, this.start[profileIndex + 1]! - first);
   }
 
   sourceIdOf(source: number): string {
@@ -97,11 +88,11 @@ export class Consents {
 
   /** Consent text index of an id as served, or -1. */
   textIndexOfId(id: string): number {
-    return CONSENT_TEXTS.findIndex((t) => String(t.id) === id);
+    return this.texts.findIndex((t) => String(t.id) === id);
   }
 
   textRecord(t: number): Record<string, unknown> {
-    const text = CONSENT_TEXTS[t]!;
+    const text = this.texts[t]!;
     return {
       id: String(text.id),
       type: 'consentTexts',

@@ -1,7 +1,8 @@
+import type { ClubProfile } from '../../clubs/club-profile.js';
 import type { Population } from '../population.js';
 import { Activities } from './activities.js';
 import { CampaignApps } from './campaign-apps.js';
-import { CONSENT_TEXTS, Consents } from './consents.js';
+import { Consents } from './consents.js';
 import { type ContextNode, Contexts } from './contexts.js';
 import { Files } from './files.js';
 import { Leaderboards } from './leaderboards.js';
@@ -47,12 +48,13 @@ export class EngagementData {
     population: Population,
     nowMs: number,
     readonly orgId: string,
+    club: ClubProfile,
   ) {
     const { seed, scale } = population;
     this.profiles = new CustomerProfiles(population, orgId);
-    this.people = new People(population, this.profiles, nowMs);
+    this.people = new People(population, this.profiles, nowMs, club.apiApps);
     this.campaignApps = new CampaignApps(seed, scale, nowMs, orgId);
-    this.consents = new Consents(seed, nowMs, this.profiles, this.campaignApps);
+    this.consents = new Consents(seed, nowMs, this.profiles, this.campaignApps, club.consentTexts);
     this.participants = new Participants(population, this.campaignApps, orgId);
     this.subscriptions = new Subscriptions(orgId, nowMs);
     this.leaderboards = new Leaderboards(population, this.profiles, nowMs);
@@ -100,7 +102,7 @@ export class EngagementData {
         }
         return;
       case 'consent_texts':
-        for (let t = 0; t < CONSENT_TEXTS.length; t++) yield this.consents.textRecord(t);
+        for (let t = 0; t < this.consents.texts.length; t++) yield this.consents.textRecord(t);
         return;
       case 'consent_sources':
         for (let s = 0; s < this.consents.sourceApps.length; s++) yield this.consents.sourceRecord(s);

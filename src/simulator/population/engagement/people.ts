@@ -1,3 +1,4 @@
+import type { ClubProfile } from '../../clubs/club-profile.js';
 import { Rng } from '../../random.js';
 import { rfc3966, typedEmail } from '../persons.js';
 import type { Population } from '../population.js';
@@ -8,7 +9,8 @@ import { CRM_API_APP, type CustomerProfiles, PERSON_ID_BASE, SIMULATOR_API_APP }
 const CRM_NUMBER_BASE = 12_000;
 const YEAR_MS = 365.25 * 86_400_000;
 
-type Network = 'apiApp' | 'email' | 'facebook' | 'google' | 'apple' | 'sms';
+/** A social network, or the network the club's profile gives its ApiApps' people. */
+type Network = 'email' | 'facebook' | 'google' | 'apple' | 'sms' | (string & {});
 
 /** The values a linked person and, when it is one, its identity view share. */
 interface PeopleCore {
@@ -16,6 +18,7 @@ interface PeopleCore {
   readonly profileIndex: number;
   readonly app: number;
   readonly network: Network;
+  readonly systemId: number | null;
   readonly externalId: string | null;
   readonly firstName: string;
   readonly lastName: string;
@@ -34,13 +37,15 @@ interface PeopleCore {
 /**
  * The linked persons (people) of customer profiles. Identities are the people an ApiApp
  * created: ApiApp 1's carry the ticketing user id as externalId (the join the loader's
- * own app would make), ApiApp 2's a CRM number.
+ * own app would make), ApiApp 2's a CRM number; their `network` and `systemId` are the
+ * club's (`ClubProfile.apiApps`).
  */
 export class People {
   constructor(
     private readonly population: Population,
     private readonly profiles: CustomerProfiles,
     private readonly nowMs: number,
+    private readonly apiApps: ClubProfile['apiApps'],
   ) {}
 
   get count(): number {
@@ -105,7 +110,8 @@ export class People {
       : core.network === 'email' ? core.email
       : core.network === 'sms' ? core.phone
       : null;
-    return {
+    const isFirstPerson = index === this.profiles.peopleStart[core.profileIndex];
+    return this.profiles.revisions.person({
       id: String(this.idOf(index)),
       type: 'people',
       externalId: core.externalId,
@@ -126,11 +132,11 @@ export class People {
       emailAddress: core.email,
       tenantId: this.profiles.tenantId,
       isDisabled: core.disabled,
-      systemId: core.app === 0 ? null : core.app,
+      systemId: core.systemId,
       language: core.language,
       country: rng.chance(0.7) ? 'NO' : null,
       customAuthenticationFields: rng.chance(0.2) ? JSON.stringify({ 'caf-101': 'Nordfront' }) : null,
-    };
+    }, core.profileIndex, isFirstPerson);
   }
 
   /** The identity view (GET identities), or undefined when no ApiApp created this person. */
@@ -187,8 +193,9 @@ export class People {
     const { person } = profile;
     const rng = Rng.for(this.population.seed, 'eng-person', index);
     const app = this.appOf(index);
+    const apiApp = app === SIMULATOR_API_APP || app === CRM_API_APP ? this.apiApps[app] : undefined;
     let network: Network =
-      app !== 0 ? 'apiApp'
+      apiApp ? apiApp.network
       : slot === 0 ? rng.weighted([['email', 55], ['facebook', 20], ['google', 15], ['apple', 10]] as const)
       : rng.weighted([['facebook', 35], ['google', 25], ['apple', 10], ['sms', 15], ['email', 15]] as const);
     if (network === 'email' && slot === 0 && !profile.email) network = 'facebook';
@@ -221,6 +228,7 @@ export class People {
       profileIndex,
       app,
       network,
+      systemId: apiApp ? apiApp.systemId : null,
       externalId,
       firstName,
       lastName,

@@ -3,6 +3,7 @@ import { PHONE_STYLES, type Person, formatPhone, typedEmail } from '../persons.j
 import type { Population } from '../population.js';
 import { iso } from '../time.js';
 import { segmentOf } from '../../store/sorted.js';
+import { ProfileRevisions } from './profile-revisions.js';
 
 export const PROFILE_ID_BASE = 1_000_000;
 export const PERSON_ID_BASE = 5_000_000;
@@ -47,6 +48,8 @@ export class CustomerProfiles {
   readonly peopleStart: Uint32Array;
   /** People index → 0 (not an identity), SIMULATOR_API_APP or CRM_API_APP. */
   readonly peopleApp: Uint8Array;
+  /** Changes made while the simulator runs, applied on top of the generated records. */
+  readonly revisions: ProfileRevisions;
   private readonly removed: Uint8Array;
   private live: Uint32Array;
 
@@ -55,6 +58,7 @@ export class CustomerProfiles {
     readonly orgId: string,
   ) {
     this.count = population.profilePerson.length;
+    this.revisions = new ProfileRevisions(population.seed);
     this.removed = new Uint8Array(this.count);
     this.live = Uint32Array.from({ length: this.count }, (_, i) => i);
     this.peopleStart = new Uint32Array(this.count + 1);
@@ -139,7 +143,7 @@ export class CustomerProfiles {
     const hasAddress = rng.chance(0.65);
     const fields: [string, string][] = [];
     for (const [key, values] of AUTH_FIELDS) if (rng.chance(0.35)) fields.push([key, rng.pick(values)]);
-    return {
+    return this.revisions.profile({
       id: String(core.id),
       href: `/v2/${this.orgId}/customerinsights/customerprofiles/${core.id}`,
       type: 'customerProfiles',
@@ -163,7 +167,7 @@ export class CustomerProfiles {
       phoneNumber: core.phone ?? (rng.chance(0.5) ? '' : null),
       customAuthenticationFields: JSON.stringify(Object.fromEntries(fields)),
       links: { people: this.peopleIds(index) },
-    };
+    }, index);
   }
 
   /** How many people a profile has and which of them an ApiApp created. */

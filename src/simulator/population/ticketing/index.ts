@@ -1,3 +1,4 @@
+import type { ClubProfile } from '../../clubs/club-profile.js';
 import type { CursorResource } from '../../store/cursor-resource.js';
 import type { Population } from '../population.js';
 import { Members } from './members.js';
@@ -18,12 +19,12 @@ export class TicketingData {
   readonly userPermissions: UserPermissions;
   readonly byName: Record<TicketingResource, CursorResource>;
 
-  constructor(population: Population, nowMs: number) {
+  constructor(population: Population, nowMs: number, club: ClubProfile) {
     this.users = new Users(population, nowMs);
     this.members = new Members(population, nowMs);
-    this.tickets = new Tickets(population, this.users, nowMs);
-    this.merchandise = new Merchandise(population, this.users, nowMs);
-    this.userPermissions = new UserPermissions(population, this.users, nowMs);
+    this.tickets = new Tickets(population, this.users, nowMs, club);
+    this.merchandise = new Merchandise(population, this.users, nowMs, club);
+    this.userPermissions = new UserPermissions(population, this.users, nowMs, club.ticketingConsents);
     this.byName = {
       users: this.users,
       members: this.members,

@@ -1,3 +1,4 @@
+import type { ClubProfile } from '../../clubs/club-profile.js';
 import { Rng } from '../../random.js';
 import { TEAMS } from '../names.js';
 import { DAY_MS, HOUR_MS } from '../time.js';
@@ -15,26 +16,36 @@ export interface Match {
   readonly league: string;
   readonly home: readonly [number, string];
   readonly away: readonly [number, string];
-  /** The season-ticket sale is a virtual match of its own. */
-  readonly seasonTicketSale: boolean;
+  /** A virtual match that only sells season tickets (`just_seasonticket_sales`). */
+  readonly virtual: boolean;
+  /** Season tickets of its season are sold on it (the virtual match, or a club's first league match). */
+  readonly sellsSeasonTickets: boolean;
   /** Relative demand for tickets. */
   readonly popularity: number;
 }
 
 /**
  * The club's calendar: six seasons (calendar years ending with the current one) of 40
- * events each, the first of every season being the virtual season-ticket sale.
+ * event slots each. The first slot of every season is the virtual season-ticket sale where
+ * the club sells season tickets that way; a club that sells them on its first league match
+ * has no virtual match, and the slot stays empty (ids and seasons keep their numbers).
  */
-export function buildMatches(seed: number, nowMs: number): Match[] {
+export function buildMatches(seed: number, nowMs: number, club: Pick<ClubProfile, 'seasonTicketSale' | 'homeTeam'>): Match[] {
+  const { seasonTicketSale, homeTeam } = club;
   const currentYear = new Date(nowMs).getUTCFullYear();
   const matches: Match[] = [];
   for (let s = 0; s < SEASONS; s++) {
     const year = currentYear - SEASONS + 1 + s;
     const seasonStart = Date.UTC(year, 2, 1);
+    let sold = false;
     for (let e = 0; e < EVENTS_PER_SEASON; e++) {
       const index = s * EVENTS_PER_SEASON + e;
       const rng = Rng.for(seed, 'match', index);
       const virtual = e === 0;
+      if (virtual && seasonTicketSale !== 'virtual_match') continue;
+      const league = virtual ? 'Season tickets' : e % 8 === 0 ? 'NM Cup' : 'Eliteserien';
+      const sellsSeasonTickets: boolean = virtual || (seasonTicketSale === 'first_league_match' && !sold && league === 'Eliteserien');
+      sold ||= sellsSeasonTickets;
       const day = virtual ? seasonStart - 60 * DAY_MS : seasonStart + (e - 1) * 6.5 * DAY_MS;
       const kickoffMs = Math.floor(day / DAY_MS) * DAY_MS + rng.pick([15, 17, 18, 19, 20]) * HOUR_MS;
       const away = TEAMS[1 + ((e + s * 7) % (TEAMS.length - 1))]!;
@@ -45,10 +56,11 @@ export function buildMatches(seed: number, nowMs: number): Match[] {
         kickoffMs,
         salesStartMs: kickoffMs - (virtual ? 120 : 30) * DAY_MS,
         salesCloseMs: kickoffMs - HOUR_MS,
-        league: virtual ? 'Season tickets' : e % 8 === 0 ? 'NM Cup' : 'Eliteserien',
-        home: TEAMS[0],
-        away: virtual ? TEAMS[0] : away,
-        seasonTicketSale: virtual,
+        league,
+        home: homeTeam,
+        away: virtual ? homeTeam : away,
+        virtual,
+        sellsSeasonTickets,
         popularity: virtual ? 0.5 : 0.6 + rng.next() * 0.8,
       });
     }

@@ -1,3 +1,4 @@
+import type { ClubProfile, MerchandiseChannel, OrderStatus } from '../../clubs/club-profile.js';
 import { CursorResource, type Item } from '../../store/cursor-resource.js';
 import { Rng } from '../../random.js';
 import type { Population } from '../population.js';
@@ -20,17 +21,19 @@ const PRODUCTS = [
   { id: 108, name: 'Training jacket', price: 999, sizes: ['S', 'M', 'L', 'XL'] },
 ] as const;
 const PAYMENT = { 1: 'Card', 2: 'Vipps', 3: 'Invoice' } as const;
-const ORDER_STATUS = { 1: 'Completed', 2: 'Cancelled', 3: 'Refunded' } as const;
 const REDEEM = { 0: 'Not collected', 1: 'Collected', 2: 'Shipped' } as const;
 
 /** Merchandise (`/api/merchandise`): single sold items, grouped into orders by id_order. */
 export class Merchandise extends CursorResource {
   private readonly orderStart: Uint32Array;
+  private readonly statuses: readonly (readonly [OrderStatus, number])[];
+  private readonly channels: readonly MerchandiseChannel[];
 
   constructor(
     private readonly population: Population,
     private readonly users: Users,
     private readonly nowMs: number,
+    club: ClubProfile,
   ) {
     const total = Math.max(30, Math.round(SCALE_1.merchandiseItems * population.scale));
     const orderStart = new Uint32Array(total);
@@ -43,6 +46,8 @@ export class Merchandise extends CursorResource {
     const lastUpdate = Float64Array.from(orderStart, (first) => orderDate(population.seed, first, nowMs) + 60_000);
     super('merchandise', lastUpdate);
     this.orderStart = orderStart;
+    this.statuses = club.orderStatuses.map((status) => [status, status.merchandiseWeight] as const);
+    this.channels = club.merchandiseChannels;
   }
 
   keyOf(item: Item): string {
@@ -63,10 +68,10 @@ export class Merchandise extends CursorResource {
     const existing = this.users.existingBefore(orderMs);
     const userIndex = Math.min(existing - 1, Math.floor(existing * order.next() ** 1.3));
     const user = this.users.record(userIndex);
-    const status = order.weighted([[1, 94], [2, 3], [3, 3]] as const);
+    const status = order.weighted(this.statuses);
     const payment = order.int(1, 3) as keyof typeof PAYMENT;
-    const channel = order.pick(['Web shop', 'App', 'Stadium kiosk'] as const);
-    const redeem = (channel === 'Stadium kiosk' ? 1 : order.int(0, 2)) as keyof typeof REDEEM;
+    const channel = order.pick(this.channels);
+    const redeem = (channel.atStadium ? 1 : order.int(0, 2)) as keyof typeof REDEEM;
     const lines = Array.from({ length: size }, (_, k) => line(seed, first + k));
     const item = lines[index - first]!;
     const orderAmount = lines.reduce((sum, l) => sum + l.final, 0);
@@ -87,17 +92,17 @@ export class Merchandise extends CursorResource {
       phone_number: user.phone,
       recovery_phone_number: user.phone,
       phone_guest: null,
-      pickup_data: channel === 'Stadium kiosk' ? 'Picked up at stadium shop' : null,
+      pickup_data: channel.atStadium ? 'Picked up at stadium shop' : null,
       user_address: user.address,
       user_city: user.city,
       user_country: user.country,
       user_zip_code: user.zip_code,
       user_created: user.user_created,
       user_last_login: user.user_last_login,
-      id_transaction_status: status,
+      id_transaction_status: status.id,
       id_transaction: 7_000_000 + first,
       order_no: 50_000 + first,
-      in_app_transaction: channel === 'App',
+      in_app_transaction: channel.isApp,
       redeem_status: redeem,
       name_redeemed: redeem === 1 ? user.completename : null,
       note_redeemed: null,
@@ -108,16 +113,16 @@ export class Merchandise extends CursorResource {
       from_redeemed_txt: redeem === 1 ? 'Stadium shop' : null,
       redeem_status_txt: REDEEM[redeem],
       order_type: 8,
-      order_status: status,
+      order_status: status.id,
       payment_type: payment,
       order_type_txt: 'Merchandise',
-      order_status_txt: ORDER_STATUS[status],
+      order_status_txt: status.name,
       payment_type_txt: PAYMENT[payment],
-      sale_channel_txt: channel,
-      result: status === 1 ? 'OK' : 'CANCELLED',
-      refund_detail: status === 3 ? 'Refunded on request' : null,
-      refunded_amount: status === 3 ? item.final.toFixed(2) : null,
-      cancel_detail: status === 2 ? 'Cancelled by customer' : null,
+      sale_channel_txt: channel.name,
+      result: status.group === 'paid' ? 'OK' : status.group === 'pending' ? 'PENDING' : 'CANCELLED',
+      refund_detail: status.group === 'refunded' ? 'Refunded on request' : null,
+      refunded_amount: status.group === 'refunded' ? item.final.toFixed(2) : null,
+      cancel_detail: status.group === 'cancelled' ? 'Cancelled by customer' : null,
       prod_id: item.product.id,
       prod_name: item.product.name,
       prod_size: item.size,

@@ -1,3 +1,4 @@
+import { type ClubProfile, type OrderStatus, SEASON_TICKET_ORDER_TYPE } from '../../clubs/club-profile.js';
 import { CursorResource, type Item } from '../../store/cursor-resource.js';
 import { Rng } from '../../random.js';
 import type { Population } from '../population.js';
@@ -9,17 +10,16 @@ import { segmentOf } from '../../store/sorted.js';
 
 export const TICKET_STATUS = { 1: 'Free', 2: 'Reserved', 3: 'Paid', 4: 'Redeemed', 5: 'Unredeemed', 6: 'RedeemCodeChecked', 7: 'ForSell', 8: 'Used', 9: 'ReadyForPickUp' } as const;
 export const ORDER_TYPE = { 5: 'Kiosk', 6: 'Ticket', 7: 'Auction', 8: 'Merchandise', 9: 'Pledge', 10: 'Competition', 11: 'Deposit', 12: 'SeasonTicket', 13: 'Lottery', 14: 'PlayerVotes', 15: 'Subscription', 16: 'GiftCard' } as const;
-/** Order statuses are not listed by the documents; these are the simulator's choice. */
-export const TICKET_ORDER_STATUS = { 1: 'Completed', 2: 'Cancelled', 3: 'Refunded' } as const;
 const TICKET_TYPES = { 1: 'Adult', 2: 'Child', 3: 'Senior', 4: 'Student' } as const;
 const PRICE_FACTOR = { 1: 1, 2: 0.5, 3: 0.7, 4: 0.8 } as const;
 const CATEGORIES = { 1: 'Long side', 2: 'Short side', 3: 'Family stand', 4: 'North stand' } as const;
 const CATEGORY_PRICE = { 1: 420, 2: 320, 3: 260, 4: 220 } as const;
-const CHANNELS = ['web', 'app', 'box office', 'partner'] as const;
 /** Share of the ticket budget sold ticket by ticket; season-ticket seats on real matches fill the rest. */
 const SINGLE_TICKET_SHARE = 0.7;
 /** Share of a season's season-ticket orders that renew one of the previous season's. */
 const RENEWAL_SHARE = 0.7;
+/** Demand for season tickets beside a match's single-ticket demand (its popularity). */
+const SEASON_TICKET_DEMAND = 0.5;
 
 interface OrderFacts {
   readonly first: number;
@@ -27,8 +27,8 @@ interface OrderFacts {
   readonly buyer: number;
   readonly orderDateMs: number;
   /** null for distributed (free) tickets. */
-  readonly orderType: 6 | 12 | null;
-  readonly orderStatus: 1 | 2 | 3;
+  readonly orderType: number | null;
+  readonly orderStatus: OrderStatus;
   readonly channel: string;
 }
 
@@ -37,11 +37,12 @@ export class Tickets extends CursorResource {
   readonly matches: Match[];
   private readonly source: TicketSource;
 
-  constructor(population: Population, users: Users, nowMs: number) {
+  constructor(population: Population, users: Users, nowMs: number, club: ClubProfile) {
     const seed = population.seed;
     const total = Math.max(100, Math.round(SCALE_1.tickets * population.scale));
-    const matches = buildMatches(seed, nowMs);
-    const layout = layOutTickets({ population, users, nowMs, matches }, ticketsPerMatch(matches, Math.round(total * SINGLE_TICKET_SHARE), nowMs));
+    const matches = buildMatches(seed, nowMs, club);
+    const vocabulary = orderVocabulary(club);
+    const layout = layOutTickets({ population, users, nowMs, matches, club, ...vocabulary }, ticketsPerMatch(matches, Math.round(total * SINGLE_TICKET_SHARE), nowMs));
     const count = layout.orderStart.length;
     const lastUpdate = new Float64Array(count);
     // Field initialisers run after super(), so compute facts through a throwaway view.
@@ -56,7 +57,7 @@ export class Tickets extends CursorResource {
    * each season, in the order its seats appear on that season's league matches.
    */
   seasonTicketSales(season: string): readonly number[] {
-    const s = this.matches.findIndex((match) => match.season === season && match.seasonTicketSale);
+    const s = this.matches.findIndex((match) => match.season === season && match.sellsSeasonTickets);
     return s < 0 ? [] : [...this.source.seasonSeats[seasonOf(this.matches[s]!)]!];
   }
 
@@ -104,14 +105,14 @@ export class Tickets extends CursorResource {
       match_team_away_id: match.away[0],
       match_team_home_name: match.home[1],
       match_team_away_name: match.away[1],
-      name: 'Fanlake Arena',
+      name: this.source.club.venue,
       season: match.season,
       external_id: rng.chance(0.1) ? `EXT-${rng.digits(8)}` : null,
       order_type: order.orderType,
-      order_type_txt: order.orderType === null ? null : ORDER_TYPE[order.orderType],
+      order_type_txt: order.orderType === null ? null : ORDER_TYPE[order.orderType as keyof typeof ORDER_TYPE],
       order_channel: order.channel,
-      order_status: order.orderStatus,
-      order_status_text: TICKET_ORDER_STATUS[order.orderStatus],
+      order_status: order.orderStatus.id,
+      order_status_text: order.orderStatus.name,
       order_price: orderPrice.toFixed(2),
       ticket_vat: (price - subtotal).toFixed(2),
       ticket_subtotal: subtotal.toFixed(2),
@@ -148,8 +149,8 @@ export class Tickets extends CursorResource {
       ticket_date_released: released ? iso(Math.min(this.source.nowMs, order.orderDateMs + 3 * DAY_MS)) : null,
       ticket_released: String(released),
       distribution: order.orderType === null ? rng.pick(['Sponsor allocation', 'Complimentary', 'Players and staff']) : null,
-      id_season_ticket: order.orderType === 12 ? `ST-${saleMatch.season}-${origin + 1}` : null,
-      just_seasonticket_sales: match.seasonTicketSale,
+      id_season_ticket: order.orderType === SEASON_TICKET_ORDER_TYPE ? `ST-${saleMatch.season}-${origin + 1}` : null,
+      just_seasonticket_sales: match.virtual,
       event_type: 1,
     };
   }
@@ -159,16 +160,34 @@ export function ticketId(index: number): string {
   return `T${String(index + 1).padStart(8, '0')}`;
 }
 
+/** The club's order statuses and single-ticket order types as weighted draws. */
+interface OrderVocabulary {
+  readonly statuses: readonly (readonly [OrderStatus, number])[];
+  readonly singleTypes: readonly (readonly [number, number])[];
+  readonly channels: readonly string[];
+}
+
+function orderVocabulary(club: ClubProfile): OrderVocabulary {
+  return {
+    statuses: club.orderStatuses.map((status) => [status, status.ticketWeight] as const),
+    singleTypes: club.ticketOrderTypes.filter((type) => type.singleWeight > 0).map((type) => [type.id, type.singleWeight] as const),
+    channels: club.ticketChannels.map((channel) => channel.name),
+  };
+}
+
 /** What generates tickets; the typed arrays are the whole layout, records come from (seed, index). */
-interface TicketSource {
+interface TicketSource extends OrderVocabulary {
   readonly population: Population;
   readonly users: Users;
   readonly nowMs: number;
+  readonly club: ClubProfile;
   readonly matches: Match[];
   /** First ticket index of each match (one more entry for the end). */
   readonly matchStart: ArrayLike<number>;
   /** End of each match's season-ticket seats, which open its segment. */
   readonly seatEnd: ArrayLike<number>;
+  /** End of the season-ticket sale tickets that follow the seats on a match selling them; single-ticket orders follow. */
+  readonly saleEnd: ArrayLike<number>;
   /** First ticket index of each ticket's order; a seat is its own. */
   readonly orderStart: ArrayLike<number>;
   /** Per season: the sale tickets of completed season-ticket orders, one seat each on every covered match. */
@@ -182,45 +201,58 @@ function seasonOf(match: Match): number {
   return Math.floor(match.index / EVENTS_PER_SEASON);
 }
 
-/** A season ticket gives a seat at every league match of its season; cup matches are sold apart. */
-function coversMatch(match: Match): boolean {
-  return !match.seasonTicketSale && match.league === 'Eliteserien';
+/**
+ * A season ticket gives a seat at every league match of its season (cup matches are sold
+ * apart); on the match it is sold on, the sale ticket itself is the seat.
+ */
+function hasSeats(match: Match): boolean {
+  return !match.virtual && !match.sellsSeasonTickets && match.league === 'Eliteserien';
 }
 
 /**
- * Places every ticket: per match its season-ticket seats first, then single-ticket orders of
- * 1-4 tickets. A season's sale comes before its matches, so its completed orders are known
- * when the matches' seats are laid out.
+ * Places every ticket: per match its season-ticket seats first, then, on the match that sells
+ * them, season-ticket orders, then single-ticket orders; orders hold 1-4 tickets. A season's
+ * sale comes before its other matches, so its completed orders are known when their seats are
+ * laid out.
  */
-function layOutTickets(base: Pick<TicketSource, 'population' | 'users' | 'nowMs' | 'matches'>, singles: Uint32Array): TicketSource {
+function layOutTickets(
+  base: Pick<TicketSource, 'population' | 'users' | 'nowMs' | 'club' | 'matches' | keyof OrderVocabulary>,
+  counts: { seasonTickets: Uint32Array; singles: Uint32Array },
+): TicketSource {
   const { matches } = base;
-  const seasons = Math.ceil(matches.length / EVENTS_PER_SEASON);
+  const seasons = Math.ceil((matches.at(-1)!.index + 1) / EVENTS_PER_SEASON);
   // Not yet placed matches start "at infinity", so segment lookups work while building.
   const matchStart = new Float64Array(matches.length + 1).fill(Number.MAX_SAFE_INTEGER);
   const seatEnd = new Float64Array(matches.length);
+  const saleEnd = new Float64Array(matches.length);
   const orderStart: number[] = [];
   const seasonSeats: Uint32Array[] = Array.from({ length: seasons }, () => new Uint32Array(0));
   const seasonBuyers: Int32Array[] = Array.from({ length: seasons }, () => new Int32Array(0));
-  const building: TicketSource = { ...base, matchStart, seatEnd, orderStart, seasonSeats, seasonBuyers };
+  const building: TicketSource = { ...base, matchStart, seatEnd, saleEnd, orderStart, seasonSeats, seasonBuyers };
   const rng = Rng.for(base.population.seed, 'ticket-orders');
-  for (let m = 0; m < matches.length; m++) {
-    const match = matches[m]!;
-    matchStart[m] = orderStart.length;
-    if (coversMatch(match)) for (let k = 0; k < seasonSeats[seasonOf(match)]!.length; k++) orderStart.push(orderStart.length);
-    seatEnd[m] = orderStart.length;
-    const end = orderStart.length + singles[m]!;
+  const placeOrders = (count: number) => {
+    const end = orderStart.length + count;
     while (orderStart.length < end) {
       const first = orderStart.length;
       const size = Math.min(end - first, rng.weighted([[1, 35], [2, 35], [3, 15], [4, 15]] as const));
       for (let k = 0; k < size; k++) orderStart.push(first);
     }
-    if (match.seasonTicketSale) {
+  };
+  for (let m = 0; m < matches.length; m++) {
+    const match = matches[m]!;
+    matchStart[m] = orderStart.length;
+    if (hasSeats(match)) for (let k = 0; k < seasonSeats[seasonOf(match)]!.length; k++) orderStart.push(orderStart.length);
+    seatEnd[m] = orderStart.length;
+    placeOrders(counts.seasonTickets[m]!);
+    saleEnd[m] = orderStart.length;
+    placeOrders(counts.singles[m]!);
+    if (match.sellsSeasonTickets) {
       const seats: number[] = [];
       const buyers: number[] = [];
-      for (let i = seatEnd[m]!; i < end; i++) {
+      for (let i = seatEnd[m]!; i < saleEnd[m]!; i++) {
         if (orderStart[i] !== i) continue;
         const order = computeOrderFacts(building, i);
-        if (order.orderStatus !== 1) continue;
+        if (order.orderStatus.group !== 'paid') continue;
         buyers.push(order.buyer);
         for (let k = 0; k < order.size; k++) seats.push(i + k);
       }
@@ -229,30 +261,51 @@ function layOutTickets(base: Pick<TicketSource, 'population' | 'users' | 'nowMs'
     }
   }
   matchStart[matches.length] = orderStart.length;
-  return { ...building, matchStart: Uint32Array.from(matchStart), seatEnd: Uint32Array.from(seatEnd), orderStart: Uint32Array.from(orderStart) };
+  return {
+    ...building,
+    matchStart: Uint32Array.from(matchStart),
+    seatEnd: Uint32Array.from(seatEnd),
+    saleEnd: Uint32Array.from(saleEnd),
+    orderStart: Uint32Array.from(orderStart),
+  };
 }
 
-/** Single tickets per match: demand times how much of the sales window has passed. */
-function ticketsPerMatch(matches: Match[], total: number, nowMs: number): Uint32Array {
-  const weights = matches.map((m) => {
+/**
+ * Season-ticket sale tickets and single tickets per match: demand times how much of the
+ * sales window has passed, the budget shared out in match order (season tickets first).
+ */
+function ticketsPerMatch(matches: Match[], total: number, nowMs: number): { seasonTickets: Uint32Array; singles: Uint32Array } {
+  const demand = matches.map((m) => {
     const sold = Math.min(1, Math.max(0, (nowMs - m.salesStartMs) / (m.salesCloseMs - m.salesStartMs)));
-    return m.popularity * sold;
+    return [m.sellsSeasonTickets ? SEASON_TICKET_DEMAND * sold : 0, m.virtual ? 0 : m.popularity * sold] as const;
   });
-  const sum = weights.reduce((a, b) => a + b, 0);
-  const counts = new Uint32Array(matches.length);
+  const sum = demand.reduce((a, [seasonTickets, singles]) => a + seasonTickets + singles, 0);
+  const seasonTickets = new Uint32Array(matches.length);
+  const singles = new Uint32Array(matches.length);
   let acc = 0;
   let placed = 0;
-  for (let m = 0; m < matches.length; m++) {
-    acc += weights[m]!;
+  const share = (weight: number): number => {
+    acc += weight;
     const upTo = Math.round((acc / sum) * total);
-    counts[m] = upTo - placed;
+    const count = upTo - placed;
     placed = upTo;
+    return count;
+  };
+  for (let m = 0; m < matches.length; m++) {
+    seasonTickets[m] = share(demand[m]![0]);
+    singles[m] = share(demand[m]![1]);
   }
-  return counts;
+  return { seasonTickets, singles };
 }
 
 function matchOf(matchStart: ArrayLike<number>, index: number): number {
   return segmentOf(matchStart, index);
+}
+
+/** Whether ticket `index` is a season-ticket sale (a priced SeasonTicket order's ticket). */
+function isSeasonTicketSale(source: TicketSource, index: number): boolean {
+  const m = matchOf(source.matchStart, index);
+  return index >= source.seatEnd[m]! && index < source.saleEnd[m]!;
 }
 
 /** The season-ticket sale ticket whose seat `index` is, or -1 for any other ticket. */
@@ -286,21 +339,26 @@ function computeOrderFacts(source: TicketSource, first: number): OrderFacts {
   const orderDateMs = Math.floor(match.salesStartMs + rng.next() * Math.max(0, salesEnd - match.salesStartMs));
   const existing = source.users.existingBefore(orderDateMs);
   let buyer = Math.min(existing - 1, Math.floor(existing * rng.next() ** 1.4));
-  const orderType = match.seasonTicketSale ? 12 : rng.chance(0.08) ? null : 6;
-  const orderStatus = rng.weighted([[1, 93], [2, 4], [3, 3]] as const);
-  const channel = rng.pick(CHANNELS);
+  const seasonTicket = isSeasonTicketSale(source, first);
+  const orderType = seasonTicket ? SEASON_TICKET_ORDER_TYPE : rng.chance(0.08) ? null : singleOrderType(source, rng);
+  const orderStatus = rng.weighted(source.statuses);
+  const channel = rng.pick(source.channels);
   // Most season-ticket orders are last season's holders renewing.
-  const previous = match.seasonTicketSale && seasonOf(match) > 0 ? source.seasonBuyers[seasonOf(match) - 1]! : undefined;
+  const previous = seasonTicket && seasonOf(match) > 0 ? source.seasonBuyers[seasonOf(match) - 1]! : undefined;
   if (previous && previous.length > 0 && rng.chance(RENEWAL_SHARE)) buyer = previous[rng.int(0, previous.length - 1)]!;
   return { first, size, buyer, orderDateMs, orderType, orderStatus, channel };
 }
 
+/** The order type of a priced single-ticket order: the club's only one is drawn without a roll. */
+function singleOrderType(source: TicketSource, rng: Rng): number {
+  return source.singleTypes.length === 1 ? source.singleTypes[0]![0] : rng.weighted(source.singleTypes);
+}
+
 /** Price category and ticket type of a ticket (a seat has its season ticket's). */
 function ticketKind(source: TicketSource, index: number): { category: keyof typeof CATEGORIES; type: keyof typeof TICKET_TYPES } {
-  const match = source.matches[matchOf(source.matchStart, index)]!;
   const rng = Rng.for(source.population.seed, 'ticket', index);
   const category = rng.int(1, 4) as keyof typeof CATEGORIES;
-  const type = (match.seasonTicketSale ? 1 : rng.weighted([[1, 70], [2, 15], [3, 8], [4, 7]] as const)) as keyof typeof TICKET_TYPES;
+  const type = (isSeasonTicketSale(source, index) ? 1 : rng.weighted([[1, 70], [2, 15], [3, 8], [4, 7]] as const)) as keyof typeof TICKET_TYPES;
   return { category, type };
 }
 
@@ -318,7 +376,7 @@ function ticketPrice(source: TicketSource, index: number): number {
   const order = orderFacts(source, index);
   if (order.orderType === null) return 0;
   const { category, type } = ticketKind(source, index);
-  const base = match.seasonTicketSale ? CATEGORY_PRICE[category] * 11 : CATEGORY_PRICE[category];
+  const base = isSeasonTicketSale(source, index) ? CATEGORY_PRICE[category] * 11 : CATEGORY_PRICE[category];
   return Math.round(base * PRICE_FACTOR[type] * (match.league === 'NM Cup' ? 0.8 : 1));
 }
 
@@ -327,8 +385,10 @@ function ticketStatus(source: TicketSource, index: number, version: number): key
   const sale = seasonTicketOf(source, index);
   const order = orderFacts(source, sale < 0 ? index : sale);
   const rng = Rng.for(source.population.seed, 'ticket-status', index);
-  if (order.orderStatus === 2) return 1;
-  if (order.orderStatus === 3) return 7;
+  // What became of the order shows on its tickets: free again, for sale again, or reserved.
+  if (order.orderStatus.group === 'cancelled') return 1;
+  if (order.orderStatus.group === 'refunded') return 7;
+  if (order.orderStatus.group === 'pending') return 2;
   const played = match.kickoffMs < source.nowMs;
   if (!played) {
     if (version > 0) return version % 2 === 1 ? 9 : 3;

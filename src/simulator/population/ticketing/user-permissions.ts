@@ -1,19 +1,14 @@
+import type { TicketingConsent } from '../../clubs/club-profile.js';
 import { CursorResource, type Item } from '../../store/cursor-resource.js';
 import { Rng } from '../../random.js';
 import type { Population } from '../population.js';
 import { USER_ID_BASE, type Users } from './users.js';
 import { segmentOf } from '../../store/sorted.js';
 
-/** Consent types (id_consent_basic); the documents name none, these are the simulator's. */
-export const CONSENT_TYPES = [
-  { id: 1, name: 'Newsletter', description: 'News and offers from the club by e-mail', share: 0.7 },
-  { id: 2, name: 'SMS', description: 'Match reminders and offers by text message', share: 0.45 },
-  { id: 3, name: 'Push notifications', description: 'Notifications in the club app', share: 0.6 },
-  { id: 4, name: 'Partner offers', description: 'Offers from the club\'s partners', share: 0.45 },
-  { id: 5, name: 'Profiling', description: 'Use of purchase history to tailor offers', share: 0.8 },
-] as const;
-
-/** User permissions (`/api/user_permission`): one row per user and consent type answered. */
+/**
+ * User permissions (`/api/user_permission`): one row per user and consent type answered. The
+ * documents name no consent types; the club profile declares them (at most eight).
+ */
 export class UserPermissions extends CursorResource {
   private readonly start: Uint32Array;
   private readonly masks: Uint8Array;
@@ -22,6 +17,7 @@ export class UserPermissions extends CursorResource {
     private readonly population: Population,
     private readonly users: Users,
     nowMs: number,
+    private readonly consentTypes: readonly TicketingConsent[],
   ) {
     const count = users.created.length;
     const masks = new Uint8Array(count);
@@ -29,7 +25,7 @@ export class UserPermissions extends CursorResource {
     const rng = Rng.for(population.seed, 'permissions');
     for (let u = 0; u < count; u++) {
       let mask = 0;
-      CONSENT_TYPES.forEach((type, bit) => {
+      consentTypes.forEach((type, bit) => {
         if (rng.chance(type.share)) mask |= 1 << bit;
       });
       masks[u] = mask;
@@ -60,7 +56,7 @@ export class UserPermissions extends CursorResource {
     let nth = index - this.start[user]!;
     let bit = 0;
     for (; bit < 8; bit++) if (this.masks[user]! & (1 << bit) && nth-- === 0) break;
-    const type = CONSENT_TYPES[bit]!;
+    const type = this.consentTypes[bit]!;
     const rng = Rng.for(this.population.seed, 'permission', index);
     const decision = rng.chance(0.8) !== (version % 2 === 1);
     return {

@@ -2,10 +2,10 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CLUB_MAPPINGS, DEFAULT_CLUB_FILES_DIR, readClubFiles } from '../../src/models/club/club-files.js';
-import { runCli } from '../helpers/cli.js';
-import { sharedWarehouse } from '../helpers/shared-warehouse.js';
-import { runCliOk } from '../warehouse/identity-fixture.js';
+import { CLUB_FILES, DEFAULT_CLUB_FILES_DIR, readClubFiles } from '../../../src/models/club/club-files.js';
+import { runCli } from '../../helpers/cli.js';
+import { sharedWarehouse } from '../../helpers/shared-warehouse.js';
+import { runCliOk } from '../../warehouse/identity-fixture.js';
 
 /**
  * The club's own files (club/club-files.ts) through the real CLI: the first build creates the
@@ -36,8 +36,8 @@ function buildStatuses(stdout: string): Map<string, string> {
 describe('the club folder', () => {
   it('is created on first use with the default mappings, and the build says so', () => {
     expect(firstBuild).toContain(`created the club folder ${clubDir}`);
-    expect(readdirSync(clubDir).sort()).toEqual(CLUB_MAPPINGS.map((spec) => `${spec.name}.csv`).sort());
-    for (const spec of CLUB_MAPPINGS) {
+    expect(readdirSync(clubDir).sort()).toEqual(CLUB_FILES.map((spec) => `${spec.name}.csv`).sort());
+    for (const spec of CLUB_FILES) {
       expect(readFileSync(join(clubDir, `${spec.name}.csv`), 'utf8')).toBe(readFileSync(join(DEFAULT_CLUB_FILES_DIR, `${spec.name}.csv`), 'utf8'));
     }
   });

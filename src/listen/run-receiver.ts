@@ -1,0 +1,82 @@
+import { hostname } from 'node:os';
+import type { Config } from '../config/load-config.js';
+import { registerSecret } from '../core/secrets.js';
+import { UsageError } from '../core/errors.js';
+import { engagementConnection } from '../sources/engagement/index.js';
+import { JournalWriter } from './journal.js';
+import { HEARTBEAT_MS, readReceiverState, type ReceiverState, coverageGap, writeReceiverState } from './receiver-state.js';
+import { PUSH_PATH, type ReceiverEvent, ReceiverServer } from './receiver-server.js';
+import { registerSubscription } from './register-subscription.js';
+import { SubscriptionApi } from './subscription-api.js';
+
+export interface ReceiverRun {
+  readonly config: Config;
+  /** Overrides `listen.port` (`listen --port N`). */
+  readonly port?: number;
+  /** Aborted on SIGTERM or SIGINT: the receiver stops cleanly. */
+  readonly stop: AbortSignal;
+  /** Once listening with the subscription enabled and validated: the address it listens on. */
+  readonly onReady: (listeningOn: string, subscriptionId: string) => void;
+  readonly onEvent?: (event: ReceiverEvent) => void;
+}
+
+/**
+ * `fanlake listen`: binds the receiver, points the organization's subscription at it
+ * (registering, re-pointing or validating it as needed), then records deliveries until
+ * stopped. Its state file tells extraction since when every change is in the journal.
+ */
+export async function runReceiver(run: ReceiverRun): Promise<void> {
+  const { config } = run;
+  const outcome = engagementConnection(config);
+  if ('skipped' in outcome) throw new UsageError(`fanlake listen receives the engagement API's pushes, but ${outcome.skipped}`);
+  const secret = config['listen.secret'];
+  if (!secret) throw new UsageError('FANLAKE_LISTEN_SECRET is not set: set an unguessable path token of at least 32 characters in the environment or .env (e.g. openssl rand -hex 32)');
+  registerSecret(secret);
+  registerSecret(outcome.connection.authorization.replace(/^Basic /, ''));
+  const { dataDir } = config;
+  const previous = await readReceiverState(dataDir);
+  if (previous && previous.host === hostname() && previous.pid !== process.pid && coverageGap(previous, new Date(0)) === undefined) {
+    throw new UsageError(`another fanlake listen (pid ${previous.pid}) receives for ${dataDir}; stop it first`);
+  }
+
+  const journal = await JournalWriter.open(dataDir);
+  const server = new ReceiverServer({
+    journal,
+    secret,
+    maxBodyBytes: config['listen.maxBodyBytes'],
+    maxRequestsPerSecond: config['listen.maxRequestsPerSecond'],
+    profileIdPaths: config['listen.profileIdPaths'],
+    onEvent: run.onEvent,
+  });
+  let heartbeat: NodeJS.Timeout | undefined;
+  let state: ReceiverState | undefined;
+  // One write at a time, in order: a heartbeat must not land after the final state.
+  let writing = Promise.resolve();
+  const save = (next: ReceiverState) => (writing = writing.then(() => writeReceiverState(dataDir, next)).catch(() => undefined));
+  try {
+    const host = config['listen.host'];
+    const bound = await server.listen(host, run.port ?? config['listen.port']);
+    const listeningOn = `http://${host.includes(':') ? `[${host}]` : host}:${bound.port}`;
+    const publicUrl = (config['listen.publicUrl'] ?? listeningOn).replace(/\/+$/, '');
+    state = { version: 1, pid: process.pid, host: hostname(), segment: journal.segment, listeningOn, publicUrl, heartbeatAt: new Date().toISOString() };
+    await writeReceiverState(dataDir, state);
+    heartbeat = setInterval(() => {
+      state = { ...state!, heartbeatAt: new Date().toISOString() };
+      void save(state);
+    }, HEARTBEAT_MS);
+    heartbeat.unref();
+
+    const api = new SubscriptionApi({ connection: outcome.connection, timeoutMs: config['http.timeoutMs'], maxAttempts: config['http.maxAttempts'] });
+    const subscription = await registerSubscription({ api, server, callbackUrl: `${publicUrl}${PUSH_PATH}${secret}`, previousId: previous?.subscriptionId, publicUrl });
+    const now = new Date().toISOString();
+    state = { ...state, subscriptionId: subscription.id, coveredSince: now, heartbeatAt: now };
+    await save(state);
+    run.onReady(listeningOn, subscription.id);
+    if (!run.stop.aborted) await new Promise((resolve) => run.stop.addEventListener('abort', resolve, { once: true }));
+  } finally {
+    clearInterval(heartbeat);
+    await server.close();
+    await journal.close();
+    if (state) await save({ ...state, heartbeatAt: new Date().toISOString(), stoppedAt: new Date().toISOString() });
+  }
+}

@@ -1,0 +1,118 @@
+import { createHash } from 'node:crypto';
+import type { DuckDBConnection, Json } from '@duckdb/node-api';
+import { queryRows, quoteLiteral } from '../../core/duckdb.js';
+import { quoteIdent } from '../../core/duckdb.js';
+import { EXTRACTED_AT_COLUMN, RUN_ID_COLUMN } from '../../raw-contract/index.js';
+import { builtContents } from '../build-state.js';
+import { SOURCE_SCHEMA } from '../discover-project.js';
+import { parseSelects } from '../sql-references.js';
+import type { PlannedTest } from './plan-tests.js';
+
+/** Where each test's last run is kept, in the warehouse itself, beside the builds' state. */
+const CHECKS = 'raw._fanlake_checks';
+
+/** A test's last run: what it was, what it read, and what it found. */
+export interface LastCheck {
+  readonly definition: string;
+  readonly inputs: string;
+  readonly checkRunId: string;
+  readonly checkedAt: string;
+  /** The result as it was then (status, severity, failures, sample, message). */
+  readonly result: Record<string, Json>;
+}
+
+/** What decides whether a test must run again: its definition, and the state of what it reads. */
+export interface TestInputs {
+  readonly definition: string;
+  /** The relations it reads and their state; undefined when it must always run (freshness: it depends on the clock). */
+  readonly inputs: string | undefined;
+}
+
+/**
+ * Each test's definition and inputs. A test reads its target, the parent of a relationships
+ * test, or for a custom test the tables its SQL names (asked of DuckDB's parser). A model's
+ * state is what its children see of it in builds (its content signature, or its fingerprint,
+ * from `raw._fanlake_builds`), a raw table's what it holds apart from lineage (`rawContent`):
+ * a model rebuilt to the same rows, or a load that only saw records again, leaves its tests'
+ * inputs as they were.
+ */
+export async function testInputs(connection: DuckDBConnection, tests: readonly PlannedTest[]): Promise<Map<string, TestInputs>> {
+  const built = await builtContents(connection);
+  const states = new Map<string, string>();
+  const stateOf = async (relation: string): Promise<string> => {
+    const known = states.get(relation);
+    if (known !== undefined) return known;
+    const state = relation.startsWith(`${SOURCE_SCHEMA}.`) ? await rawContent(connection, relation) : (built.get(relation) ?? 'unbuilt');
+    states.set(relation, state);
+    return state;
+  };
+  const custom = tests.filter((test) => test.kind === 'custom' && 'sql' in test);
+  const parsed = await parseSelects(connection, custom.map((test) => ('sql' in test ? test.sql : '')));
+  const read = new Map(custom.map((test, at) => [test.name, parsed[at]!]));
+  const out = new Map<string, TestInputs>();
+  for (const test of tests) {
+    const definition = hashOf(JSON.stringify([test.kind, test.severity, test.target ?? null, 'sql' in test ? test.sql : test.freshness]));
+    if ('freshness' in test) {
+      out.set(test.name, { definition, inputs: undefined });
+      continue;
+    }
+    let relations: string[] | undefined;
+    if (test.kind === 'custom') {
+      const found = read.get(test.name);
+      relations = found?.ok ? found.references.map((ref) => `${ref.schema}.${ref.table}`) : undefined;
+    } else {
+      relations = test.reads ? [...test.reads] : undefined;
+    }
+    if (relations === undefined) {
+      out.set(test.name, { definition, inputs: undefined });
+      continue;
+    }
+    const parts: string[] = [];
+    for (const relation of [...new Set(relations)].sort()) parts.push(`${relation}=${await stateOf(relation)}`);
+    out.set(test.name, { definition, inputs: hashOf(parts.join('\n')) });
+  }
+  return out;
+}
+
+/**
+ * What a raw table holds apart from its lineage: its row count and the sum of its rows'
+ * hashes without `_run_id` and `_extracted_at`. Each load stamps the rows it re-reads with
+ * its run (a ticketing run re-reads its lookback window), which changes no value a test
+ * judges; one scan of the table, cheaper than running its tests again.
+ */
+async function rawContent(connection: DuckDBConnection, relation: string): Promise<string> {
+  const table = relation.split('.').map(quoteIdent).join('.');
+  const columns = await queryRows(connection, `select column_name from duckdb_columns() where database_name = current_database() and lower(schema_name || '.' || table_name) = $1`, [relation]);
+  const kept = columns.map((row) => String(row.column_name)).filter((name) => name !== RUN_ID_COLUMN && name !== EXTRACTED_AT_COLUMN);
+  if (kept.length === 0) return 'missing';
+  const [row] = await queryRows(connection, `select count(*)::varchar || ' ' || coalesce(sum(hash(${kept.map(quoteIdent).join(', ')}))::varchar, '') as content from ${table}`);
+  return String(row!.content);
+}
+
+/** The last run of every test, by name; empty before the first `check` that kept them. */
+export async function readCheckState(connection: DuckDBConnection): Promise<Map<string, LastCheck>> {
+  const [exists] = await queryRows(connection, `select count(*) as n from duckdb_tables() where database_name = current_database() and schema_name = 'raw' and table_name = '_fanlake_checks'`);
+  if (Number(exists!.n) === 0) return new Map();
+  const rows = await queryRows(connection, `select test_name, definition, inputs, check_run_id, checked_at::varchar as checked_at, result::varchar as result from ${CHECKS}`);
+  return new Map(
+    rows.map((row) => [
+      String(row.test_name),
+      { definition: String(row.definition), inputs: String(row.inputs), checkRunId: String(row.check_run_id), checkedAt: String(row.checked_at), result: JSON.parse(String(row.result)) },
+    ]),
+  );
+}
+
+/** Keeps the tests that ran in `checkRunId` as their last run; call it in the transaction that records the results. */
+export async function recordCheckState(connection: DuckDBConnection, checkRunId: string, checkedAt: Date, ran: readonly { name: string; definition: string; inputs: string; result: Record<string, Json> }[]): Promise<void> {
+  await connection.run(`create schema if not exists raw`);
+  await connection.run(`create table if not exists ${CHECKS} (test_name varchar primary key, definition varchar not null, inputs varchar not null, check_run_id varchar not null, checked_at timestamptz not null, result json not null)`);
+  for (const test of ran) {
+    await connection.run(
+      `insert or replace into ${CHECKS} values (${quoteLiteral(test.name)}, ${quoteLiteral(test.definition)}, ${quoteLiteral(test.inputs)}, ${quoteLiteral(checkRunId)}, cast(${quoteLiteral(checkedAt.toISOString())} as timestamptz), ${quoteLiteral(JSON.stringify(test.result))})`,
+    );
+  }
+}
+
+function hashOf(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}

@@ -1,0 +1,85 @@
+import { hostname } from 'node:os';
+import { describe, expect, it } from 'vitest';
+import { familiesOf, planRefresh, type RefreshInputs } from '../../src/extract/refresh-plan.js';
+import { SnapshotState } from '../../src/extract/snapshot-state.js';
+import { JournalWriter } from '../../src/listen/journal.js';
+import type { ReceiverState } from '../../src/listen/receiver-state.js';
+import type { PushSubscription } from '../../src/listen/subscription-api.js';
+import { ENGAGEMENT_ENDPOINTS, type EngagementSettings } from '../../src/sources/engagement/index.js';
+import { tempDataDir } from '../helpers/cli.js';
+
+const NOW = new Date();
+const HOUR = 3_600_000;
+
+function receiver(overrides: Partial<ReceiverState> = {}): ReceiverState {
+  const at = new Date(NOW.getTime() - 2 * HOUR).toISOString();
+  return { version: 1, pid: process.pid, host: hostname(), segment: 'x', listeningOn: 'http://127.0.0.1:1', publicUrl: 'http://127.0.0.1:1', subscriptionId: '64', coveredSince: at, heartbeatAt: NOW.toISOString(), ...overrides };
+}
+
+const healthy: PushSubscription = { id: '64', url: 'u', isEnabled: true, isValidated: true, event: 'CustomerProfile', failingSince: null };
+
+/** Inputs with a full snapshot of every family an hour ago, a healthy receiver and subscription. */
+async function inputs(overrides: Partial<RefreshInputs<EngagementSettings>> = {}): Promise<RefreshInputs<EngagementSettings>> {
+  const dataDir = overrides.dataDir ?? tempDataDir();
+  const snapshots = await SnapshotState.open(dataDir, 'engagement');
+  await snapshots.record([...familiesOf(ENGAGEMENT_ENDPOINTS).keys()], 'r', new Date(NOW.getTime() - HOUR));
+  return {
+    endpoints: ENGAGEMENT_ENDPOINTS, dataDir, now: NOW, fullRefresh: false, snapshotCron: '0 0 1 1 *', readEveryRun: ['subscriptions'],
+    snapshots, receiver: receiver(), subscription: async () => healthy, ...overrides,
+  };
+}
+
+describe('planRefresh', () => {
+  it('groups endpoints into families by the fan-outs they feed', () => {
+    expect(Object.fromEntries(familiesOf(ENGAGEMENT_ENDPOINTS))).toEqual({
+      customer_profiles: ['customer_profiles', 'consents', 'identities', 'loyalty_summaries'],
+      campaign_apps: ['campaign_apps'],
+      participants: ['participants'],
+      subscriptions: ['subscriptions'],
+      leaderboard_seasons: ['leaderboard_seasons', 'top_positions'],
+      context_nodes: ['context_nodes'],
+    });
+  });
+
+  it('reads every endpoint in full without a receiver', async () => {
+    const plan = await planRefresh(await inputs({ receiver: undefined }));
+    expect(plan.endpoints.map((e) => e.name)).toEqual(ENGAGEMENT_ENDPOINTS.map((e) => e.name));
+    expect(plan.changes).toBeUndefined();
+  });
+
+  it('re-reads by key the profiles the journal names, and leaves families without a change signal to the schedule', async () => {
+    const dataDir = tempDataDir();
+    const journal = await JournalWriter.open(dataDir);
+    await journal.append({ at: 'a', ids: ['1000001', '1000002'] });
+    await journal.close();
+    const plan = await planRefresh(await inputs({ dataDir }));
+    expect(plan.endpoints.map((e) => e.name)).toEqual(['customer_profiles', 'consents', 'identities', 'loyalty_summaries', 'subscriptions']);
+    const profiles = plan.endpoints[0]!;
+    expect(profiles).toMatchObject({ path: '/customerinsights/customerprofiles/{id}', paging: { style: 'none' }, readsSubset: true });
+    expect(profiles.fanOut!.children!(undefined, {} as EngagementSettings).map((child) => child.params)).toEqual([{ id: '1000001' }, { id: '1000002' }]);
+    expect(plan.endpoints.slice(1, 4).every((e) => e.readsSubset)).toBe(true);
+    expect(plan.skipped.get('participants')).toMatch(/snapshot schedule/);
+    expect(plan.changes).toMatchObject({ mode: 'targeted', profiles: 2 });
+  });
+
+  it('takes a full snapshot of the profiles when the subscription is disabled or a delivery named no profile', async () => {
+    const disabled = await planRefresh(await inputs({ subscription: async () => ({ ...healthy, isEnabled: false }) }));
+    expect(disabled.notes.get('customer_profiles')).toBe('full snapshot: the push subscription 64 is disabled');
+    expect(disabled.endpoints[0]!.readsSubset).toBeUndefined();
+    const unreachable = await planRefresh(await inputs({ subscription: async () => 'connection refused' }));
+    expect(unreachable.notes.get('customer_profiles')).toBe('full snapshot: the push subscription could not be read (connection refused)');
+
+    const dataDir = tempDataDir();
+    const journal = await JournalWriter.open(dataDir);
+    await journal.append({ at: 'a', unparsed: true });
+    await journal.close();
+    const unparsed = await planRefresh(await inputs({ dataDir }));
+    expect(unparsed.notes.get('customer_profiles')).toBe('full snapshot: 1 delivery named no customer profile fanlake could read');
+    expect(unparsed.changes).toMatchObject({ mode: 'full' });
+  });
+
+  it('takes a full snapshot when the receiver\'s heartbeat is stale', async () => {
+    const stale = await planRefresh(await inputs({ receiver: receiver({ heartbeatAt: new Date(NOW.getTime() - HOUR).toISOString() }) }));
+    expect(stale.notes.get('customer_profiles')).toMatch(/^full snapshot: the receiver's last heartbeat is \d+ s old$/);
+  });
+});

@@ -1,0 +1,31 @@
+import type { Simulator } from '../../src/simulator/simulator.js';
+import { spawnCli, watch, type WatchedProcess } from './cli.js';
+
+/** The path token of test receivers: long enough for the setting. */
+export const LISTEN_SECRET = 'listen-test-secret-0123456789abcdefABCDEF';
+
+/** The environment of a receiver and the runs beside it, pointed at the simulator's engagement API. */
+export function listenEnv(sim: Simulator, dataDir: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    FANLAKE_ENGAGEMENT_URL: sim.url,
+    FANLAKE_ENGAGEMENT_API_KEY: sim.options.engagementApiKey,
+    FANLAKE_ENGAGEMENT_ORG_ID: sim.options.orgId,
+    FANLAKE_DATA_DIR: dataDir,
+    FANLAKE_LISTEN_SECRET: LISTEN_SECRET,
+    ...extra,
+  };
+}
+
+/**
+ * Starts `fanlake listen --port <port>`; resolves once it prints its address. `cleanup` gets
+ * a step that kills it (SIGKILL) unless it has ended.
+ */
+export async function startListen(env: Record<string, string>, cleanup: (() => Promise<void>)[], port = '0'): Promise<{ url: string; proc: WatchedProcess }> {
+  const proc = watch(spawnCli(['listen', '--port', port], env));
+  cleanup.push(async () => {
+    if (proc.child.exitCode === null && proc.child.signalCode === null) proc.child.kill('SIGKILL');
+    await proc.done;
+  });
+  const [, url] = (await proc.waitFor(/^listening on (http:\/\/\S+)$/m)) as RegExpMatchArray & [string, string];
+  return { url, proc };
+}
