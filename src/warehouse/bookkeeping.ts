@@ -3,7 +3,7 @@ import { queryRows, quoteIdent } from '../core/duckdb.js';
 import { META_SCHEMA } from './meta-schema.js';
 
 /**
- * What `load` and `build` keep in the warehouse to know what they did before, in schema `meta`
+ * What `load`, `build` and `check` keep in the warehouse to know what they did before, in schema `meta`
  * beside the run records. fanlake reads these tables; reports do not (they are not in
  * META_TABLES), and only fanlake writes them.
  */
@@ -32,6 +32,17 @@ export const BOOKKEEPING_TABLES = {
     built_at timestamptz not null,
     definition varchar,
     content varchar`,
+  /**
+   * Each data test's last run: its definition, what it read and what it found, so a test
+   * whose definition and inputs are unchanged repeats its result (models/checks/check-state.ts).
+   */
+  check_state: `
+    test_name varchar primary key,
+    definition varchar not null,
+    inputs varchar not null,
+    check_run_id varchar not null,
+    checked_at timestamptz not null,
+    result json not null`,
 } as const;
 
 export type BookkeepingTable = keyof typeof BOOKKEEPING_TABLES;
@@ -45,6 +56,7 @@ export function bookkeepingRelation(table: BookkeepingTable): string {
 const EARLIER_RELATIONS: Record<BookkeepingTable, { schema: string; table: string }> = {
   load_ledger: { schema: 'raw', table: '_fanlake_loads' },
   build_state: { schema: 'raw', table: '_fanlake_builds' },
+  check_state: { schema: 'raw', table: '_fanlake_checks' },
 };
 
 /**

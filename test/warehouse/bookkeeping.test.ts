@@ -2,7 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
-import { buildModels } from '../../src/models/index.js';
+import { buildModels, runChecks } from '../../src/models/index.js';
+import { withConnection } from '../../src/core/duckdb.js';
 import { REPO, runCli } from '../helpers/cli.js';
 import { queryWarehouse } from '../helpers/warehouse.js';
 import { fixtureDataDir } from '../raw-contract/fixture-data-dir.js';
@@ -14,6 +15,8 @@ import { fixtureDataDir } from '../raw-contract/fixture-data-dir.js';
  */
 const FIXTURE = join(REPO, 'test', 'warehouse', 'fixtures', 'warehouse-d2f276f');
 const MODELS = join(FIXTURE, 'models');
+/** The fixture's models with data tests, for the check state. */
+const CHECKED_MODELS = join(FIXTURE, 'checked-models');
 const OLD_LEDGER = 'raw._fanlake_loads';
 const OLD_BUILDS = 'raw._fanlake_builds';
 
@@ -78,10 +81,27 @@ describe('a warehouse made by the previous version', () => {
     expect(await buildRows(dataDir, 'meta.build_state')).toEqual(builds);
     expect(await ledgerRows(dataDir, 'meta.load_ledger')).toEqual(ledger);
     expect(await tablesOf(dataDir, 'raw')).toEqual(['engagement_consent_texts', 'ticketing_merchandise']);
-    expect(await tablesOf(dataDir, 'meta')).toEqual(['build_state', 'check_results', 'extraction_runs', 'load_ledger', 'quarantined_records', 'raw_tables']);
+    expect(await tablesOf(dataDir, 'meta')).toEqual(['build_state', 'check_results', 'check_state', 'extraction_runs', 'load_ledger', 'quarantined_records', 'raw_tables']);
 
     const load = await runCli(['load'], { FANLAKE_DATA_DIR: dataDir });
     expect(load.code, load.stderr).toBe(0);
     expect(load.stderr).toContain('nothing new to load');
+  });
+
+  it('keeps the check state a version after it kept in raw (raw._fanlake_checks): the next check carries every result', async () => {
+    const dataDir = await upgradedDataDir();
+    const first = await runChecks({ dataDir, modelsDir: CHECKED_MODELS });
+    expect(first.filter((result) => result.status === 'pass').length).toBeGreaterThan(0);
+    // As the version that introduced it kept it: the same table, in raw.
+    await withConnection(join(dataDir, 'warehouse.duckdb'), async (connection) => {
+      await connection.run('create table raw._fanlake_checks as select * from meta.check_state; drop table meta.check_state');
+    });
+    const state = await queryWarehouse(dataDir, 'select test_name, check_run_id from raw._fanlake_checks order by all');
+    expect(state.length).toBe(first.length);
+
+    const second = await runChecks({ dataDir, modelsDir: CHECKED_MODELS });
+    expect(second.map((result) => [result.name, result.status, result.carriedFrom?.checkRunId])).toEqual(first.map((result) => [result.name, result.status, state[0]!.check_run_id]));
+    expect(await queryWarehouse(dataDir, 'select test_name, check_run_id from meta.check_state order by all')).toEqual(state);
+    expect(await tablesOf(dataDir, 'raw')).toEqual(['engagement_consent_texts', 'ticketing_merchandise']);
   });
 });
