@@ -88,7 +88,7 @@ describe('a warehouse made by the previous version', () => {
     expect(load.stderr).toContain('nothing new to load');
   });
 
-  it('keeps the check state a version after it kept in raw (raw._fanlake_checks): the next check carries every result', async () => {
+  it('keeps the check state the previous version kept in raw (raw._fanlake_checks): the next check carries every result', async () => {
     const dataDir = await upgradedDataDir();
     const first = await runChecks({ dataDir, modelsDir: CHECKED_MODELS });
     expect(first.filter((result) => result.status === 'pass').length).toBeGreaterThan(0);
