@@ -1,14 +1,15 @@
 // `make bench`: every benchmark, printed as one table of figures and ratios from this run.
-// Usage: node bench/run.mjs [--scale N] [--only extraction,engagement,warehouse,identity,quiet-hour] [--identity-scale10]   (default scale 10;
+// Usage: node bench/run.mjs [--scale N] [--only extraction,engagement,memory,warehouse,identity,quiet-hour] [--identity-scale10]   (default scale 10;
 // --identity-scale10 adds the noisy simulator at scale 10 to the identity figures)
 import { benchEngagement } from './engagement.mjs';
 import { benchExtraction } from './extraction.mjs';
 import { benchIdentity } from './identity.mjs';
 import { flag } from './lib.mjs';
+import { benchMemory } from './memory.mjs';
 import { benchQuietHour } from './quiet-hour.mjs';
 import { benchWarehouse } from './warehouse.mjs';
 
-const BENCHES = { extraction: benchExtraction, engagement: benchEngagement, warehouse: benchWarehouse, identity: benchIdentity, 'quiet-hour': benchQuietHour };
+const BENCHES = { extraction: benchExtraction, engagement: benchEngagement, memory: benchMemory, warehouse: benchWarehouse, identity: benchIdentity, 'quiet-hour': benchQuietHour };
 
 const scale = Number(flag('--scale') ?? 10);
 const only = flag('--only')?.split(',');

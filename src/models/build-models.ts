@@ -71,11 +71,6 @@ export interface BuildModelsOptions extends DatabaseOptions {
   identityOverridesFile?: string;
   /** The club's folder (`club.dir`): its files replace the defaults of `defaults/club/` (club/club-files.ts). */
   clubDir?: string;
-  /**
-   * Models built at once on separate connections. Default 1: on two shared cores DuckDB already
-   * uses both for one query, and parallel models measured no faster (see index.ts).
-   */
-  concurrency?: number;
   onEvent?: (event: BuildEvent) => void;
 }
 
@@ -95,10 +90,8 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
   const overrides = await readIdentityOverrides(overridesFile, options.identityOverridesFile !== undefined);
   await mkdir(options.dataDir, { recursive: true });
   const instance = await openDatabase(options.warehousePath ?? warehousePath(options.dataDir), options);
-  const connections: DuckDBConnection[] = [];
+  const main = await instance.connect();
   try {
-    connections.push(await instance.connect());
-    const main = connections[0]!;
     const graph = await buildGraph(project, main, [
       ...settingMacros(options.macroSettings ?? DEFAULT_MACRO_SETTINGS),
       identityOverridesMacro(overrides, overridesFile),
@@ -137,17 +130,13 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
     // An incremental model merges onto its last build only while its definition is the same.
     const redefined = (relation: string) => lastBuilds.has(relation) && lastBuilds.get(relation)!.definition !== inputs.definition(relation);
     const optional = new Set(project.sources.filter((source) => source.optional).map((source) => source.relation.toLowerCase()));
-    const concurrency = Math.max(1, options.concurrency ?? 1);
-    while (connections.length < concurrency) connections.push(await instance.connect());
 
     const results = new Map<string, ModelResult>();
     const outcomes = await runGraph({
       order,
       parentsOf: (relation) => graph.nodes.get(relation)!.parents,
-      concurrency,
-      run: async (relation, slot) => {
+      run: async (relation) => {
         const node = graph.nodes.get(relation)!;
-        const connection = connections[slot]!;
         const fingerprint = inputs.fingerprint(relation, contentOf);
         const last = lastBuilds.get(relation);
         const unchanged = !options.fullRefresh && node.kind === 'model' && existing.has(relation.toLowerCase()) && last?.fingerprint === fingerprint;
@@ -156,13 +145,13 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
           result = { ...identity(node), status: 'unchanged', seconds: 0 };
           contents.set(relation, last.content ?? fingerprint);
         } else {
-          result = await buildNode(connection, node, sources, optional, (options.fullRefresh ?? false) || redefined(relation), absentParents(graph, node, chosen, existing, sources));
+          result = await buildNode(main, node, sources, optional, (options.fullRefresh ?? false) || redefined(relation), absentParents(graph, node, chosen, existing, sources));
           if (result.status === 'ok') {
             const started = performance.now();
             try {
-              const content = await contentAfterBuild(connection, node, result, fingerprint, last?.content, (graph.children.get(relation)?.length ?? 0) > 0);
+              const content = await contentAfterBuild(main, node, result, fingerprint, last?.content, (graph.children.get(relation)?.length ?? 0) > 0);
               contents.set(relation, content);
-              if (node.kind === 'model') await recordBuild(connection, relation, { fingerprint, definition: inputs.definition(relation), content });
+              if (node.kind === 'model') await recordBuild(main, relation, { fingerprint, definition: inputs.definition(relation), content });
             } catch (cause) {
               // Written, but not recorded as built: a failure (its children are skipped), and
               // the next build writes it again.
@@ -192,7 +181,7 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
     await writeLineage(options.dataDir, await collectLineage(main, graph));
     return [...droppedResults, ...order.map((relation) => results.get(relation)!)];
   } finally {
-    for (const connection of connections) connection.closeSync();
+    main.closeSync();
     instance.closeSync();
   }
 }
