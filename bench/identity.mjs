@@ -14,7 +14,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { readFanIdentityLinks, scoreIdentityLinks } from '../dist/models/identity-score.js';
+import { readFanIdentityLinks, scoreIdentityLinks } from './identity-score.mjs';
 import { independentIdentities } from './independent-identities/index.mjs';
 import { writeExtraction } from './independent-identities/load.mjs';
 import { contactlessIdentities } from './contactless-identities/index.mjs';

@@ -1,5 +1,5 @@
 // `make bench`: every benchmark, printed as one table of figures and ratios from this run.
-// Usage: node bench/run.mjs [--scale N] [--only extraction,engagement,warehouse,identity,identity-pairs,quiet-hour] [--identity-scale10] [--pair-scales 10,20,40]
+// Usage: node bench/run.mjs [--scale N] [--only extraction,engagement,memory,warehouse,identity,identity-pairs,quiet-hour] [--identity-scale10] [--pair-scales 10,20,40]
 // (default scale 10; --identity-scale10 adds the noisy simulator at scale 10 to the identity figures;
 // identity-pairs counts the identity model's candidate pairs per record at each of --pair-scales)
 import { benchEngagement } from './engagement.mjs';
@@ -7,12 +7,14 @@ import { benchExtraction } from './extraction.mjs';
 import { benchIdentity } from './identity.mjs';
 import { benchIdentityPairs } from './identity-pairs.mjs';
 import { flag } from './lib.mjs';
+import { benchMemory } from './memory.mjs';
 import { benchQuietHour } from './quiet-hour.mjs';
 import { benchWarehouse } from './warehouse.mjs';
 
 const BENCHES = {
   extraction: benchExtraction,
   engagement: benchEngagement,
+  memory: benchMemory,
   warehouse: benchWarehouse,
   identity: benchIdentity,
   'identity-pairs': () => benchIdentityPairs(),

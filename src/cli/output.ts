@@ -1,4 +1,4 @@
-import { redact } from '../config/secrets.js';
+import { redact } from '../core/secrets.js';
 
 /**
  * Everything the CLI says goes through here: results to stdout, progress and

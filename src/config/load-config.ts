@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { parseEnv } from 'node:util';
 import type { z } from 'zod';
 import { UsageError } from '../core/errors.js';
-import { registerSecret } from './secrets.js';
+import { registerSecret } from '../core/secrets.js';
 import { SETTINGS, type SettingSpec } from './settings.js';
 
 type Setting = (typeof SETTINGS)[number];

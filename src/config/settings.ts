@@ -1,7 +1,5 @@
+import { totalmem } from 'node:os';
 import { z } from 'zod';
-import { isKnownLocale, isKnownTimeZone } from '../reports/format-values.js';
-import { IDENTITY_SELECTIONS, type IdentitySelection } from '../sources/engagement/hooks.js';
-import { DEFAULT_PROFILE_ID_PATHS } from '../listen/push-payload.js';
 
 /**
  * Every setting is declared once here: its config-file key, environment variable,
@@ -24,6 +22,32 @@ export interface SettingSpec {
   readonly defaultText?: string;
 }
 
+/** Paths that name changed profiles by default (`listen.profileIdPaths`): the simulator's shape first, then common ones. */
+export const DEFAULT_PROFILE_ID_PATHS = ['customerProfiles[].id', 'customerProfileIds[]', 'customerProfileId', 'customerProfile.id'] as const;
+
+/** Which linked persons get an identities request (`engagement.identities`). */
+export const IDENTITY_SELECTIONS = ['apiApp', 'all', 'off'] as const;
+export type IdentitySelection = (typeof IDENTITY_SELECTIONS)[number];
+
+/** Whether `locale` is a BCP 47 tag `Intl` knows. */
+function isKnownLocale(locale: string): boolean {
+  try {
+    return Intl.NumberFormat.supportedLocalesOf([locale]).length > 0;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `timeZone` is an IANA zone `Intl` knows. */
+function isKnownTimeZone(timeZone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const url = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 const positiveInt = z.coerce.number().int('must be a whole number').positive('must be positive');
 /** A comma-separated list (environment, flag) or a JSON array (config file). */
@@ -37,6 +61,27 @@ const identitySelection = z.preprocess(
   z.enum([...IDENTITY_SELECTIONS, 'true', 'false'], { error: `must be ${IDENTITY_SELECTIONS.join(', ')}` })
     .transform((v): IdentitySelection => (v === 'true' ? 'apiApp' : v === 'false' ? 'off' : v)),
 );
+/** A DuckDB size: a number and a unit (`4GB`, `512MB`, `3GiB`; GB is 1000³ bytes, GiB 1024³). */
+const memorySize = z.string().trim().regex(/^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i, 'must be a size such as 4GB, 512MB or 3GiB');
+
+/**
+ * The default DuckDB budget of a warehouse stage: half the memory of the machine, or of its
+ * container when that is smaller. Half, not DuckDB's own 80 %: the cap covers DuckDB's buffer
+ * manager only, and the same machine holds fanlake's Node heap, the browser that renders
+ * charts, the page cache the Parquet reads go through, and other work on a shared host. The
+ * heaviest stage (identity's pairwise comparison) runs within 2 GB by spilling to disk, which
+ * a larger machine then spares it (docs/decisions.md).
+ */
+export function defaultMemoryLimit(machineBytes = machineMemory()): string {
+  return `${Math.max(256, Math.floor(machineBytes / 2 / 2 ** 20))}MiB`;
+}
+
+function machineMemory(): number {
+  // 0 or a value beyond the machine's when no container limit is set
+  const constrained = process.constrainedMemory?.() ?? 0;
+  return constrained > 0 ? Math.min(constrained, totalmem()) : totalmem();
+}
+
 /** The shape of a cron expression (5 fields, or 6 with seconds); croner, loaded only by what reads it, checks the rest. */
 function isCron(value: string): boolean {
   const fields = value.trim().split(/\s+/).length;
@@ -130,6 +175,9 @@ export const SETTINGS = [
     description: 'Attempts per e-mail or webhook post before the delivery is recorded as failed' },
   { key: 'delivery.retrySeconds', env: 'FANLAKE_DELIVERY_RETRY_SECONDS', flag: 'delivery-retry-seconds', schema: z.coerce.number().min(0, 'must be 0 or more'), default: 10,
     description: 'Wait before the first retry of a delivery; doubles with each further attempt' },
+  { key: 'warehouse.memoryLimit', env: 'FANLAKE_MEMORY_LIMIT', flag: 'memory-limit', schema: memorySize, default: defaultMemoryLimit(),
+    defaultText: 'half the memory of the machine (or of its container)',
+    description: 'Memory DuckDB may use in load, build, check and reads of the warehouse (sql, shell, reports), such as 4GB; beyond it the heaviest steps spill to disk beside the warehouse file, which is slower' },
   { key: 'warehouse.busyTimeoutSeconds', env: 'FANLAKE_BUSY_TIMEOUT_SECONDS', flag: 'busy-timeout', schema: z.coerce.number().min(0, 'must be 0 or more'),
     default: 60, description: 'How long a command waits for the warehouse file while another process has it open' },
   { key: 'models.phoneDefaultCountryCode', env: 'FANLAKE_PHONE_DEFAULT_COUNTRY_CODE', flag: 'phone-country-code', default: '+47',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { redact } from '../config/secrets.js';
+import { redact } from './secrets.js';
 import { CODE, ERROR_CODE_NAMES } from './error-codes.js';
 import { type ErrorContext, errorMessage, FanlakeError } from './errors.js';
 

@@ -1,11 +1,12 @@
 import type { Config } from '../config/load-config.js';
-import { redact } from '../config/secrets.js';
+import { redact } from '../core/secrets.js';
 import { errorMessage, UsageError } from '../core/errors.js';
-import { backoffDelay } from '../extract/http/backoff.js';
+import { backoffDelay } from '../core/backoff.js';
+import type { JobResult } from '../schedule/run-job.js';
 import type { Schedule } from '../schedule/schedule-config.js';
 import type { DeliveryRecord } from '../schedule/schedule-log.js';
 import { sendEmail, type SmtpSettings } from './email.js';
-import type { DeliveryMessage } from './message.js';
+import { composeMessage, type DeliveryMessage } from './message.js';
 import { postWebhook } from './webhook.js';
 
 /** A channel ready to send: checked once when the scheduler starts, so a typo fails fast. */
@@ -18,7 +19,7 @@ interface Channel {
  * The channels a schedule delivers to. A channel the schedule asks for but the configuration
  * lacks is a UsageError (exit 2) naming the missing setting.
  */
-export function channelsFor(schedule: Pick<Schedule, 'name' | 'deliver'>, config: Config): Channel[] {
+function channelsFor(schedule: Pick<Schedule, 'name' | 'deliver'>, config: Config): Channel[] {
   const channels: Channel[] = [];
   const { email, webhook } = schedule.deliver;
   if (email) {
@@ -36,6 +37,17 @@ export function channelsFor(schedule: Pick<Schedule, 'name' | 'deliver'>, config
     channels.push({ name: 'webhook', send: (message) => postWebhook(url, message) });
   }
   return channels;
+}
+
+/**
+ * What a scheduled job calls once it is done: composes its digest or alert and delivers it on
+ * the schedule's channels, retried as the settings say; nothing for a schedule without any.
+ * The channels are checked here, when the scheduler starts (see channelsFor).
+ */
+export function delivererFor(schedule: Pick<Schedule, 'name' | 'deliver'>, config: Config): (job: JobResult, signal: AbortSignal) => Promise<DeliveryRecord[]> {
+  const channels = channelsFor(schedule, config);
+  return async (job, signal) =>
+    channels.length === 0 ? [] : deliver(channels, composeMessage(job), { maxAttempts: config['delivery.maxAttempts'], retrySeconds: config['delivery.retrySeconds'], signal });
 }
 
 export interface RetryOptions {

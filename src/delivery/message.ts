@@ -1,7 +1,8 @@
 import { basename, join } from 'node:path';
-import { firstError, type RunSummary } from '../pipeline/run-summary.js';
+import { firstError } from '../pipeline/run-summary.js';
 import { summaryLines } from '../pipeline/format-summary.js';
 import type { ReportResult } from '../reports/index.js';
+import type { JobResult } from '../schedule/run-job.js';
 
 /** What one delivery says, the same for e-mail and webhook. */
 export interface DeliveryMessage {
@@ -12,17 +13,6 @@ export interface DeliveryMessage {
   attachments: { name: string; path: string }[];
   /** True for a failed job's alert. */
   alert: boolean;
-}
-
-export interface JobResult {
-  schedule: string;
-  slot: Date;
-  summary: RunSummary;
-  reports: readonly ReportResult[];
-  /** Whether the schedule allows reports showing personal data to be attached or linked. */
-  personalData: boolean;
-  /** Why the job failed when it ended before a summary could say (e.g. a bad report definition). */
-  error?: string;
 }
 
 /**

@@ -1,6 +1,6 @@
 import pLimit from 'p-limit';
 import type { Config } from '../config/load-config.js';
-import { registerSecret } from '../config/secrets.js';
+import { registerSecret } from '../core/secrets.js';
 import { UsageError } from '../core/errors.js';
 import { TICKETING_RESOURCES, ticketingConnection } from '../sources/ticketing/index.js';
 import { ENGAGEMENT_ENDPOINTS, ENGAGEMENT_TABLES, type EngagementSettings, USER_SCOPED, engagementConnection } from '../sources/engagement/index.js';

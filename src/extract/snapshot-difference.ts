@@ -4,12 +4,10 @@ import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { commitFile, sha256File, TMP_SUFFIX } from '../core/atomic-file.js';
 import { openDatabase, queryRows, quoteIdent, quoteLiteral, withConnection } from '../core/duckdb.js';
-import { batchSelect, describeParquet } from '../load/batch-source.js';
-import { LEDGER_TABLE } from '../load/load-ledger.js';
-import { planSchema } from '../load/schema-drift.js';
 import {
-  fromDataRelative, isLineageColumn, MANIFEST_FILE, parseRunDirName, RAW_SCHEMA, type RawFile, rawTableName, resourceDir, runDir, toDataRelative, warehousePath,
+  batchSelect, describeParquet, planSchema, fromDataRelative, isLineageColumn, MANIFEST_FILE, parseRunDirName, type RawFile, rawTableName, resourceDir, runDir, toDataRelative, warehousePath,
 } from '../raw-contract/index.js';
+import { findBookkeeping } from '../warehouse/bookkeeping.js';
 
 /** What a complete snapshot keeps of itself when written as a difference. */
 export interface SnapshotDifference {
@@ -90,10 +88,10 @@ async function difference(input: DifferenceInput): Promise<SnapshotDifference | 
 
 /** True when every earlier run of the resource with a manifest is in the warehouse's load ledger. */
 async function waitsForNothing(connection: DuckDBConnection, input: DifferenceInput): Promise<boolean> {
-  const [ledger] = await queryRows(connection, `select count(*) as n from duckdb_tables() where database_name = 'warehouse' and schema_name = $1 and table_name = $2`, [RAW_SCHEMA, LEDGER_TABLE]);
-  if (Number(ledger!.n) === 0) return false;
+  const ledger = await findBookkeeping(connection, 'load_ledger', 'warehouse');
+  if (ledger === undefined) return false;
   const loaded = new Set(
-    (await queryRows(connection, `select run_id from warehouse.${quoteIdent(RAW_SCHEMA)}.${quoteIdent(LEDGER_TABLE)} where source = $1 and resource = $2`, [input.source, input.resource])).map((row) => String(row.run_id)),
+    (await queryRows(connection, `select run_id from ${ledger} where source = $1 and resource = $2`, [input.source, input.resource])).map((row) => String(row.run_id)),
   );
   const folders = await readdir(resourceDir(input.dataDir, input.source, input.resource)).catch(() => [] as string[]);
   for (const folder of folders) {

@@ -7,8 +7,7 @@
  * and a payload that is a list read item by item. See docs/decisions.md "Push subscriptions".
  */
 
-/** Paths that name changed profiles by default: the simulator's shape first, then common ones. */
-export const DEFAULT_PROFILE_ID_PATHS = ['customerProfiles[].id', 'customerProfileIds[]', 'customerProfileId', 'customerProfile.id'] as const;
+export { DEFAULT_PROFILE_ID_PATHS } from '../config/settings.js';
 
 export type PushMessage =
   | { readonly kind: 'validation'; readonly token: string; readonly subscriptionId?: string }

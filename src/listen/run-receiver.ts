@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import type { Config } from '../config/load-config.js';
-import { registerSecret } from '../config/secrets.js';
+import { registerSecret } from '../core/secrets.js';
 import { UsageError } from '../core/errors.js';
 import { engagementConnection } from '../sources/engagement/index.js';
 import { JournalWriter } from './journal.js';

@@ -1,7 +1,7 @@
-import { redact } from '../config/secrets.js';
+import { redact } from '../core/secrets.js';
 import { CODE } from '../core/error-codes.js';
 import { FanlakeError } from '../core/errors.js';
-import { backoffDelay, parseRetryAfter, sleep } from '../extract/http/backoff.js';
+import { backoffDelay, parseRetryAfter, sleep } from '../core/backoff.js';
 import type { SourceConnection } from '../sources/connection.js';
 
 /** A push subscription as the API shows it (the single read adds `format`, `createdDateTime`, `failingSince`). */

@@ -1,5 +1,3 @@
 /** Public surface of `fanlake load`. */
 export { loadWarehouse, LOAD_STATUSES } from './load-warehouse.js';
 export type { LoadEvent, LoadStatus, LoadWarehouseOptions, TableLoadResult } from './load-warehouse.js';
-export { LEDGER_TABLE } from './load-ledger.js';
-export { widenType } from './schema-drift.js';

@@ -1,18 +1,19 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { withConnection } from '../core/duckdb.js';
+import { quoteIdent, withConnection } from '../core/duckdb.js';
 import type { DatabaseOptions } from '../core/duckdb.js';
 import { errorMessage, FanlakeError } from '../core/errors.js';
-import { rawTableName, readRunManifest, warehousePath as warehousePathOf } from '../raw-contract/index.js';
+import { RAW_SCHEMA, rawTableName, readRunManifest, warehousePath as warehousePathOf } from '../raw-contract/index.js';
 import type { ExtractionSummary, Manifest } from '../raw-contract/index.js';
 import { discoverRuns } from './discover-runs.js';
 import type { CompletedRun } from './discover-runs.js';
-import { ensureLedger, loadedRuns, recordLoads, runKey } from './load-ledger.js';
+import { loadedRuns, recordLoads, runKey } from './load-ledger.js';
 import { mergeTable } from './merge-table.js';
 import type { TableMergeInput } from './merge-table.js';
 import { verifyRunFiles } from './verify-files.js';
 import { flagVanished, markSeenKeys } from './flag-vanished.js';
 import { pendingRunSummaries, recordQuarantine, recordRawTables, recordRunSummaries } from './record-run-meta.js';
 import { ensureMetaSchema } from '../warehouse/meta-schema.js';
+import { bookkeepingRelation, ensureBookkeeping } from '../warehouse/bookkeeping.js';
 import { CODE, type ErrorCode } from '../core/error-codes.js';
 import { comparePositions, markConsumed } from '../listen/journal.js';
 import { readReceiverState } from '../listen/receiver-state.js';
@@ -80,6 +81,8 @@ export async function loadWarehouse(options: LoadWarehouseOptions): Promise<Tabl
   return withConnection(
     warehousePath,
     async (connection) => {
+      // A warehouse of an earlier fanlake has its ledger moved first, so its runs count as loaded.
+      await ensureBookkeeping(connection);
       const loaded = await loadedRuns(connection);
       const results: TableLoadResult[] = [];
       const ready: PreparedTable[] = [];
@@ -115,7 +118,7 @@ async function mergeAll(
   let current: PreparedTable | undefined;
   await connection.run('begin transaction');
   try {
-    await ensureLedger(connection);
+    await connection.run(`create schema if not exists ${quoteIdent(RAW_SCHEMA)}`);
     for (const table of tables) {
       current = table;
       Object.assign(table.result, await mergeTable(connection, table.input), { status: 'ok' });
@@ -135,7 +138,7 @@ async function mergeAll(
     onEvent?.({ type: 'committed' });
   } catch (cause) {
     await connection.run('rollback').catch(() => undefined);
-    const error = toLoadError(cause, CODE.E_LOAD_MERGE, current?.result.table ?? 'raw._fanlake_loads');
+    const error = toLoadError(cause, CODE.E_LOAD_MERGE, current?.result.table ?? bookkeepingRelation('load_ledger'));
     for (const table of tables) {
       fail(
         table.result,

@@ -2,9 +2,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { queryRows, quoteIdent } from '../core/duckdb.js';
 import { FanlakeError } from '../core/errors.js';
 import { EXTRACTED_AT_COLUMN, isLineageColumn, RUN_ID_COLUMN } from '../raw-contract/index.js';
-import { batchSelect, describeParquet, positionsFromReader } from './batch-source.js';
-import { describeDrift, planSchema } from './schema-drift.js';
-import type { ColumnTypes } from './schema-drift.js';
+import { batchSelect, type ColumnTypes, describeDrift, describeParquet, planSchema, positionsFromReader } from '../raw-contract/index.js';
 import { CODE } from '../core/error-codes.js';
 
 /** What to merge into one raw table. */

@@ -1,17 +1,20 @@
 import { existsSync } from 'node:fs';
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { queryRows, quoteIdent } from '../core/duckdb.js';
-import { RAW_SCHEMA, rawRoot, runDir, warehousePath } from '../raw-contract/index.js';
+import { queryRows } from '../core/duckdb.js';
+import { rawRoot, runDir, warehousePath } from '../raw-contract/index.js';
+import { findBookkeeping } from '../warehouse/bookkeeping.js';
 import { withWarehouseReader } from '../warehouse/warehouse.js';
 import { discoverRuns } from './discover-runs.js';
-import { LEDGER_TABLE, runKey } from './load-ledger.js';
+import { runKey } from './load-ledger.js';
 
 export interface PruneOptions {
   dataDir: string;
   /** Runs started longer ago than this go; 0 keeps everything. */
   retentionDays: number;
   now?: Date;
+  /** DuckDB's memory for reading the ledger (`warehouse.memoryLimit`). */
+  memoryLimit?: string;
 }
 
 export interface PruneResult {
@@ -28,7 +31,7 @@ export interface PruneResult {
 export async function pruneRawRuns(options: PruneOptions): Promise<PruneResult> {
   if (options.retentionDays <= 0 || !existsSync(warehousePath(options.dataDir))) return { runs: 0, bytes: 0 };
   const cutoff = (options.now ?? new Date()).getTime() - options.retentionDays * 86_400_000;
-  const ledger = await readLedger(options.dataDir);
+  const ledger = await readLedger(options.dataDir, options.memoryLimit);
   const completed = await discoverRuns(options.dataDir);
 
   // Newest run and newest snapshot of each resource, whatever their age.
@@ -56,11 +59,10 @@ export async function rawLayerBytes(dataDir: string): Promise<number> {
   return folderBytes(rawRoot(dataDir));
 }
 
-async function readLedger(dataDir: string): Promise<{ loaded: Set<string>; newestSnapshots: Set<string> }> {
+async function readLedger(dataDir: string, memoryLimit: string | undefined): Promise<{ loaded: Set<string>; newestSnapshots: Set<string> }> {
   return withWarehouseReader(dataDir, async (connection) => {
-    const [exists] = await queryRows(connection, `select count(*) as n from duckdb_tables() where schema_name = $1 and table_name = $2`, [RAW_SCHEMA, LEDGER_TABLE]);
-    if (Number(exists!.n) === 0) return { loaded: new Set<string>(), newestSnapshots: new Set<string>() };
-    const ledger = `${quoteIdent(RAW_SCHEMA)}.${quoteIdent(LEDGER_TABLE)}`;
+    const ledger = await findBookkeeping(connection, 'load_ledger');
+    if (ledger === undefined) return { loaded: new Set<string>(), newestSnapshots: new Set<string>() };
     const rows = await queryRows(
       connection,
       `select source, resource, run_id, is_snapshot and run_id = max(run_id) filter (where is_snapshot) over (partition by source, resource) as newest_snapshot from ${ledger}`,
@@ -73,7 +75,7 @@ async function readLedger(dataDir: string): Promise<{ loaded: Set<string>; newes
       if (row.newest_snapshot === true) newestSnapshots.add(key);
     }
     return { loaded, newestSnapshots };
-  });
+  }, memoryLimit);
 }
 
 /** A run id starts with its UTC start time, `YYYYMMDDTHHMMSSZ`. */

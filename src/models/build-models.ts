@@ -79,11 +79,6 @@ export interface BuildModelsOptions extends DatabaseOptions {
   identityOverridesFile?: string;
   /** The club's folder (`club.dir`): its files replace the defaults of `defaults/club/` (club/club-files.ts). */
   clubDir?: string;
-  /**
-   * Models built at once on separate connections. Default 1: on two shared cores DuckDB already
-   * uses both for one query, and parallel models measured no faster (see index.ts).
-   */
-  concurrency?: number;
   /** The identity model's link and review thresholds (match probabilities); defaults: DEFAULT_IDENTITY_THRESHOLDS. */
   identityThresholds?: IdentityThresholds;
   /**
@@ -114,10 +109,8 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
   const identityThresholds = checkedThresholds(options.identityThresholds ?? DEFAULT_IDENTITY_THRESHOLDS);
   await mkdir(options.dataDir, { recursive: true });
   const instance = await openDatabase(options.warehousePath ?? warehousePath(options.dataDir), options);
-  const connections: DuckDBConnection[] = [];
+  const main = await instance.connect();
   try {
-    connections.push(await instance.connect());
-    const main = connections[0]!;
     const identityModel = await IdentityModelState.read(main, identityConfig, identityThresholds);
     const graph = await buildGraph(project, main, [
       ...settingMacros(options.macroSettings ?? DEFAULT_MACRO_SETTINGS),
@@ -158,20 +151,16 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
     // An incremental model merges onto its last build only while its definition is the same.
     const redefined = (relation: string) => lastBuilds.has(relation) && lastBuilds.get(relation)!.definition !== inputs.definition(relation);
     const optional = new Set(project.sources.filter((source) => source.optional).map((source) => source.relation.toLowerCase()));
-    const concurrency = Math.max(1, options.concurrency ?? 1);
-    while (connections.length < concurrency) connections.push(await instance.connect());
 
     const results = new Map<string, ModelResult>();
     let trainingReported = false;
     const outcomes = await runGraph({
       order,
       parentsOf: (relation) => graph.nodes.get(relation)!.parents,
-      concurrency,
-      run: async (relation, slot) => {
+      run: async (relation) => {
         const node = graph.nodes.get(relation)!;
-        const connection = connections[slot]!;
         if (node.kind === 'model' && callsMacro(graph, node.macros, IDENTITY_MODEL_MACRO)) {
-          const trained = await identityModel.trainIfNeeded(connection, options.identityTraining ?? 'auto', inputs);
+          const trained = await identityModel.trainIfNeeded(main, options.identityTraining ?? 'auto', inputs);
           if (trained && !trainingReported) options.onEvent?.({ type: 'identity-trained', ...trained });
           trainingReported = true;
         }
@@ -183,13 +172,13 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
           result = { ...identity(node), status: 'unchanged', seconds: 0 };
           contents.set(relation, last.content ?? fingerprint);
         } else {
-          result = await buildNode(connection, node, sources, optional, (options.fullRefresh ?? false) || redefined(relation), absentParents(graph, node, chosen, existing, sources));
+          result = await buildNode(main, node, sources, optional, (options.fullRefresh ?? false) || redefined(relation), absentParents(graph, node, chosen, existing, sources));
           if (result.status === 'ok') {
             const started = performance.now();
             try {
-              const content = await contentAfterBuild(connection, node, result, fingerprint, last?.content, (graph.children.get(relation)?.length ?? 0) > 0);
+              const content = await contentAfterBuild(main, node, result, fingerprint, last?.content, (graph.children.get(relation)?.length ?? 0) > 0);
               contents.set(relation, content);
-              if (node.kind === 'model') await recordBuild(connection, relation, { fingerprint, definition: inputs.definition(relation), content });
+              if (node.kind === 'model') await recordBuild(main, relation, { fingerprint, definition: inputs.definition(relation), content });
             } catch (cause) {
               // Written, but not recorded as built: a failure (its children are skipped), and
               // the next build writes it again.
@@ -219,7 +208,7 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
     await writeLineage(options.dataDir, await collectLineage(main, graph));
     return [...droppedResults, ...order.map((relation) => results.get(relation)!)];
   } finally {
-    for (const connection of connections) connection.closeSync();
+    main.closeSync();
     instance.closeSync();
   }
 }

@@ -6,9 +6,10 @@ import type { ModelDefinition } from './discover-project.js';
 import { macroFingerprints } from './macros.js';
 import type { ModelGraph } from './model-graph.js';
 import { EXTRACTED_AT_COLUMN } from '../raw-contract/index.js';
+import { bookkeepingRelation, ensureBookkeeping, findBookkeeping } from '../warehouse/bookkeeping.js';
 
 /** Where the fingerprint of each model's last successful build is kept, in the warehouse itself. */
-const BUILDS = 'raw._fanlake_builds';
+const BUILDS = bookkeepingRelation('build_state');
 
 /**
  * What decides whether a model must be built again, read once per build: the state of the raw
@@ -148,23 +149,28 @@ export interface LastBuild {
   content?: string;
 }
 
-/** What each built model holds as its children see it (its content signature, else its fingerprint), without creating anything. */
+/**
+ * What each built model holds as its children see it (its content signature, else its
+ * fingerprint), without creating or moving anything: a reader's look at the build state, where
+ * it is (warehouse/bookkeeping.ts).
+ */
 export async function builtContents(connection: DuckDBConnection): Promise<Map<string, string>> {
-  const [exists] = await queryRows(connection, `select count(*) as n from duckdb_tables() where database_name = current_database() and schema_name = 'raw' and table_name = '_fanlake_builds'`);
-  if (Number(exists!.n) === 0) return new Map();
-  const [hasContent] = await queryRows(connection, `select count(*) as n from duckdb_columns() where database_name = current_database() and schema_name = 'raw' and table_name = '_fanlake_builds' and column_name = 'content'`);
+  const relation = await findBookkeeping(connection, 'build_state');
+  if (relation === undefined) return new Map();
+  const [schema, table] = relation.split('.');
+  const [hasContent] = await queryRows(connection, `select count(*) as n from duckdb_columns() where database_name = current_database() and schema_name = $1 and table_name = $2 and column_name = 'content'`, [schema!, table!]);
   const content = Number(hasContent!.n) > 0 ? 'coalesce(content, fingerprint)' : 'fingerprint';
-  const rows = await queryRows(connection, `select relation, ${content} as content from ${BUILDS}`);
+  const rows = await queryRows(connection, `select relation, ${content} as content from ${relation}`);
   return new Map(rows.map((row) => [String(row.relation), String(row.content)]));
 }
 
-/** The last successful build of each model. */
+/**
+ * The last successful build of each model. Creates the table when missing, and carries over
+ * the build state a warehouse of an earlier fanlake keeps elsewhere (warehouse/bookkeeping.ts);
+ * call it outside a transaction.
+ */
 export async function readBuildState(connection: DuckDBConnection): Promise<Map<string, LastBuild>> {
-  await connection.run(`create schema if not exists raw`);
-  await connection.run(`create table if not exists ${BUILDS} (relation varchar primary key, fingerprint varchar not null, built_at timestamptz not null)`);
-  // Warehouses built before definitions were kept gain the column; their models have none.
-  await connection.run(`alter table ${BUILDS} add column if not exists definition varchar`);
-  await connection.run(`alter table ${BUILDS} add column if not exists content varchar`);
+  await ensureBookkeeping(connection);
   const rows = await queryRows(connection, `select relation, fingerprint, definition, content from ${BUILDS}`);
   return new Map(
     rows.map((row) => [

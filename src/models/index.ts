@@ -106,10 +106,9 @@
  * ## Running
  * Seeds load first, then models in dependency order; a failed model keeps its previous
  * view/table (each write is one DuckDB transaction) and skips its descendants, while
- * independent branches still build. Models can run on several connections (`concurrency`),
- * but on the two shared cores that bought nothing measurable: DuckDB already spreads one query
- * over both threads, and one connection against two measured within the noise of the shared
- * host. So the default is 1.
+ * independent branches still build. Models run one at a time on one connection: DuckDB
+ * already spreads one query over the cores, and models on parallel connections measured no
+ * faster.
  * A model that left the project (its file removed or renamed) has its table or view dropped
  * by the next build, reported as `dropped`: left in place it would still answer queries with
  * rows no build keeps up to date. Only relations the build state records as built are

@@ -42,7 +42,7 @@ export async function materializeModel(connection: DuckDBConnection, model: Mode
       return {};
     case 'table':
       if (model.uniqueKey.length === 0) return { rows: await replaceTable(connection, target, existing, body, model) };
-      if (existing === 'table' && !options.fullRefresh) return mergeRows(connection, model, target, body, 'all rows');
+      if (existing === 'table' && !options.fullRefresh) return mergeKeyedTable(connection, model, target, body);
       // its first build, or --full-refresh: a change, as an incremental model's is (its children
       // are built after it anyway), so its rows need not be summed
       return { rows: await replaceTable(connection, target, existing, body, model), changed: true };
@@ -50,7 +50,7 @@ export async function materializeModel(connection: DuckDBConnection, model: Mode
       if (existing !== 'table' || options.fullRefresh) {
         return { rows: await replaceTable(connection, target, existing, selectBody(options.firstBuildSql ?? model.sql), model), changed: true };
       }
-      return mergeRows(connection, model, target, body, 'increment');
+      return mergeIncrement(connection, model, target, body);
   }
 }
 
@@ -118,108 +118,161 @@ function outputColumns(model: ModelDefinition, header: string, names: readonly s
 }
 
 /**
- * Computes the model's rows into a temp table, checks its keys, then merges them by
- * `unique_key`: rows of new keys and rows whose other columns changed replace what their key
- * held (a delete and an insert), identical rows are left alone. Returns how many rows were
- * computed and whether the table changed.
- * - An `increment` (an incremental model): rows the model's `incremental_delete` condition
- *   holds are deleted first, in the same transaction. What was computed is what this build cost.
- * - `all rows` (a table with a `unique_key`): the rows whose key is gone are deleted too, so the
- *   table ends as a rebuild would leave it. Writing a large table costs more than comparing
- *   it, a later checkpoint stores only the changed rows, and the merge tells the children
- *   whether anything changed without summing the rows. The table is written in full when its columns or their
- *   types differ from the new rows' (a parent's `select *` changed) or the new rows repeat a
- *   key, which a merge cannot write (its data tests report it). A null in the key is a value
- *   like any other.
+ * An incremental model's new rows merged into its table by `unique_key`: rows its
+ * `incremental_delete` condition holds are deleted first, then rows of new keys go in and rows
+ * whose other columns changed replace what their key held; the table's other rows stay. Keys
+ * match with `=`, so a null in the key could never find its row: it is an error, as is a key
+ * the new rows repeat or a change of columns (`--full-refresh` rebuilds). What was computed is
+ * what this build cost.
  */
-async function mergeRows(connection: DuckDBConnection, model: ModelDefinition, target: string, body: string, newRows: 'increment' | 'all rows'): Promise<MaterializeOutcome> {
-  const increment = `temp.main.${quoteIdent(`__fanlake_increment__${model.name}`)}`;
-  try {
-    await connection.run(`create or replace temp table ${increment} as\n${body}\n`);
-    const described = await queryRows(connection, `describe ${increment}`);
-    const existingDescribed = await queryRows(connection, `describe ${target}`);
-    const columns = described.map((row) => String(row.column_name));
-    const shape = (rows: Record<string, unknown>[]) => rows.map((row) => `${String(row.column_name)} ${String(row.column_type)}`).join(', ');
+async function mergeIncrement(connection: DuckDBConnection, model: ModelDefinition, target: string, body: string): Promise<MaterializeOutcome> {
+  return withNewRows(connection, model, body, async (newRows) => {
+    assertSameColumns(model, newRows.columns, (await describe(connection, target)).map((column) => column.name));
+    const keys = keyColumnsOf(model, newRows.columns);
+    const stats = await keyStats(connection, newRows.table, keys);
+    if (stats.nullKeys > 0) throw incrementalError(model, `${stats.nullKeys} row(s) have a null in unique_key (${keys.join(', ')})`);
+    if (stats.repeatedKeys > 0) throw incrementalError(model, `${stats.repeatedKeys} unique_key value(s) occur more than once in the new rows (${keys.join(', ')})`);
+    const changed = await mergeByKey(connection, model, target, newRows, keys, { nullKeysMatch: false, deleteGoneKeys: false });
+    return { rows: stats.rowCount, changed };
+  });
+}
+
+/**
+ * A table with a `unique_key`, written as the difference from what it holds: like a merge of
+ * an increment, and the rows whose key is gone are deleted too, so the table ends as a rebuild
+ * would leave it. Writing a large table costs more than comparing it, a later checkpoint
+ * stores only the changed rows, and the merge tells the children whether anything changed
+ * without summing the rows. A null in the key is a value like any other (null meets null, as
+ * in a rebuild). The table is written in full when its columns or their types differ from the
+ * new rows' (a parent's `select *` changed) or the new rows repeat a key, which a merge cannot
+ * write (its data tests report it).
+ */
+async function mergeKeyedTable(connection: DuckDBConnection, model: ModelDefinition, target: string, body: string): Promise<MaterializeOutcome> {
+  return withNewRows(connection, model, body, async (newRows) => {
     // written in full, a table is summed like any other (build-models.ts), so rows that come
     // back the same still leave its children as they are
-    const replaceInFull = async (): Promise<MaterializeOutcome> => ({ rows: await replaceTable(connection, target, 'table', `select * from ${increment}`) });
-    // a table takes new columns or types by being written in full; an increment must fit the table
-    if (newRows === 'all rows') {
-      if (shape(described) !== shape(existingDescribed)) return await replaceInFull();
-    } else {
-      assertSameColumns(model, columns, existingDescribed.map((row) => String(row.column_name)));
-    }
+    const replaceInFull = async (): Promise<MaterializeOutcome> => ({ rows: await replaceTable(connection, target, 'table', `select * from ${newRows.table}`) });
+    if (shapeOf(newRows.described) !== shapeOf(await describe(connection, target))) return replaceInFull();
+    const keys = keyColumnsOf(model, newRows.columns);
+    const stats = await keyStats(connection, newRows.table, keys);
+    if (stats.repeatedKeys > 0) return replaceInFull();
+    const changed = await mergeByKey(connection, model, target, newRows, keys, { nullKeysMatch: true, deleteGoneKeys: true });
+    return { rows: stats.rowCount, changed };
+  });
+}
 
-    const keys = keyColumnsOf(model, columns);
-    const keyList = keys.map(quoteIdent).join(', ');
-    const [stats] = await queryRows(
-      connection,
-      `select
-           count(*) as row_count,
-           count(*) filter (where ${keys.map((key) => `${quoteIdent(key)} is null`).join(' or ')}) as null_keys,
-           (select count(*) from (select 1 from ${increment} group by ${keyList} having count(*) > 1)) as repeated_keys
-       from ${increment}`,
-    );
-    // A table holds what its SELECT gave, repeated keys included (its data tests report them):
-    // a merge cannot write those, so the table is written in full.
-    if (newRows === 'all rows' && Number(stats!.repeated_keys) > 0) return await replaceInFull();
-    if (newRows === 'increment' && Number(stats!.null_keys) > 0) throw incrementalError(model, `${stats!.null_keys} row(s) have a null in unique_key (${keys.join(', ')})`);
-    if (Number(stats!.repeated_keys) > 0) throw incrementalError(model, `${stats!.repeated_keys} unique_key value(s) occur more than once in the new rows (${keys.join(', ')})`);
+/** A model's rows computed into a temp table for a merge, with its columns as DuckDB describes them. */
+interface NewRows {
+  table: string;
+  described: DescribedColumn[];
+  columns: string[];
+}
 
-    const others = columns.filter((column) => !keys.includes(column));
-    // A table keeps rows whose key holds a null, as a rebuild would: there, null meets null.
-    const equals = newRows === 'all rows' ? 'is not distinct from' : '=';
-    const on = keys.map((key) => `existing.${quoteIdent(key)} ${equals} increment.${quoteIdent(key)}`).join(' and ');
-    const columnList = columns.map(quoteIdent).join(', ');
-    const lineage = lineageColumnsOf(model, columns);
-    const changedRows = await inTransaction(connection, async () => {
-      const deleted = model.incrementalDelete === undefined ? 0 : countOf((await connection.runAndReadAll(`delete from ${target} where ${model.incrementalDelete}`)).getRowObjectsJson());
-      // With lineage columns, what the children see as a change is counted before the merge:
-      // new keys, rows whose other columns differ, and (all rows) keys gone. Rows that differ
-      // only in lineage are still written below, so the table is what a rebuild would make.
-      const substantive = lineage.length === 0 ? undefined : await substantiveChanges(connection, target, increment, on, differsIn(others.filter((column) => !lineage.includes(column))), newRows);
-      // A changed row is deleted here and its new version inserted below, not updated: DuckDB's
-      // checkpoint stores again every column segment an update touched, so a few updates spread
-      // over a large table cost a checkpoint of all of it, while deleted rows are only marked
-      // and new ones appended. One pass finds the changed, new and gone keys, so a table in
-      // which nothing changed costs what a plain MERGE does.
-      const merged = countOf(
-        (
-          await connection.runAndReadAll(
-            `merge into ${target} as existing
-             using ${increment} as increment
-             on ${on}
-             when matched and (${differsIn(others)}) then delete
-             when not matched then insert (${columnList}) values (${columns.map((column) => `increment.${quoteIdent(column)}`).join(', ')})
-             ${newRows === 'all rows' ? 'when not matched by source then delete' : ''}`,
-          )
-        ).getRowObjectsJson(),
-      );
-      // the new versions of the rows just deleted: the keys of the new rows the table now lacks
-      const replaced =
-        merged === 0
-          ? 0
-          : countOf(
-              (
-                await connection.runAndReadAll(
-                  `insert into ${target} (${columnList})
-                   select ${columnList} from ${increment} as increment
-                   where not exists (select 1 from ${target} as existing where ${on})`,
-                )
-              ).getRowObjectsJson(),
-            );
-      return deleted + (substantive ?? merged + replaced);
-    });
-    return { rows: Number(stats!.row_count), changed: changedRows > 0 };
+interface DescribedColumn {
+  name: string;
+  type: string;
+}
+
+/** Computes the model's rows into a temp table, hands them to `fn` and drops the table after. */
+async function withNewRows<T>(connection: DuckDBConnection, model: ModelDefinition, body: string, fn: (newRows: NewRows) => Promise<T>): Promise<T> {
+  const table = `temp.main.${quoteIdent(`__fanlake_increment__${model.name}`)}`;
+  try {
+    await connection.run(`create or replace temp table ${table} as\n${body}\n`);
+    const described = await describe(connection, table);
+    return await fn({ table, described, columns: described.map((column) => column.name) });
   } finally {
-    await connection.run(`drop table if exists ${increment}`);
+    await connection.run(`drop table if exists ${table}`);
   }
+}
+
+async function describe(connection: DuckDBConnection, relation: string): Promise<DescribedColumn[]> {
+  return (await queryRows(connection, `describe ${relation}`)).map((row) => ({ name: String(row.column_name), type: String(row.column_type) }));
+}
+
+function shapeOf(columns: readonly DescribedColumn[]): string {
+  return columns.map((column) => `${column.name} ${column.type}`).join(', ');
+}
+
+/** How many rows there are, how many hold a null in the key, and how many keys occur more than once. */
+async function keyStats(connection: DuckDBConnection, table: string, keys: readonly string[]): Promise<{ rowCount: number; nullKeys: number; repeatedKeys: number }> {
+  const [row] = await queryRows(
+    connection,
+    `select
+         count(*) as row_count,
+         count(*) filter (where ${keys.map((key) => `${quoteIdent(key)} is null`).join(' or ')}) as null_keys,
+         (select count(*) from (select 1 from ${table} group by ${keys.map(quoteIdent).join(', ')} having count(*) > 1)) as repeated_keys
+     from ${table}`,
+  );
+  return { rowCount: Number(row!.row_count), nullKeys: Number(row!.null_keys), repeatedKeys: Number(row!.repeated_keys) };
+}
+
+/**
+ * Writes new rows into the table by key in one transaction: rows of new keys go in, rows whose
+ * other columns changed replace their key's row, identical rows are left alone, and with
+ * `deleteGoneKeys` the table's keys the new rows lack are deleted. `nullKeysMatch`: whether a
+ * null in the key matches a null (`is not distinct from`) or nothing (`=`). Returns whether
+ * the table changed, apart from rows that differ only in the model's lineage columns.
+ */
+async function mergeByKey(
+  connection: DuckDBConnection,
+  model: ModelDefinition,
+  target: string,
+  newRows: NewRows,
+  keys: readonly string[],
+  mode: { nullKeysMatch: boolean; deleteGoneKeys: boolean },
+): Promise<boolean> {
+  const { columns } = newRows;
+  const others = columns.filter((column) => !keys.includes(column));
+  const equals = mode.nullKeysMatch ? 'is not distinct from' : '=';
+  const on = keys.map((key) => `existing.${quoteIdent(key)} ${equals} increment.${quoteIdent(key)}`).join(' and ');
+  const columnList = columns.map(quoteIdent).join(', ');
+  const lineage = lineageColumnsOf(model, columns);
+  const changedRows = await inTransaction(connection, async () => {
+    const deleted = model.incrementalDelete === undefined ? 0 : countOf((await connection.runAndReadAll(`delete from ${target} where ${model.incrementalDelete}`)).getRowObjectsJson());
+    // With lineage columns, what the children see as a change is counted before the merge:
+    // new keys, rows whose other columns differ, and keys gone. Rows that differ only in
+    // lineage are still written below, so the table is what a rebuild would make.
+    const substantive =
+      lineage.length === 0 ? undefined : await substantiveChanges(connection, target, newRows.table, on, differsIn(others.filter((column) => !lineage.includes(column))), mode.deleteGoneKeys);
+    // A changed row is deleted here and its new version inserted below, not updated: DuckDB's
+    // checkpoint stores again every column segment an update touched, so a few updates spread
+    // over a large table cost a checkpoint of all of it, while deleted rows are only marked
+    // and new ones appended. One pass finds the changed, new and gone keys, so a table in
+    // which nothing changed costs what a plain MERGE does.
+    const merged = countOf(
+      (
+        await connection.runAndReadAll(
+          `merge into ${target} as existing
+           using ${newRows.table} as increment
+           on ${on}
+           when matched and (${differsIn(others)}) then delete
+           when not matched then insert (${columnList}) values (${columns.map((column) => `increment.${quoteIdent(column)}`).join(', ')})
+           ${mode.deleteGoneKeys ? 'when not matched by source then delete' : ''}`,
+        )
+      ).getRowObjectsJson(),
+    );
+    // the new versions of the rows just deleted: the keys of the new rows the table now lacks
+    const replaced =
+      merged === 0
+        ? 0
+        : countOf(
+            (
+              await connection.runAndReadAll(
+                `insert into ${target} (${columnList})
+                 select ${columnList} from ${newRows.table} as increment
+                 where not exists (select 1 from ${target} as existing where ${on})`,
+              )
+            ).getRowObjectsJson(),
+          );
+    return deleted + (substantive ?? merged + replaced);
+  });
+  return changedRows > 0;
 }
 
 /**
  * How many rows of a merge change what the table holds apart from its lineage columns: new
- * rows with no stored row of their key equal in the other columns, and for `all rows` the
- * stored keys the new rows lack.
+ * rows with no stored row of their key equal in the other columns, and with `countGoneKeys`
+ * the stored keys the new rows lack.
  */
 async function substantiveChanges(
   connection: DuckDBConnection,
@@ -227,13 +280,13 @@ async function substantiveChanges(
   increment: string,
   on: string,
   differs: string,
-  newRows: 'increment' | 'all rows',
+  countGoneKeys: boolean,
 ): Promise<number> {
   const [row] = await queryRows(
     connection,
     `select
          (select count(*) from ${increment} as increment where not exists (select 1 from ${target} as existing where ${on} and not (${differs})))
-         ${newRows === 'all rows' ? `+ (select count(*) from ${target} as existing where not exists (select 1 from ${increment} as increment where ${on}))` : ''} as changes`,
+         ${countGoneKeys ? `+ (select count(*) from ${target} as existing where not exists (select 1 from ${increment} as increment where ${on}))` : ''} as changes`,
   );
   return Number(row!.changes);
 }

@@ -20,3 +20,5 @@ export type { Manifest, RawFile } from './manifest.js';
 export { EXTRACTION_STATUSES, extractionSummarySchema, listExtractionSummaries, readExtractionSummary, writeExtractionSummary } from './extraction-summary.js';
 export type { ExtractionSummary, ExtractionSummaryFile } from './extraction-summary.js';
 export { EXTRACTED_AT_COLUMN, isLineageColumn, LINEAGE_COLUMNS, RUN_ID_COLUMN, VANISHED_COLUMN } from './lineage.js';
+export { batchSelect, type BatchFile, describeParquet, positionsFromReader } from './batch-source.js';
+export { type ColumnTypes, describeDrift, planSchema, type SchemaPlan, widenType } from './schema-drift.js';

@@ -72,25 +72,6 @@ export class ValueFormatter {
   }
 }
 
-/** Whether `locale` is a BCP 47 tag `Intl` knows. */
-export function isKnownLocale(locale: string): boolean {
-  try {
-    return Intl.NumberFormat.supportedLocalesOf([locale]).length > 0;
-  } catch {
-    return false;
-  }
-}
-
-/** Whether `timeZone` is an IANA zone `Intl` knows. */
-export function isKnownTimeZone(timeZone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en', { timeZone });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** The d3-format locale Vega needs for axis labels, taken from `Intl` so charts and tables agree. */
 export function vegaNumberLocale(locale: string, currency: string): { decimal: string; thousands: string; grouping: number[]; currency: [string, string] } {
   const parts = new Intl.NumberFormat(locale, { style: 'currency', currency }).formatToParts(12345.6);

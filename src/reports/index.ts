@@ -11,6 +11,5 @@ export type { CheckedReport, ReportCatalog } from './report-catalog.js';
 export { CHART_TYPES, PARAM_TYPES, VALUE_FORMATS } from './report-definition.js';
 export type { ParamDefinition, ReportDefinition } from './report-definition.js';
 export { parseParamArgs } from './report-params.js';
-export { isKnownLocale, isKnownTimeZone } from './format-values.js';
 export { INDEX_FILE } from './render-index.js';
 export { LATEST } from './renderings.js';

@@ -1,15 +1,26 @@
 import type { Config } from '../config/load-config.js';
-import { redact } from '../config/secrets.js';
+import { redact } from '../core/secrets.js';
 import { errorMessage, FanlakeError } from '../core/errors.js';
 import { acquireWriterLock, LOCK_ERROR_CODES, type WriterLock } from '../core/writer-lock.js';
-import { deliver, type channelsFor } from '../delivery/deliver.js';
-import { composeMessage } from '../delivery/message.js';
 import { newRunId } from '../raw-contract/index.js';
 import { pruneRawRuns, type PruneResult } from '../load/prune-raw-runs.js';
+import type { ReportResult } from '../reports/index.js';
 import { type PipelineResult, runPipeline } from '../pipeline/run-pipeline.js';
-import { firstError, type StepSummary } from '../pipeline/run-summary.js';
+import { firstError, type RunSummary, type StepSummary } from '../pipeline/run-summary.js';
 import type { Schedule } from './schedule-config.js';
-import type { LogEntry } from './schedule-log.js';
+import type { DeliveryRecord, LogEntry } from './schedule-log.js';
+
+/** A finished job, as its digest or alert tells it. */
+export interface JobResult {
+  schedule: string;
+  slot: Date;
+  summary: RunSummary;
+  reports: readonly ReportResult[];
+  /** Whether the schedule allows reports showing personal data to be attached or linked. */
+  personalData: boolean;
+  /** Why the job failed when it ended before a summary could say (e.g. a bad report definition). */
+  error?: string;
+}
 
 export interface JobContext {
   config: Config;
@@ -17,8 +28,11 @@ export interface JobContext {
   modelsDir?: string;
   /** The scheduler's first stop: the running step finishes, the rest is skipped. */
   stop: AbortSignal;
-  /** Where this schedule delivers (see channelsFor). */
-  channels: ReturnType<typeof channelsFor>;
+  /**
+   * Delivers a finished job's digest or alert where its schedule says (delivery/deliver.ts
+   * `delivererFor`), one record per channel; `signal` cuts retries short.
+   */
+  deliver: (job: JobResult, signal: AbortSignal) => Promise<DeliveryRecord[]>;
   onNotice?: (message: string) => void;
   onStep?: (step: StepSummary) => void;
 }
@@ -71,7 +85,7 @@ export async function runScheduledJob(schedule: Schedule, slot: Date, slots: num
         onStep: context.onStep,
       });
       // Housekeeping after every job, under the same lock, so it never races a load.
-      pruned = await pruneRawRuns({ dataDir: config.dataDir, retentionDays: config['raw.retentionDays'] }).catch((error: unknown) => {
+      pruned = await pruneRawRuns({ dataDir: config.dataDir, retentionDays: config['raw.retentionDays'], memoryLimit: config['warehouse.memoryLimit'] }).catch((error: unknown) => {
         context.onNotice?.(`housekeeping failed: ${redact(errorMessage(error))}`);
         return undefined;
       });
@@ -86,14 +100,9 @@ export async function runScheduledJob(schedule: Schedule, slot: Date, slots: num
   const stopped = summary.status === 'ok' && summary.steps.some((s) => s.reason === 'stopped');
   const outcome = stopped ? 'stopped' : summary.status;
   const error = thrown ?? firstError(summary);
-  const deliveries =
-    stopped || context.channels.length === 0
-      ? []
-      : await deliver(context.channels, composeMessage({ schedule: schedule.name, slot, summary, reports: result?.reports ?? [], personalData: schedule.personalData, error: thrown }), {
-          maxAttempts: config['delivery.maxAttempts'],
-          retrySeconds: config['delivery.retrySeconds'],
-          signal: context.stop,
-        });
+  const deliveries = stopped
+    ? []
+    : await context.deliver({ schedule: schedule.name, slot, summary, reports: result?.reports ?? [], personalData: schedule.personalData, error: thrown }, context.stop);
   return {
     ...base,
     end: new Date().toISOString(),

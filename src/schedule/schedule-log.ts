@@ -2,7 +2,7 @@ import { appendFileSync, mkdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { redact } from '../config/secrets.js';
+import { redact } from '../core/secrets.js';
 
 /** `$FANLAKE_DATA_DIR/schedule/log.ndjson`: one JSON line per job. */
 export function scheduleLogPath(dataDir: string): string {

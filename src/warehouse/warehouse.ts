@@ -16,13 +16,14 @@ export const WAREHOUSE_ERROR_CODES = {
  * Opens the warehouse read-only, runs `fn` and closes it again. Read-only so a query can never
  * change data by accident; closed right after so that a reader keeps a writer (load, build)
  * out for one statement at most. Callers run one statement per call and keep no connection.
+ * `memoryLimit`: the setting `warehouse.memoryLimit` (DuckDB's own default without it).
  */
-export async function withWarehouseReader<T>(dataDir: string, fn: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
+export async function withWarehouseReader<T>(dataDir: string, fn: (connection: DuckDBConnection) => Promise<T>, memoryLimit?: string): Promise<T> {
   const path = warehousePath(dataDir);
   if (!existsSync(path)) {
     throw new FanlakeError(WAREHOUSE_ERROR_CODES.missing, `no warehouse at ${path} yet: run fanlake extract and fanlake load first`, { context: { path } });
   }
-  return withConnection(path, fn, { accessMode: 'READ_ONLY', memoryLimit: '2GB' });
+  return withConnection(path, fn, { accessMode: 'READ_ONLY', ...(memoryLimit === undefined ? {} : { memoryLimit }) });
 }
 
 /**
@@ -31,7 +32,7 @@ export async function withWarehouseReader<T>(dataDir: string, fn: (connection: D
  *
  * @throws FanlakeError `E_SQL_QUERY` when DuckDB rejects the statement.
  */
-export function runReadOnlyStatement(dataDir: string, sql: string, onRunning?: (connection: DuckDBConnection | undefined) => void) {
+export function runReadOnlyStatement(dataDir: string, sql: string, memoryLimit: string | undefined, onRunning?: (connection: DuckDBConnection | undefined) => void) {
   return withWarehouseReader(dataDir, async (connection) => {
     onRunning?.(connection);
     try {
@@ -41,5 +42,5 @@ export function runReadOnlyStatement(dataDir: string, sql: string, onRunning?: (
     } finally {
       onRunning?.(undefined);
     }
-  });
+  }, memoryLimit);
 }

@@ -52,7 +52,7 @@ describe('fanlake run', () => {
     expect(summary.status).toBe('ok');
     expect(summary.steps.map((s) => s.step)).toEqual(['extract', 'load', 'build', 'check', 'report']);
     const extract = summary.steps[0]!;
-    const rawRows = await queryWarehouse(dataDir, `select sum(rows)::int as n from raw._fanlake_loads where run_id = '${summary.runId}'`);
+    const rawRows = await queryWarehouse(dataDir, `select sum(rows)::int as n from meta.load_ledger where run_id = '${summary.runId}'`);
     expect(extract.counts.rows).toBe(rawRows[0]!.n);
     expect(summary.steps[1]!.counts.inserted).toBe(rawRows[0]!.n);
     const shipped = shippedReports();

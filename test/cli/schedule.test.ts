@@ -7,12 +7,16 @@ import { logEntrySchema, type LogEntry } from '../../src/schedule/schedule-log.j
 import type { Simulator } from '../../src/simulator/simulator.js';
 import { runCli, spawnCli, tempDataDir, watch, type WatchedProcess } from '../helpers/cli.js';
 import { attachmentsOf, startSmtpReceiver, startWebhookReceiver, subjectOf, textOf } from '../helpers/receivers.js';
+import { sharedWarehouse } from '../helpers/shared-warehouse.js';
 import { startTestSimulator } from '../helpers/simulator.js';
 import { cliEnv } from '../warehouse/identity-fixture.js';
 
+/** The simulator's options (those of startTestSimulator): the shared warehouse is built from the same data. */
+const SIMULATOR = { scale: 0.02, seed: 42 };
+
 let sim: Simulator;
 beforeAll(async () => {
-  sim = await startTestSimulator();
+  sim = await startTestSimulator(SIMULATOR);
 });
 afterAll(() => sim.close());
 
@@ -29,21 +33,43 @@ interface Setup {
   env: Record<string, string>;
 }
 
-/** A working directory with `fanlake.config.json` holding `schedules`, and a data dir. */
-function setup(schedules: unknown, env: Record<string, string> = {}): Setup {
+/** A working directory with `fanlake.config.json` holding `schedules`, and an empty data dir. */
+function setup(schedules: unknown, env: Record<string, string> = {}, dataDir = tempDataDir()): Setup {
   const cwd = mkdtempSync(join(tmpdir(), 'fanlake-schedule-'));
   writeFileSync(join(cwd, 'fanlake.config.json'), JSON.stringify({ schedules }));
-  const dataDir = tempDataDir();
   return { cwd, dataDir, env: { ...cliEnv(sim, dataDir), ...env } };
 }
 
 /**
- * A cron firing every `seconds` (croner's optional seconds field). However long the CLI
- * takes to start on a loaded machine, a slot comes within `seconds`; tests read which slot
- * fired from the log instead of predicting it.
+ * A copy of the warehouse of this file's simulator, built once per test run: a job that runs
+ * the whole pipeline on it extracts and builds what changed, as a scheduled job on a club's
+ * data dir does, instead of everything from nothing.
+ */
+function builtDataDir(): Promise<string> {
+  return sharedWarehouse({ simulator: SIMULATOR });
+}
+
+/**
+ * A cron firing every `seconds` (croner's optional seconds field), for the tests of when jobs
+ * run. However long the CLI takes to start on a loaded machine, a slot comes within
+ * `seconds`; tests read which slot fired from the log instead of predicting it.
  */
 function every(seconds: number): string {
   return `*/${seconds} * * * * *`;
+}
+
+/** Daily at midnight (UTC): the schedule of the tests of what a job does, see {@link dueAtStart}. */
+const DAILY = '0 0 * * *';
+
+/**
+ * Makes a {@link DAILY} schedule's slot of today due as the scheduler starts: the log says it
+ * last ran yesterday, so the scheduler catches up on today's slot at once (as after any
+ * downtime) and the next slot is a day away. Tests of what a job does then wait for no slot.
+ */
+function dueAtStart(dataDir: string, schedule: string): void {
+  const yesterday = new Date(Math.floor(Date.now() / 86_400_000) * 86_400_000 - 86_400_000).toISOString();
+  mkdirSync(join(dataDir, 'schedule'), { recursive: true });
+  writeFileSync(join(dataDir, 'schedule', 'log.ndjson'), `${JSON.stringify({ schedule, slot: yesterday, start: yesterday, end: yesterday, outcome: 'ok', runId: '20260101T000000Z-abcdef' })}\n`);
 }
 
 /** Two tiny report definitions; fan-count declares personal data. */
@@ -117,7 +143,7 @@ describe('fanlake schedule: jobs', () => {
     // The second job's webhook keeps failing: recorded, and its report stays on disk.
     const hook = await startWebhookReceiver([200, 500]);
     closers.push(smtp.close, hook.close);
-    const cron = every(10);
+    const cron = every(4);
     const s = setup(
       [
         { name: 'soon', cron, timeZone: 'Europe/Oslo', deliver: { email: true, webhook: true } },
@@ -132,6 +158,7 @@ describe('fanlake schedule: jobs', () => {
         FANLAKE_DELIVERY_MAX_ATTEMPTS: '2',
         FANLAKE_DELIVERY_RETRY_SECONDS: '0.05',
       },
+      await builtDataDir(),
     );
     s.env.FANLAKE_REPORT_DEFINITIONS = reportDefinitions();
     const process = scheduler(s);
@@ -146,8 +173,8 @@ describe('fanlake schedule: jobs', () => {
     // A later slot may have begun before SIGTERM; it was stopped and delivered nothing.
     const [soon, privately] = log(s.dataDir);
     expect(soon).toMatchObject({ schedule: 'soon', outcome: 'ok', deliveries: [{ channel: 'email', status: 'sent' }, { channel: 'webhook', status: 'sent' }] });
-    // Fired at its slot: a whole ten seconds, started at it (not before, and promptly).
-    expect(Date.parse(soon!.slot) % 10_000).toBe(0);
+    // Fired at its slot: a whole four seconds, started at it (not before, and promptly).
+    expect(Date.parse(soon!.slot) % 4_000).toBe(0);
     expect(Date.parse(soon!.start) - Date.parse(soon!.slot)).toBeGreaterThanOrEqual(0);
     expect(Date.parse(soon!.start) - Date.parse(soon!.slot)).toBeLessThan(2_000);
     // Its slot came while 'soon' ran; it waited its turn (the latest of its slots is served).
@@ -187,8 +214,7 @@ describe('fanlake schedule: jobs', () => {
   });
 
   it('never overlaps a writer started by hand: the slot counts as missed, then runs once for all the slots it missed', async () => {
-    const s = setup([{ name: 'busy', cron: every(2) }], { FANLAKE_SCHEDULE_LOCK_WAIT: '1' });
-    mkdirSync(s.dataDir, { recursive: true });
+    const s = setup([{ name: 'busy', cron: every(2) }], { FANLAKE_SCHEDULE_LOCK_WAIT: '1' }, await builtDataDir());
     const lock = await acquireWriterLock(s.dataDir, { command: 'extract by hand' });
     const process = scheduler(s);
 
@@ -215,7 +241,7 @@ describe('fanlake schedule: jobs', () => {
   });
 
   it('catches up once on slots missed while the scheduler was down', async () => {
-    const s = setup([{ name: 'hourly', cron: '0 * * * *' }]);
+    const s = setup([{ name: 'hourly', cron: '0 * * * *' }], {}, await builtDataDir());
     const thisHour = Math.floor(Date.now() / 3_600_000) * 3_600_000;
     const served = new Date(thisHour - 3 * 3_600_000).toISOString();
     mkdirSync(join(s.dataDir, 'schedule'), { recursive: true });
@@ -232,7 +258,8 @@ describe('fanlake schedule: jobs', () => {
   });
 
   it('SIGTERM during a job lets the running step finish, skips the rest and exits 0 with the lock released', async () => {
-    const s = setup([{ name: 'stopme', cron: every(2) }]);
+    const s = setup([{ name: 'stopme', cron: DAILY }]);
+    dueAtStart(s.dataDir, 'stopme');
     const process = scheduler(s);
 
     await process.waitFor(/stopme: slot .* starts/, 'stderr');
@@ -240,7 +267,7 @@ describe('fanlake schedule: jobs', () => {
     expect((await process.done).code, (process.stdout + process.stderr)).toBe(0);
 
     expect((process.stdout + process.stderr)).toMatch(/stopme: \w+ skipped \(stopped\)/);
-    const [entry] = log(s.dataDir);
+    const [, entry] = log(s.dataDir);
     expect(entry).toMatchObject({ schedule: 'stopme', outcome: 'stopped' });
     expect(existsSync(join(s.dataDir, LOCK_FILE))).toBe(false);
   });
@@ -249,8 +276,9 @@ describe('fanlake schedule: jobs', () => {
     // A slow simulator keeps the extract busy while both signals arrive.
     const slow = await startTestSimulator({ latencyMs: 300 });
     closers.push(() => slow.close());
-    const s = setup([{ name: 'abortme', cron: every(2) }]);
+    const s = setup([{ name: 'abortme', cron: DAILY }]);
     Object.assign(s.env, cliEnv(slow, s.dataDir));
+    dueAtStart(s.dataDir, 'abortme');
     const process = scheduler(s);
 
     await process.waitFor(/abortme: slot .* starts/, 'stderr');
@@ -259,7 +287,7 @@ describe('fanlake schedule: jobs', () => {
     process.child.kill('SIGTERM');
     expect((await process.done).code, (process.stdout + process.stderr)).toBe(1);
 
-    expect(log(s.dataDir).map((e) => [e.schedule, e.outcome])).toEqual([['abortme', 'aborted']]);
+    expect(log(s.dataDir).slice(1).map((e) => [e.schedule, e.outcome])).toEqual([['abortme', 'aborted']]);
     expect(existsSync(join(s.dataDir, LOCK_FILE))).toBe(false);
     expect(existsSync(join(s.dataDir, 'warehouse.duckdb'))).toBe(false);
   });
@@ -268,9 +296,8 @@ describe('fanlake schedule: jobs', () => {
     const smtp = await startSmtpReceiver();
     const hook = await startWebhookReceiver([500]);
     closers.push(smtp.close, hook.close);
-    const cron = every(10);
     const dataDir = tempDataDir();
-    const s = setup([{ name: 'broken', cron, deliver: { email: { to: ['ops@club.example'] }, webhook: true } }], {
+    const s = setup([{ name: 'broken', cron: DAILY, deliver: { email: { to: ['ops@club.example'] }, webhook: true } }], {
       // Nothing listens there: the extract fails.
       FANLAKE_DATA_DIR: dataDir,
       FANLAKE_TICKETING_URL: 'http://127.0.0.1:9',
@@ -285,13 +312,14 @@ describe('fanlake schedule: jobs', () => {
       FANLAKE_DELIVERY_RETRY_SECONDS: '0.05',
     });
     s.dataDir = dataDir;
+    dueAtStart(s.dataDir, 'broken');
     const process = scheduler(s);
 
     await process.waitFor(/broken slot .*: failed in/, 'stdout');
     process.child.kill('SIGTERM');
     expect((await process.done).code).toBe(0);
 
-    const [entry] = log(s.dataDir);
+    const [, entry] = log(s.dataDir);
     expect(entry!.outcome).toBe('failed');
     expect(entry!.error).toMatch(/^extract: ticketing\.\w+: /);
     expect(smtp.mails).toHaveLength(1);
@@ -314,16 +342,17 @@ describe('fanlake schedule: jobs', () => {
   it('a writer lock that cannot be taken for another reason than another writer fails the job and alerts', async () => {
     const hook = await startWebhookReceiver();
     closers.push(hook.close);
-    const s = setup([{ name: 'nightly', cron: every(3), deliver: { webhook: true } }], { FANLAKE_WEBHOOK_URL: hook.url });
+    const s = setup([{ name: 'nightly', cron: DAILY, deliver: { webhook: true } }], { FANLAKE_WEBHOOK_URL: hook.url });
     // A directory where the lock file goes: no writer holds it, and nothing can take it.
     mkdirSync(join(s.dataDir, LOCK_FILE), { recursive: true });
+    dueAtStart(s.dataDir, 'nightly');
     const process = scheduler(s);
 
     await process.waitFor(/nightly slot .*: failed in/, 'stdout');
     process.child.kill('SIGTERM');
     expect((await process.done).code).toBe(0);
 
-    const [entry] = log(s.dataDir);
+    const [, entry] = log(s.dataDir);
     expect(entry!.outcome).toBe('failed');
     expect(entry!.error).toMatch(/^cannot take the writer lock: /);
     expect(hook.posts).toHaveLength(1);

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { defaultMemoryLimit } from '../../src/config/settings.js';
 import { REPO, runCli, spawnCli, tempDataDir, watch } from '../helpers/cli.js';
 
 let dataDir: string;
@@ -100,6 +101,29 @@ describe('fanlake sql exit codes', () => {
     const noWarehouse = await runCli(['sql', 'select 1'], { FANLAKE_DATA_DIR: tempDataDir() });
     expect(noWarehouse.code).toBe(1);
     expect(noWarehouse.stderr).toMatch(/no warehouse at .* yet/);
+  });
+});
+
+describe('the memory readers of the warehouse may use', () => {
+  it('is warehouse.memoryLimit, half the machine\'s by default, for sql and shell alike', async () => {
+    const asDuckDbShowsIt = async (size: string) => {
+      const instance = await DuckDBInstance.create(':memory:', { memory_limit: size });
+      const connection = await instance.connect();
+      const shown = (await connection.runAndReadAll(`select current_setting('memory_limit') as m`)).getRowObjectsJson()[0]!.m;
+      connection.closeSync();
+      instance.closeSync();
+      return String(shown);
+    };
+    const limitOf = async (args: string[], env: Record<string, string> = {}) => {
+      const result = await runCli(['sql', `select current_setting('memory_limit') as m`, '--format', 'csv', ...args], { FANLAKE_DATA_DIR: dataDir, ...env });
+      expect(result.code, result.stderr).toBe(0);
+      return result.stdout.split('\n')[1];
+    };
+    expect(await limitOf([])).toBe(await asDuckDbShowsIt(defaultMemoryLimit()));
+    expect(await limitOf(['--memory-limit', '300MiB'])).toBe('300.0 MiB');
+    expect(await limitOf([], { FANLAKE_MEMORY_LIMIT: '1GiB' })).toBe('1.0 GiB');
+    const piped = await pipedShell(`.mode csv\nselect current_setting('memory_limit') as m;\n`, { FANLAKE_MEMORY_LIMIT: '700MiB' });
+    expect(piped.stdout).toBe('m\n700.0 MiB\n');
   });
 });
 

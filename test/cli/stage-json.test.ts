@@ -26,7 +26,7 @@ describe('stage commands with --format json', () => {
 
     const load = await runJson(['load'], env);
     expect(load.code).toBe(0);
-    const [loaded] = await queryWarehouse(dataDir, `select sum(rows)::int as n from raw._fanlake_loads where run_id = '${extract.document.runId}'`);
+    const [loaded] = await queryWarehouse(dataDir, `select sum(rows)::int as n from meta.load_ledger where run_id = '${extract.document.runId}'`);
     expect(extract.step.counts.rows).toBe(loaded!.n);
     expect(load.step.counts.inserted).toBe(loaded!.n);
 

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load-config.js';
+import { defaultMemoryLimit } from '../../src/config/settings.js';
 import { UsageError } from '../../src/core/errors.js';
 
 function dirWith(files: Record<string, string>): string {
@@ -57,6 +58,19 @@ describe('loadConfig', () => {
     expect(loadConfig({ env: {}, flags: { 'phone-country-code': '+358' }, cwd }).config['models.phoneDefaultCountryCode']).toBe('+358');
     expect(() => loadConfig({ env: { FANLAKE_PHONE_DEFAULT_COUNTRY_CODE: 'NO' }, cwd: dirWith({}) })).toThrow(
       /models\.phoneDefaultCountryCode: must be a country calling code such as \+47 \(from environment variable FANLAKE_PHONE_DEFAULT_COUNTRY_CODE\)/,
+    );
+  });
+
+  it('gives DuckDB half the machine\'s memory unless told a size, and refuses what is no size', () => {
+    expect(defaultMemoryLimit(4 * 2 ** 30)).toBe('2048MiB');
+    expect(defaultMemoryLimit(24 * 2 ** 30)).toBe('12288MiB');
+    expect(loadConfig({ env: {}, cwd: dirWith({}) }).config['warehouse.memoryLimit']).toBe(defaultMemoryLimit());
+    expect(loadConfig({ env: { FANLAKE_MEMORY_LIMIT: '6GB' }, cwd: dirWith({}) }).config['warehouse.memoryLimit']).toBe('6GB');
+    const cwd = dirWith({ 'fanlake.config.json': JSON.stringify({ warehouse: { memoryLimit: '3 GiB' } }) });
+    expect(loadConfig({ env: {}, cwd }).config['warehouse.memoryLimit']).toBe('3 GiB');
+    expect(loadConfig({ env: {}, flags: { 'memory-limit': '512MB' }, cwd }).config['warehouse.memoryLimit']).toBe('512MB');
+    expect(() => loadConfig({ env: { FANLAKE_MEMORY_LIMIT: '80%' }, cwd: dirWith({}) })).toThrow(
+      /warehouse\.memoryLimit: must be a size such as 4GB, 512MB or 3GiB \(from environment variable FANLAKE_MEMORY_LIMIT\)/,
     );
   });
 

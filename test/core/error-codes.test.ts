@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { registerSecret } from '../../src/config/secrets.js';
+import { registerSecret } from '../../src/core/secrets.js';
 import { CODE, ERROR_CODES, errorCodesMarkdown } from '../../src/core/error-codes.js';
 import { toErrorRecord } from '../../src/core/error-record.js';
 import { FanlakeError, UsageError } from '../../src/core/errors.js';

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../src/simulator/simulator.js';
 import { TICKETING_RESOURCES, type TicketingResource } from '../../src/simulator/population/ticketing/index.js';
 import { expectOneError, runJson } from '../helpers/stage-json.js';
-import { runCli, spawnCli, tempDataDir, watch } from '../helpers/cli.js';
+import { clockAhead, runCli, spawnCli, tempDataDir, watch } from '../helpers/cli.js';
 import { startTestSimulator } from '../helpers/simulator.js';
 import { queryWarehouse } from '../helpers/warehouse.js';
 
@@ -106,9 +106,9 @@ describe('fanlake extract --source ticketing, then load', () => {
       expect(missing.slice(0, 3), `${resource}: ${missing.length} unchanged records missing`).toEqual([]);
     }
     sim.mutateRate = 0;
-    // Dates are whole seconds: the next run must start in a later second than the last change.
-    await new Promise((r) => setTimeout(r, 1100));
-    const second = await runCli(['extract'], envFor(sim, dataDir));
+    // Dates are whole seconds: the next run must start in a later second than the last change
+    // (its clock ahead, instead of waiting for that second).
+    const second = await runCli(['extract'], envFor(sim, dataDir, clockAhead(1100)));
     expect(second.code, second.stderr).toBe(0);
     expect((await runCli(['load'], envFor(sim, dataDir))).code).toBe(0);
     await expectWarehouseEqualsTruth(sim, dataDir);
@@ -119,12 +119,11 @@ describe('fanlake extract --source ticketing, then load', () => {
     const dataDir = tempDataDir();
     expect((await runCli(['extract'], envFor(sim, dataDir))).code).toBe(0);
     expect((await runCli(['load'], envFor(sim, dataDir))).code).toBe(0);
-    await new Promise((r) => setTimeout(r, 1100));
     const added = sim.addTicketing('tickets', 25);
     const touched = sim.touchTicketing('users', { count: 10 });
-    // A run reads up to the last whole second before it started.
-    await new Promise((r) => setTimeout(r, 1100));
-    const second = await runJson(['extract'], envFor(sim, dataDir));
+    // A run reads up to the last whole second before it started: its clock ahead, it starts in
+    // a later second than these changes and than the first run.
+    const second = await runJson(['extract'], envFor(sim, dataDir, clockAhead(1100)));
     expect(second.code, second.stderr).toBe(0);
     const rows = Object.fromEntries(second.step.results.filter((r) => r.status === 'ok').map((r) => [r.name.replace(/^ticketing\./, ''), r.counts.rows]));
     expect(rows.tickets).toBeGreaterThanOrEqual(25);

@@ -366,7 +366,7 @@ describe('loadWarehouse', () => {
     expect(failed.error).toMatchObject({ code: 'E_LOAD_CHECKSUM' });
     expect(failed.error?.message).toContain(bad.files[0].path);
     expect(byTable(results, 'raw.ticketing_users')).toMatchObject({ status: 'ok', inserted: 1 });
-    const loaded = await warehouseRows(warehouse, 'select source, resource from raw._fanlake_loads');
+    const loaded = await warehouseRows(warehouse, 'select source, resource from meta.load_ledger');
     expect(loaded).toEqual([{ source: 'ticketing', resource: 'users' }]);
   });
 

@@ -44,7 +44,7 @@ describe('pruneRawRuns', () => {
 
   it('removes old loaded runs, never one not loaded yet nor the newest loaded snapshot; the warehouse keeps the rows', async () => {
     const before = runsOnDisk();
-    const ledger = await queryWarehouse(dataDir, `select source || '/' || resource as resource, run_id, is_snapshot from raw._fanlake_loads order by run_id`);
+    const ledger = await queryWarehouse(dataDir, `select source || '/' || resource as resource, run_id, is_snapshot from meta.load_ledger order by run_id`);
     const rowsBefore = await queryWarehouse(dataDir, 'select count(*)::int as n from raw.ticketing_tickets');
     const bytesBefore = await rawLayerBytes(dataDir);
 

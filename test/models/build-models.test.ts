@@ -99,7 +99,7 @@ describe('buildModels', () => {
     expect(await ws.query(`select table_type from information_schema.tables where table_name = 'stg_ticketing__users'`)).toEqual([{ table_type: 'VIEW' }]);
   });
 
-  it('builds independent branches on parallel connections', async () => {
+  it('builds independent branches from one staging layer', async () => {
     await ws.exec(RAW_TICKETING);
     await ws.write({
       ...PROJECT,
@@ -107,7 +107,7 @@ describe('buildModels', () => {
       'marts/dim_user_names.sql': 'select user_id, full_name from staging.stg_ticketing__users',
     });
 
-    const results = await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir, concurrency: 2 });
+    const results = await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir });
 
     expect(results.every((r) => r.status === 'ok')).toBe(true);
     expect(results).toHaveLength(6);
@@ -142,7 +142,7 @@ describe('buildModels', () => {
   it('reports a model whose build cannot be recorded as failed, and builds it again next time', async () => {
     await ws.exec(RAW_TICKETING);
     // a damaged build-state table: without its primary key, recording a build fails
-    await ws.exec('create table raw._fanlake_builds (relation varchar, fingerprint varchar, built_at timestamptz)');
+    await ws.exec('create schema meta; create table meta.build_state (relation varchar, fingerprint varchar, built_at timestamptz, definition varchar, content varchar)');
     await ws.write(PROJECT);
     const results = await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir });
 
@@ -153,7 +153,7 @@ describe('buildModels', () => {
     expect(byModel(results, 'dim_fan').status).toBe('skipped');
 
     // Mended, the next build writes and records every model.
-    await ws.exec('drop table raw._fanlake_builds');
+    await ws.exec('drop table meta.build_state');
     expect((await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir })).every((result) => result.status === 'ok')).toBe(true);
   });
 
@@ -338,6 +338,19 @@ where _extracted_at > (select coalesce(max(_extracted_at), '-infinity') from mar
     const [third] = await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir });
     // Nothing new since: the model is left as it is.
     expect(third).toMatchObject({ status: 'unchanged' });
+  });
+
+  it('refuses a null key in the increment, which = could never match again, and keeps the table as it was', async () => {
+    await ws.exec(RAW_EVENTS);
+    await ws.write({ 'marts/fct_events.sql': FCT_EVENTS.replace('id as event_id', 'nullif(id, 4) as event_id') });
+    await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir });
+
+    await ws.exec(`insert into raw.events values (4, 'd', timestamptz '2024-05-02 10:00:00+00')`);
+    const [nullKey] = await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir });
+    expect(nullKey.status).toBe('failed');
+    expect(nullKey.error?.code).toBe('E_MODEL_INCREMENTAL');
+    expect(nullKey.error?.message).toContain('1 row(s) have a null in unique_key (event_id)');
+    expect(await ws.query('select event_id::int as id from marts.fct_events order by 1')).toEqual([{ id: 1 }, { id: 2 }, { id: 3 }]);
   });
 
   it('refuses repeated keys in the increment and asks for a full refresh when a parent changes its columns', async () => {

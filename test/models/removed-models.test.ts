@@ -39,7 +39,7 @@ describe('a model removed from the project', () => {
     await ws.remove('staging/stg_old.sql');
     expect(await build()).toEqual({ 'marts.old_count': 'dropped', 'staging.stg_old': 'dropped', 'staging.stg_a': 'unchanged', 'marts.a_count': 'unchanged' });
     expect(await relations()).toEqual(['marts.a_count', 'marts.my_notes', 'staging.stg_a']);
-    expect(await ws.query(`select relation from raw._fanlake_builds order by relation`)).toEqual([{ relation: 'marts.a_count' }, { relation: 'staging.stg_a' }]);
+    expect(await ws.query(`select relation from meta.build_state order by relation`)).toEqual([{ relation: 'marts.a_count' }, { relation: 'staging.stg_a' }]);
 
     // told once: the next build has nothing more to drop
     expect(await build()).toEqual({ 'staging.stg_a': 'unchanged', 'marts.a_count': 'unchanged' });
@@ -58,6 +58,6 @@ describe('a model removed from the project', () => {
     await ws.exec('drop table marts.old_count');
     await ws.remove('marts/old_count.sql');
     expect(statuses(await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir }))).toEqual({ 'staging.stg_a': 'unchanged' });
-    expect(await ws.query(`select relation from raw._fanlake_builds`)).toEqual([{ relation: 'staging.stg_a' }]);
+    expect(await ws.query(`select relation from meta.build_state`)).toEqual([{ relation: 'staging.stg_a' }]);
   });
 });

@@ -1,7 +1,8 @@
 import { expect } from 'vitest';
 import type { Simulator } from '../../src/simulator/simulator.js';
 import type { Item } from '../../src/simulator/store/cursor-resource.js';
-import { runCli, tempDataDir } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
+import { sharedWarehouse } from '../helpers/shared-warehouse.js';
 import { startTestSimulator } from '../helpers/simulator.js';
 import { cliEnv, runCliOk } from '../warehouse/identity-fixture.js';
 
@@ -18,13 +19,17 @@ export interface ReportWarehouse {
   season: string;
 }
 
+/** The default test simulator's: its warehouse is shared with other files (sharedWarehouse). */
+const SIMULATOR = { scale: 0.02, seed: 42 };
+
 /**
- * A tiny warehouse built by the real CLI from both simulated APIs (extract, load, build,
- * check), with one sold ticket whose away team and sales channel are markup, and one ticket
- * the extractor quarantines (its `id_event` is not a number).
+ * A tiny warehouse built by the real CLI from both simulated APIs, then given one sold ticket
+ * whose away team and sales channel are markup and one ticket the extractor quarantines (its
+ * `id_event` is not a number) by a second extract of the tickets, load, build and check.
  */
 export async function buildReportWarehouse(): Promise<ReportWarehouse> {
-  const sim = await startTestSimulator({ scale: 0.02, seed: 11 });
+  const dataDir = await sharedWarehouse({ simulator: SIMULATOR });
+  const sim = await startTestSimulator(SIMULATOR);
   const tickets = [...sim.ticketingRecords('tickets')] as Item[];
   const sold = tickets.filter((ticket) => ticket.order_type !== null && ticket.order_status_text === 'Completed' && !ticket.just_seasonticket_sales);
   const season = sold.map((ticket) => String(ticket.season)).sort().at(-1)!;
@@ -39,9 +44,10 @@ export async function buildReportWarehouse(): Promise<ReportWarehouse> {
     ],
     at,
   );
-  const dataDir = tempDataDir();
   const env = cliEnv(sim, dataDir);
-  await runCliOk(['extract'], env);
+  // In full: an incremental run starts where the last one ended (the extractor's clock), months
+  // after the simulator's pinned clock stamps these tickets.
+  await runCliOk(['extract', '--source', 'ticketing', '--resource', 'tickets', '--full-refresh'], env);
   await runCliOk(['load'], env);
   await runCliOk(['build'], env);
   const check = await runCli(['check'], env);

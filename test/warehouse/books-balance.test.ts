@@ -1,13 +1,11 @@
 import { copyFileSync, cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildModels } from '../../src/models/build-models.js';
 import { runChecks } from '../../src/models/checks/run-checks.js';
-import type { Simulator } from '../../src/simulator/simulator.js';
 import { REPO, tempDataDir } from '../helpers/cli.js';
-import { startTestSimulator } from '../helpers/simulator.js';
-import { cliEnv, runCliOk } from './identity-fixture.js';
+import { sharedWarehouse } from '../helpers/shared-warehouse.js';
 
 /**
  * The books-balance tests of `check` pass on good data and fail on a model broken on purpose:
@@ -15,21 +13,11 @@ import { cliEnv, runCliOk } from './identity-fixture.js';
  * the warehouse with it and expects exactly the named test to catch it. A test that cannot fail
  * would let a sixth of the revenue go missing unnoticed.
  */
-let sim: Simulator;
 let dataDir: string;
 
 beforeAll(async () => {
-  sim = await startTestSimulator({ scale: 0.02, seed: 5 });
-  dataDir = tempDataDir();
-  const env = cliEnv(sim, dataDir);
-  await runCliOk(['extract'], env);
-  await runCliOk(['load'], env);
-  await runCliOk(['build'], env);
-}, 120_000);
-
-afterAll(async () => {
-  await sim?.close();
-});
+  dataDir = await sharedWarehouse({ simulator: { scale: 0.02, seed: 42 } });
+}, 180_000);
 
 /** A copy of the data dir and of `sql/` with one model's text replaced; the checks after a rebuild. */
 async function checksWithBrokenModel(model: string, from: string, to: string, clubDir?: string) {

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { independentIdentities, type IndependentIdentities } from '../../bench/independent-identities/index.mjs';
 import { writeExtraction } from '../../bench/independent-identities/load.mjs';
-import { readFanIdentityLinks, scoreIdentityLinks, type IdentityScore } from '../../src/models/identity-score.js';
+import { readFanIdentityLinks, scoreIdentityLinks, type IdentityScore } from '../../bench/identity-score.mjs';
 import { runCli, tempDataDir } from '../helpers/cli.js';
 import { runCliOk } from './identity-fixture.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runChecks } from '../../src/models/index.js';
-import { scoreIdentityLinks, type IdentityScore, type TruthRecord } from '../../src/models/identity-score.js';
+import { scoreIdentityLinks, type IdentityScore, type TruthRecord } from '../../bench/identity-score.mjs';
 import { WORK_DOMAINS } from '../../src/simulator/population/names.js';
 import { NOISE_RATES } from '../../src/simulator/population/noise.js';
 import type { Simulator, TruthLink } from '../../src/simulator/simulator.js';

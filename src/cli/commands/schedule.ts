@@ -1,6 +1,6 @@
 import type { Argv } from 'yargs';
 import { UsageError } from '../../core/errors.js';
-import { channelsFor } from '../../delivery/deliver.js';
+import { delivererFor } from '../../delivery/deliver.js';
 import { releaseIfOursSync } from '../../core/writer-lock.js';
 import { checkReportDefinitions } from '../../pipeline/steps/report.js';
 import { runScheduledJob } from '../../schedule/run-job.js';
@@ -57,7 +57,7 @@ export function createScheduleCommand(defaults: ScheduleCommandDefaults = {}): C
       if (schedules.length === 0) throw new UsageError('no schedules configured: add "schedules" to fanlake.config.json (see fanlake schedule --help)');
       if (args.list) return list(schedules, args.from);
       if (args.from) throw new UsageError('--from only goes with --list');
-      const channels = new Map(schedules.map((schedule) => [schedule.name, channelsFor(schedule, config)]));
+      const deliverers = new Map(schedules.map((schedule) => [schedule.name, delivererFor(schedule, config)]));
       for (const schedule of schedules) {
         await checkReportDefinitions({ config, modelsDir: defaults.modelsDir }, schedule.reports).catch((error: unknown) => {
           throw error instanceof UsageError ? new UsageError(`schedule ${schedule.name}: ${error.message}`, { schedule: schedule.name }) : error;
@@ -98,7 +98,7 @@ export function createScheduleCommand(defaults: ScheduleCommandDefaults = {}): C
                 config,
                 modelsDir: defaults.modelsDir,
                 stop: stop.signal,
-                channels: channels.get(schedule.name)!,
+                deliver: deliverers.get(schedule.name)!,
                 onNotice: (message) => out.info(`${schedule.name}: ${message}`),
                 onStep: (step) => out.info(`${schedule.name}: ${step.step} ${step.status}${step.reason ? ` (${step.reason})` : ''}`),
               });

@@ -27,7 +27,7 @@ export const shellCommand: CommandModule<object> = {
     const path = warehousePath(config.dataDir);
     if (!existsSync(path)) throw new FanlakeError(WAREHOUSE_ERROR_CODES.missing, `no warehouse at ${path} yet: run fanlake extract and fanlake load first`);
     const interactive = Boolean(process.stdin.isTTY);
-    const session = new ShellSession(config.dataDir, { result: out.result, error: out.error }, !interactive);
+    const session = new ShellSession(config.dataDir, { result: out.result, error: out.error }, !interactive, config['warehouse.memoryLimit']);
     const historyPath = join(homedir(), HISTORY_FILE);
     const prompt = createInterface({
       input: process.stdin,

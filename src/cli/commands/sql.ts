@@ -21,7 +21,7 @@ export const sqlCommand: CommandModule<SqlArgs> = {
       .option('format', { choices: FORMATS, default: 'table' as Format, describe: 'Output format' }) as unknown as Argv<SqlArgs>,
 
   async run(args, { config }) {
-    const result = await runReadOnlyStatement(config.dataDir, args.query);
+    const result = await runReadOnlyStatement(config.dataDir, args.query, config['warehouse.memoryLimit']);
     out.result(formatResult(result, args.format));
     return 0;
   },

@@ -3,12 +3,12 @@ import type { Argv } from 'yargs';
 import { queryRows } from '../../core/duckdb.js';
 import { SOURCES } from '../../extract/run-extraction.js';
 import { SourceState } from '../../extract/state.js';
-import { LEDGER_TABLE } from '../../load/index.js';
 import { rawLayerBytes } from '../../load/prune-raw-runs.js';
 import { readSchedules } from '../../schedule/schedule-config.js';
 import { lastEntries, readLog } from '../../schedule/schedule-log.js';
 import { nextSlots, wallTime } from '../../schedule/slots.js';
 import { EXTRACTION_STATUSES, listExtractionSummaries, readExtractionSummary, warehousePath } from '../../raw-contract/index.js';
+import { findBookkeeping } from '../../warehouse/bookkeeping.js';
 import { withWarehouseReader } from '../../warehouse/warehouse.js';
 import { SnapshotState } from '../../extract/snapshot-state.js';
 import { readChangesSince, readConsumed } from '../../listen/journal.js';
@@ -50,12 +50,18 @@ export const statusCommand: CommandModule<object> = {
       out.result('\nno warehouse yet (run fanlake load)');
       return 0;
     }
-    const loads = await withWarehouseReader(dataDir, (connection) =>
-      queryRows(
-        connection,
-        `select source || '_' || resource as "table", count(*) as runs, sum(rows) as rows_loaded, max(loaded_at)::varchar as last_loaded, max(extracted_at)::varchar as newest_extract, (now() - max(extracted_at))::varchar as age
-         from raw.${LEDGER_TABLE} group by all order by 1`,
-      ),
+    const loads = await withWarehouseReader(
+      dataDir,
+      async (connection) => {
+        const ledger = await findBookkeeping(connection, 'load_ledger');
+        if (ledger === undefined) return [];
+        return queryRows(
+          connection,
+          `select source || '_' || resource as "table", count(*) as runs, sum(rows) as rows_loaded, max(loaded_at)::varchar as last_loaded, max(extracted_at)::varchar as newest_extract, (now() - max(extracted_at))::varchar as age
+           from ${ledger} group by all order by 1`,
+        );
+      },
+      config['warehouse.memoryLimit'],
     );
     out.result(`\nwarehouse ${warehousePath(dataDir)}`);
     out.result(table(['raw table', 'runs', 'rows loaded', 'last loaded', 'newest extract', 'age'], loads.map((r) => [String(r.table), Number(r.runs), Number(r.rows_loaded), String(r.last_loaded), String(r.newest_extract), String(r.age)])));

@@ -1,6 +1,6 @@
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { redact } from '../../config/secrets.js';
+import { redact } from '../../core/secrets.js';
 import { errorMessage } from '../../core/errors.js';
 import { quoteLiteral } from '../../core/duckdb.js';
 import { runReadOnlyStatement } from '../../warehouse/warehouse.js';
@@ -53,6 +53,8 @@ export class ShellSession {
     private readonly output: ShellOutput,
     /** Whether errors name their line: true for piped input, where the line is what one needs to find. */
     private readonly nameLines: boolean,
+    /** DuckDB's memory per statement (`warehouse.memoryLimit`); DuckDB's default when absent. */
+    private readonly memoryLimit?: string,
   ) {}
 
   /** True while a statement is being typed across lines (the prompt shows a continuation). */
@@ -95,7 +97,7 @@ export class ShellSession {
     const started = performance.now();
     let result: ResultSet;
     try {
-      result = await runReadOnlyStatement(this.dataDir, sql, (connection) => (this.#running = connection));
+      result = await runReadOnlyStatement(this.dataDir, sql, this.memoryLimit, (connection) => (this.#running = connection));
     } catch (error) {
       this.#fail(origin, errorMessage(error));
       return;

@@ -1,4 +1,4 @@
-import { redact } from '../../config/secrets.js';
+import { redact } from '../../core/secrets.js';
 import { type ErrorRecord, toErrorRecord } from '../../core/error-record.js';
 import { type SourceConnection, endpointUrl } from '../../sources/connection.js';
 import { type ChildRequest, type EndpointDeclaration, type Json, type QueryValue, asArray, childName, tablesOf } from '../../sources/endpoint-declaration.js';

@@ -1,8 +1,8 @@
 import pLimit from 'p-limit';
 import { Agent } from './undici-agent.js';
-import { redact } from '../../config/secrets.js';
+import { redact } from '../../core/secrets.js';
 import { type ErrorContext, UsageError } from '../../core/errors.js';
-import { backoffDelay, parseRetryAfter, sleep } from './backoff.js';
+import { backoffDelay, parseRetryAfter, sleep } from '../../core/backoff.js';
 import {
   authError,
   gaveUpError,

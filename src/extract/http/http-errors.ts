@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http';
-import { redact } from '../../config/secrets.js';
+import { redact } from '../../core/secrets.js';
 import { type ErrorContext, FanlakeError } from '../../core/errors.js';
 import { CODE } from '../../core/error-codes.js';
 

@@ -1,5 +1,4 @@
 /** The HTTP layer both extractors share: one client, one retry policy, one set of error codes. */
-export { backoffDelay, type BackoffOptions, parseRetryAfter } from './backoff.js';
 export {
   createHttpClient,
   type HttpClient,

@@ -3,13 +3,14 @@ import type { DuckDBConnection, Json } from '@duckdb/node-api';
 import { queryRows, quoteLiteral } from '../../core/duckdb.js';
 import { quoteIdent } from '../../core/duckdb.js';
 import { EXTRACTED_AT_COLUMN, RUN_ID_COLUMN } from '../../raw-contract/index.js';
+import { bookkeepingRelation, findBookkeeping } from '../../warehouse/bookkeeping.js';
 import { builtContents } from '../build-state.js';
 import { SOURCE_SCHEMA } from '../discover-project.js';
 import { parseSelects } from '../sql-references.js';
 import type { PlannedTest } from './plan-tests.js';
 
-/** Where each test's last run is kept, in the warehouse itself, beside the builds' state. */
-const CHECKS = 'raw._fanlake_checks';
+/** Where each test's last run is kept, in the warehouse itself, beside the builds' state (warehouse/bookkeeping.ts). */
+const CHECKS = bookkeepingRelation('check_state');
 
 /** A test's last run: what it was, what it read, and what it found. */
 export interface LastCheck {
@@ -32,7 +33,7 @@ export interface TestInputs {
  * Each test's definition and inputs. A test reads its target, the parent of a relationships
  * test, or for a custom test the tables its SQL names (asked of DuckDB's parser). A model's
  * state is what its children see of it in builds (its content signature, or its fingerprint,
- * from `raw._fanlake_builds`), a raw table's what it holds apart from lineage (`rawContent`):
+ * from `meta.build_state`), a raw table's what it holds apart from lineage (`rawContent`):
  * a model rebuilt to the same rows, or a load that only saw records again, leaves its tests'
  * inputs as they were.
  */
@@ -89,11 +90,11 @@ async function rawContent(connection: DuckDBConnection, relation: string): Promi
   return String(row!.content);
 }
 
-/** The last run of every test, by name; empty before the first `check` that kept them. */
+/** The last run of every test, by name, where it is kept; empty before the first `check` that kept them. */
 export async function readCheckState(connection: DuckDBConnection): Promise<Map<string, LastCheck>> {
-  const [exists] = await queryRows(connection, `select count(*) as n from duckdb_tables() where database_name = current_database() and schema_name = 'raw' and table_name = '_fanlake_checks'`);
-  if (Number(exists!.n) === 0) return new Map();
-  const rows = await queryRows(connection, `select test_name, definition, inputs, check_run_id, checked_at::varchar as checked_at, result::varchar as result from ${CHECKS}`);
+  const relation = await findBookkeeping(connection, 'check_state');
+  if (relation === undefined) return new Map();
+  const rows = await queryRows(connection, `select test_name, definition, inputs, check_run_id, checked_at::varchar as checked_at, result::varchar as result from ${relation}`);
   return new Map(
     rows.map((row) => [
       String(row.test_name),
@@ -102,10 +103,11 @@ export async function readCheckState(connection: DuckDBConnection): Promise<Map<
   );
 }
 
-/** Keeps the tests that ran in `checkRunId` as their last run; call it in the transaction that records the results. */
+/**
+ * Keeps the tests that ran in `checkRunId` as their last run; call it in the transaction that
+ * records the results, after `ensureBookkeeping`.
+ */
 export async function recordCheckState(connection: DuckDBConnection, checkRunId: string, checkedAt: Date, ran: readonly { name: string; definition: string; inputs: string; result: Record<string, Json> }[]): Promise<void> {
-  await connection.run(`create schema if not exists raw`);
-  await connection.run(`create table if not exists ${CHECKS} (test_name varchar primary key, definition varchar not null, inputs varchar not null, check_run_id varchar not null, checked_at timestamptz not null, result json not null)`);
   for (const test of ran) {
     await connection.run(
       `insert or replace into ${CHECKS} values (${quoteLiteral(test.name)}, ${quoteLiteral(test.definition)}, ${quoteLiteral(test.inputs)}, ${quoteLiteral(checkRunId)}, cast(${quoteLiteral(checkedAt.toISOString())} as timestamptz), ${quoteLiteral(JSON.stringify(test.result))})`,

@@ -10,6 +10,7 @@ import { MODEL_ERROR_CODES } from '../model-errors.js';
 import { planTests } from './plan-tests.js';
 import { recordCheckResults } from './record-check-results.js';
 import { type LastCheck, readCheckState, recordCheckState, testInputs } from './check-state.js';
+import { ensureBookkeeping } from '../../warehouse/bookkeeping.js';
 import type { CheckKind, PlannedTest } from './plan-tests.js';
 import type { Freshness } from './sources-file.js';
 import type { Severity } from './test-declaration.js';
@@ -89,6 +90,8 @@ export async function runChecks(options: RunChecksOptions): Promise<TestResult[]
     async (connection) => {
       // Timestamps without a zone (and ISO text without an offset) are UTC in raw and the marts.
       await connection.run(`set TimeZone = 'UTC'`);
+      // A check that records moves what an earlier fanlake kept in raw first (a reader cannot).
+      if (options.record ?? true) await ensureBookkeeping(connection);
       const unavailable = await restingOnMissingOptionalSources(connection, project);
       const inputs = await testInputs(connection, tests);
       const last = options.all ? new Map<string, LastCheck>() : await readCheckState(connection);

@@ -22,6 +22,7 @@ export function renderOptionsFrom(config: Config): Omit<RenderOptions, 'names' |
     currency: config['report.currency'],
     timeZone: config['report.timeZone'],
     keep: config['report.keep'],
+    memoryLimit: config['warehouse.memoryLimit'],
   };
 }
 

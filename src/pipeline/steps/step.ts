@@ -1,4 +1,5 @@
 import type { Config } from '../../config/load-config.js';
+import type { DatabaseOptions } from '../../core/duckdb.js';
 import { describeErrorRecord, type ErrorRecord, toErrorRecord } from '../../core/error-record.js';
 import { UsageError } from '../../core/errors.js';
 import type { StepName, StepStatus, StepSummary } from '../run-summary.js';
@@ -13,12 +14,14 @@ export interface StepContext {
 }
 
 /**
- * DuckDB budget of the warehouse stages, the same for the commands and `run`. A cap, not a
- * reservation: the heaviest stage, identity resolution's comparison of candidate pairs (a full
- * build of int_identity_pairs), takes more than this at large scales and completes by
- * spilling to disk, at some CPU, instead of failing.
+ * DuckDB budget of the warehouse stages, the same for the commands and `run`: the memory the
+ * settings give (`warehouse.memoryLimit`). A cap, not a reservation: a stage that needs more,
+ * such as identity resolution's pairwise comparison at large scales, completes by spilling
+ * to disk, at some CPU, instead of failing. Two threads: the host's cores.
  */
-export const STAGE_DATABASE = { memoryLimit: '2GB', threads: 2 } as const;
+export function stageDatabase(config: Config): DatabaseOptions {
+  return { memoryLimit: config['warehouse.memoryLimit'], threads: 2 };
+}
 
 /** Status of a stage from its parts: all good, none good, or some of each. */
 export function statusOf(good: number, bad: number): StepStatus {

@@ -1,8 +1,5 @@
+import type { IdentitySelection } from '../../config/settings.js';
 import { type ChildRequest, type Json, asArray } from '../endpoint-declaration.js';
-
-/** Which linked persons get an identities request (`engagement.identities`). */
-export const IDENTITY_SELECTIONS = ['apiApp', 'all', 'off'] as const;
-export type IdentitySelection = (typeof IDENTITY_SELECTIONS)[number];
 
 /** What the engagement declarations' hooks read of the configuration. */
 export interface EngagementSettings {

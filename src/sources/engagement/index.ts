@@ -6,7 +6,7 @@ import type { TableSpec } from '../resource-spec.js';
 import { ENGAGEMENT_ENDPOINTS } from './endpoints.js';
 
 export { ENGAGEMENT_ENDPOINTS, USER_SCOPED } from './endpoints.js';
-export { type EngagementSettings, IDENTITY_SELECTIONS, type IdentitySelection } from './hooks.js';
+export type { EngagementSettings } from './hooks.js';
 
 /** The engagement connection from the configuration, or why the source is skipped. */
 export function engagementConnection(config: Config): ConnectionOutcome {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { registerSecret } from '../../../src/config/secrets.js';
+import { registerSecret } from '../../../src/core/secrets.js';
 import { createHttpClient, type HttpClient, HttpError, type HttpClientOptions } from '../../../src/extract/http/index.js';
 import { json, type LoopbackServer, rejectionOf, type Step, startServer, text } from './loopback-server.js';
 

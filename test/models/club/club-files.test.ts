@@ -1,12 +1,11 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { CLUB_FILES, DEFAULT_CLUB_FILES_DIR, readClubFiles } from '../../../src/models/club/club-files.js';
-import type { Simulator } from '../../../src/simulator/simulator.js';
-import { runCli, tempDataDir } from '../../helpers/cli.js';
-import { startTestSimulator } from '../../helpers/simulator.js';
-import { cliEnv, runCliOk } from '../../warehouse/identity-fixture.js';
+import { runCli } from '../../helpers/cli.js';
+import { sharedWarehouse } from '../../helpers/shared-warehouse.js';
+import { runCliOk } from '../../warehouse/identity-fixture.js';
 
 /**
  * The club's own files (club/club-files.ts) through the real CLI: the first build creates the
@@ -14,27 +13,20 @@ import { cliEnv, runCliOk } from '../../warehouse/identity-fixture.js';
  * before anything is built, and an edited consent meaning rebuilds the consent models and
  * nothing unrelated.
  */
-let sim: Simulator;
 let dataDir: string;
 let clubDir: string;
 let env: Record<string, string>;
 let firstBuild: string;
 
 beforeAll(async () => {
-  sim = await startTestSimulator({ scale: 0.02, seed: 8 });
-  dataDir = tempDataDir();
+  // The default test simulator's warehouse (shared with other files), built with the default club files.
+  dataDir = await sharedWarehouse({ simulator: { scale: 0.02, seed: 42 } });
   clubDir = join(mkdtempSync(join(tmpdir(), 'fanlake-club-home-')), 'club');
-  env = { ...cliEnv(sim, dataDir), FANLAKE_CLUB_DIR: clubDir };
-  await runCliOk(['extract'], env);
-  await runCliOk(['load'], env);
+  env = { FANLAKE_DATA_DIR: dataDir, FANLAKE_CLUB_DIR: clubDir };
   const result = await runCli(['build'], env);
   expect(result.code, result.stderr).toBe(0);
   firstBuild = result.stderr + result.stdout;
-}, 120_000);
-
-afterAll(async () => {
-  await sim?.close();
-});
+}, 180_000);
 
 function buildStatuses(stdout: string): Map<string, string> {
   const document = JSON.parse(stdout) as { steps: { results: { name: string; status: string }[] }[] };

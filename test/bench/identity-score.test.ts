@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { scoreIdentityLinks } from '../../src/models/identity-score.js';
+import { scoreIdentityLinks } from '../../bench/identity-score.mjs';
 
 describe('scoreIdentityLinks', () => {
   // person 1: a user, a member and a profile; person 2: a user and a profile

@@ -1,7 +1,8 @@
 /**
  * How a raw table's columns follow its Parquet files: a new column is added, a column the
  * files no longer have stays (NULL in new rows), and a type that changed is widened so no
- * value is refused. Pure planning here; `merge-table.ts` runs the DDL.
+ * value is refused. Pure planning here, shared by load (`load/merge-table.ts` runs the DDL) and
+ * extract (a snapshot is written as a difference only while the table's columns would not change).
  */
 
 /** Column name → DuckDB type, in column order. Names compare case-insensitively, as in DuckDB. */

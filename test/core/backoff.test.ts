@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelay, parseRetryAfter, sleep } from '../../../src/extract/http/backoff.js';
+import { backoffDelay, parseRetryAfter, sleep } from '../../src/core/backoff.js';
 
 const options = { baseDelayMs: 100, maxDelayMs: 1000 };
 

@@ -1,0 +1,101 @@
+import { cp, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { SimulatorOptionsInput } from '../../src/simulator/options.js';
+import { cliEnv } from '../warehouse/identity-fixture.js';
+import { runCli, tempDataDir } from './cli.js';
+import { startTestSimulator } from './simulator.js';
+
+/**
+ * A warehouse tests read: what the real CLI makes of the simulator with these options
+ * (`extract`, `load`, `build`). Two files that ask for the same one share its build.
+ */
+export interface WarehouseSpec {
+  /** The simulator's scale, seed, noise and the rest; its clock is pinned (TEST_NOW) unless `now` says otherwise. */
+  simulator: SimulatorOptionsInput & { scale: number; seed: number };
+  /** Settings of every command, as environment variables (`FANLAKE_ENGAGEMENT_LOYALTY`, ...). */
+  env?: Record<string, string>;
+  /** `build` arguments (`--select ...`); none builds every model. */
+  build?: readonly string[];
+}
+
+/** Longest wait for another file's build of the same warehouse. */
+const WAIT_MS = 600_000;
+
+/**
+ * A data dir of its own holding the warehouse `spec` describes. The first file of a test run
+ * that asks builds it through the real CLI into the run's folder of warehouses
+ * (test/global-setup.ts), under a lock so that workers asking at once build it once; every
+ * caller gets a copy, which it may change as it likes. A simulator started with the same
+ * options (`startTestSimulator(spec.simulator)`) serves the same records and truth.
+ * Unpinned clocks (`now: undefined`) make data that differs run to run and are refused.
+ */
+export async function sharedWarehouse(spec: WarehouseSpec): Promise<string> {
+  if ('now' in spec.simulator && spec.simulator.now === undefined) throw new Error('a shared warehouse needs a pinned clock: its data must be the same for every file');
+  const built = await builtWarehouse(spec);
+  const dataDir = tempDataDir();
+  await cp(built, dataDir, { recursive: true });
+  return dataDir;
+}
+
+/** The folder of the built warehouse, building it first unless this run has. */
+async function builtWarehouse(spec: WarehouseSpec): Promise<string> {
+  const root = process.env.FANLAKE_TEST_WAREHOUSES;
+  if (root === undefined) throw new Error('FANLAKE_TEST_WAREHOUSES is not set: run the tests through vitest (test/global-setup.ts sets it)');
+  const key = specKey(spec);
+  const done = join(root, key);
+  const lock = join(root, `${key}.lock`);
+  await mkdir(root, { recursive: true });
+  const deadline = Date.now() + WAIT_MS;
+  for (;;) {
+    if (await exists(done)) return done;
+    try {
+      await mkdir(lock);
+    } catch {
+      if (Date.now() > deadline) throw new Error(`waited ${WAIT_MS / 1000} s for another file's build of ${key}`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      continue;
+    }
+    try {
+      const building = join(root, `${key}.building`);
+      await build(spec, building);
+      await rename(building, done);
+      return done;
+    } finally {
+      await rm(lock, { recursive: true, force: true });
+    }
+  }
+}
+
+async function build(spec: WarehouseSpec, dataDir: string): Promise<void> {
+  await rm(dataDir, { recursive: true, force: true });
+  await mkdir(dataDir, { recursive: true });
+  const sim = await startTestSimulator(spec.simulator);
+  try {
+    const env = { ...cliEnv(sim, dataDir), ...spec.env };
+    for (const args of [['extract'], ['load'], ['build', ...(spec.build ?? [])]]) {
+      const result = await runCli(args, env);
+      if (result.code !== 0) throw new Error(`building the shared warehouse ${specKey(spec)}: fanlake ${args.join(' ')} exited ${result.code}\n${result.stdout}\n${result.stderr}`);
+    }
+    await writeFile(join(dataDir, 'shared-warehouse.json'), `${JSON.stringify(spec, null, 2)}\n`);
+  } finally {
+    await sim.close();
+  }
+}
+
+/** A folder name that differs whenever the warehouse would. */
+function specKey(spec: WarehouseSpec): string {
+  const { scale, seed, ...rest } = spec.simulator;
+  const extras = [
+    ...Object.entries(rest).sort(([a], [b]) => a.localeCompare(b)).map(([name, value]) => `${name}-${String(value)}`),
+    ...Object.entries(spec.env ?? {}).sort(([a], [b]) => a.localeCompare(b)).map(([name, value]) => `${name}-${value}`),
+    ...(spec.build ?? []),
+  ];
+  return [`scale-${scale}`, `seed-${seed}`, ...extras].join('_').replace(/[^A-Za-z0-9.+-]+/g, '_');
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
