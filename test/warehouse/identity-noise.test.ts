@@ -61,6 +61,15 @@ const RAW = {
     user(220, { name_first: 'Tobias', name_last: 'Ruud', email: 'tobias.ruud@gmail.com', phone: '95555220', birthday: '1993-06-14', address: 'Solbakken 17', zip_code: '3050' }),
     // first and last name swapped and a slip in one of them, nothing else shared but the birth date
     user(221, { name_first: 'Marte', name_last: 'Kvernmo', email: 'marte.k@gmail.com', phone: '', birthday: '1988-11-30' }),
+    // no e-mail or phone on either side (as in the set without contacts, bench/contactless-identities):
+    // the last name written in the first name's field, the last name's field empty
+    user(222, { name_first: 'Solheim', name_last: null, email: '', phone: '', birthday: '1979-01-15', address: 'Fjordveien 12', zip_code: '5003', city: 'Bergen' }),
+    // the town written in the street field and the street in the town's, a slip in the postal code
+    user(223, { name_first: 'Vegard', name_last: 'Aasen', email: '', phone: '', birthday: '1966-10-02', address: 'Lillehammer', zip_code: '2615', city: 'Storgata 8' }),
+    // a first name cut short in the other system
+    user(224, { name_first: 'Lily', name_last: 'Haugland', email: '', phone: '', birthday: '2004-12-24', address: 'Haugveien 3', zip_code: '4005', city: 'Stavanger' }),
+    // a household mailbox and address: first names two letters apart but not cut short (Jon, Bjørn): two fans
+    user(225, { name_first: 'Jon', name_last: 'Kristiansen', email: 'kristiansen.home@online.no', phone: '', address: 'Parkveien 99', zip_code: '0150', city: 'Oslo' }),
   ],
   ticketing_members: [
     // a middle name in the member's one name field only; the phone written nationally
@@ -86,6 +95,10 @@ const RAW = {
     profile(2019, { firstName: 'Eli', lastName: 'Berge', email: 'berge.twins@online.no', phoneNumber: '95555219', dateOfBirth: born('2001-02-03'), street: 'Bakken 4', postalCode: '7030' }),
     profile(2020, { firstName: 'Tobias', lastName: 'Ruud', email: 'truud@work.example', phoneNumber: '95555229', dateOfBirth: born('1993-06-15'), street: 'Solbaken 17', postalCode: '3050' }),
     profile(2021, { firstName: 'Kvernmo', lastName: 'Marta', email: 'mk@work.example', dateOfBirth: born('1988-11-30') }),
+    profile(2022, { firstName: 'Ingrid', lastName: 'Solheim', dateOfBirth: born('1979-01-15'), street: 'Fjordveien 12', postalCode: '5003', city: 'Bergen' }),
+    profile(2023, { firstName: 'Vegard', lastName: 'Aasen', dateOfBirth: born('1966-10-02'), street: 'Storgata 8', postalCode: '2616', city: 'Lillehammer' }),
+    profile(2024, { firstName: 'Ly', lastName: 'Haugland', dateOfBirth: born('2004-12-24'), street: 'Haugveien 3', postalCode: '4005', city: 'Stavanger' }),
+    profile(2025, { firstName: 'Bjørn', lastName: 'Kristiansen', email: 'kristiansen.home@online.no', street: 'Parkveien 99', postalCode: '0150', city: 'Oslo' }),
   ],
 };
 
@@ -102,6 +115,9 @@ const SAME_FAN: [string, string, string][] = [
   ['ticketing_user:215', 'engagement_customer_profile:2015', 'model_v1'],
   ['ticketing_user:220', 'engagement_customer_profile:2020', 'model_v1'],
   ['ticketing_user:221', 'engagement_customer_profile:2021', 'model_v1'],
+  ['ticketing_user:222', 'engagement_customer_profile:2022', 'model_v1'],
+  ['ticketing_user:223', 'engagement_customer_profile:2023', 'model_v1'],
+  ['ticketing_user:224', 'engagement_customer_profile:2024', 'model_v1'],
 ];
 const APART: [string, string][] = [
   ['ticketing_user:206', 'engagement_customer_profile:2006'],
@@ -115,6 +131,7 @@ const APART: [string, string][] = [
   ['ticketing_user:218', 'engagement_customer_profile:2017'],
   ['ticketing_user:217', 'ticketing_user:218'],
   ['ticketing_user:219', 'engagement_customer_profile:2019'],
+  ['ticketing_user:225', 'engagement_customer_profile:2025'],
 ];
 
 let placement: TrapPlacement;

@@ -28,14 +28,14 @@ type ComparisonKind = (typeof COMPARISONS)[ComparisonName];
 
 /** The tests a level may name, per kind of value, and whether it takes a threshold. */
 const TESTS: Record<ComparisonKind, Record<string, 'none' | 'similarity' | 'count'>> = {
-  name: { same: 'none', jaro_winkler: 'similarity', edits: 'count', else: 'none' },
+  name: { same: 'none', jaro_winkler: 'similarity', edits: 'count', letters_dropped: 'count', else: 'none' },
   date: { same: 'none', edits: 'count', days_apart: 'count', day_month_swapped: 'none', else: 'none' },
   text: { same: 'none', jaro_winkler: 'similarity', edits: 'count', else: 'none' },
-  address: { same: 'none', street_similar: 'similarity', postcode_and_city: 'none', postcode_or_city: 'none', else: 'none' },
+  address: { same: 'none', street_similar: 'similarity', street_town_swapped: 'similarity', postcode_and_city_without_street: 'none', postcode_and_city: 'none', postcode_or_city: 'none', else: 'none' },
 };
 
 /** What a blocking rule's `block_on` may combine (with `+`): values records must share to be compared. */
-export const BLOCK_KEYS = ['email', 'phone', 'first_name', 'last_name', 'name_word', 'birth_date', 'postcode', 'city', 'street'] as const;
+export const BLOCK_KEYS = ['email', 'phone', 'first_name', 'last_name', 'name_word', 'birth_date', 'postcode', 'city', 'street', 'place', 'name_start', 'initials'] as const;
 export type BlockKey = (typeof BLOCK_KEYS)[number];
 
 /** The comparisons a block key settles: held fixed while EM trains on that rule's pairs, as Splink does. */
@@ -49,6 +49,9 @@ export const BLOCK_KEY_COMPARISONS: Record<BlockKey, ComparisonName[]> = {
   postcode: ['address'],
   city: ['address'],
   street: ['address'],
+  place: ['address'],
+  name_start: ['first_name', 'last_name'],
+  initials: ['first_name', 'last_name'],
 };
 
 export interface ComparisonLevel {

@@ -33,17 +33,21 @@ const R = 'r';
 
 /**
  * Whether the names of r are taken crosswise: each side's first name is alike the other's last
- * name, and the names agree much better that way round than as written (int_identity_records
+ * name (or one of the two is missing: a name written in the wrong field beside an empty one),
+ * and the names agree much better that way round than as written (int_identity_records
  * already turns round a name written the wrong way by how often each word is a first or a last
- * name; this catches the rest, a slip in one of them included).
+ * name; this catches the rest, a slip in one of them or a missing one included).
  */
-const CROSS_SIMILARITY = 0.85;
+const CROSS_SIMILARITY = 0.8;
 const CROSS_MARGIN = 0.2;
-const jw = (a: string, b: string) => `jaro_winkler_similarity(${L}.${a}_spelling, ${R}.${b}_spelling)`;
+const jw = (a: string, b: string) => `coalesce(jaro_winkler_similarity(${L}.${a}_spelling, ${R}.${b}_spelling), 0)`;
+// alike: Jaro-Winkler, or one edit apart (DuckDB's Jaro-Winkler sees no transposition in a name of three letters: Mai and Mia)
+const alikeOrMissing = (a: string, b: string) =>
+  `(${L}.${a}_spelling is null or ${R}.${b}_spelling is null or ${jw(a, b)} >= ${CROSS_SIMILARITY} or damerau_levenshtein(${L}.${a}_spelling, ${R}.${b}_spelling) <= 1)`;
 // a first letter in common crosswise first: Jaro-Winkler four times over every pair cost more than all the levels
 const CROSSED = `coalesce(
         (left(${L}.first_name_spelling, 1) = left(${R}.last_name_spelling, 1) or left(${L}.last_name_spelling, 1) = left(${R}.first_name_spelling, 1))
-        and ${jw('first_name', 'last_name')} >= ${CROSS_SIMILARITY} and ${jw('last_name', 'first_name')} >= ${CROSS_SIMILARITY}
+        and ${alikeOrMissing('first_name', 'last_name')} and ${alikeOrMissing('last_name', 'first_name')}
         and ${jw('first_name', 'last_name')} + ${jw('last_name', 'first_name')} > ${jw('first_name', 'first_name')} + ${jw('last_name', 'last_name')} + ${CROSS_MARGIN},
         false)`;
 
@@ -69,6 +73,12 @@ function testSql(level: ComparisonLevel): string {
         return `coalesce(jaro_winkler_similarity(${left}, ${right}) >= ${threshold}, false)`;
       case 'edits':
         return `coalesce(${MACRO_SCHEMA}.within_edits(${left}, ${right}, ${threshold}), false)`;
+      case 'letters_dropped':
+        // one is the other with letters left out: as many edits as the lengths differ, so none
+        // is a change; the first letter kept, as a name cut short keeps it (Ly for Lily), while
+        // another name of a household rarely does (Jon beside Bjørn)
+        return `coalesce(left(${left}, 1) = left(${right}, 1) and length(${left}) <> length(${right}) and abs(length(${left}) - length(${right})) <= ${threshold}
+                and damerau_levenshtein(${left}, ${right}) = abs(length(${left}) - length(${right})), false)`;
     }
   }
   if (kind === 'date') {
@@ -106,6 +116,15 @@ function testSql(level: ComparisonLevel): string {
     case 'street_similar':
       // not both the postal code and the town differ
       return `coalesce(jaro_winkler_similarity(${L}.street_key, ${R}.street_key) >= ${threshold}, false) and not (${differs('postcode_key')} and ${differs('city_key')})`;
+    case 'street_town_swapped': {
+      // a street line written as the town (or the other way round) on one side: its letters alike the other's town, whatever the postal codes
+      const letters = (record: string) => `regexp_replace(${record}.street_key, '[^a-z]', '', 'g')`;
+      const alike = (a: string, b: string) => `coalesce(jaro_winkler_similarity(${a}, ${b}) >= ${threshold}, false)`;
+      return `${alike(letters(L), `${R}.city_key`)} or ${alike(`${L}.city_key`, letters(R))}`;
+    }
+    case 'postcode_and_city_without_street':
+      // the street line missing on a side: no evidence of another street, unlike postcode_and_city
+      return `coalesce(${L}.postcode_key = ${R}.postcode_key and ${L}.city_key = ${R}.city_key, false) and (${L}.street_key is null or ${R}.street_key is null)`;
     case 'postcode_and_city':
       return `coalesce(${L}.postcode_key = ${R}.postcode_key and ${L}.city_key = ${R}.city_key, false)`;
     case 'postcode_or_city':
@@ -152,38 +171,61 @@ ${fields.join(',\n')},
   };
 }
 
-/** The value of one block key of row r, as text; name_word is filled in per word. */
-function blockPart(key: BlockKey, hasBothNames: boolean): string {
+/**
+ * r's street line as a place, when it has no house number: a town written in the street field
+ * (a numbered street line is a street, and its letters alone would put a whole street in one block).
+ */
+const STREET_AS_PLACE = `case when not regexp_matches(${R}.street_key, '[0-9]') then nullif(regexp_replace(${R}.street_key, '[^a-z]', '', 'g'), '') end`;
+
+/**
+ * The values of one block key of row r, as text: one for most keys, one per word for a key a
+ * record holds several of (either word of the name; the town, or a street line without a house
+ * number, as a place, so a town written in the street field still meets). A rule over several such keys takes each
+ * combination.
+ */
+function blockValues(key: BlockKey, hasBothNames: boolean): string[] {
   switch (key) {
     case 'email':
-      return `${R}.email`;
+      return [`${R}.email`];
     case 'phone':
-      return `${R}.phone_key`;
+      return [`${R}.phone_key`];
     case 'first_name':
       // with last_name: the name pair in alphabetical order, so either way round meets
-      return hasBothNames ? `least(${R}.first_name_spelling, ${R}.last_name_spelling)` : `${R}.first_name_spelling`;
+      return [hasBothNames ? `least(${R}.first_name_spelling, ${R}.last_name_spelling)` : `${R}.first_name_spelling`];
     case 'last_name':
-      return hasBothNames ? `greatest(${R}.first_name_spelling, ${R}.last_name_spelling)` : `${R}.last_name_spelling`;
+      return [hasBothNames ? `greatest(${R}.first_name_spelling, ${R}.last_name_spelling)` : `${R}.last_name_spelling`];
     case 'name_word':
-      return 'word';
+      return [`${R}.first_name_spelling`, `${R}.last_name_spelling`];
     case 'birth_date':
-      return `cast(${R}.birth_date_key as varchar)`;
+      return [`cast(${R}.birth_date_key as varchar)`];
     case 'postcode':
-      return `${R}.postcode_key`;
+      return [`${R}.postcode_key`];
     case 'city':
-      return `${R}.city_key`;
+      return [`${R}.city_key`];
     case 'street':
-      return `${R}.street_key`;
+      return [`${R}.street_key`];
+    case 'place':
+      return [`${R}.city_key`, STREET_AS_PLACE];
+    case 'name_start':
+      // the first three letters of either word of the name: a slip further in does not keep it apart
+      return [`left(${R}.first_name_spelling, 3)`, `left(${R}.last_name_spelling, 3)`];
+    case 'initials':
+      // the first letters of both names in alphabetical order, so names written either way round meet
+      return [`least(left(${R}.first_name_spelling, 1), left(${R}.last_name_spelling, 1)) || greatest(left(${R}.first_name_spelling, 1), left(${R}.last_name_spelling, 1))`];
   }
+}
+
+/** Every combination of one value per key. */
+function combinations(values: string[][]): string[][] {
+  return values.reduce<string[][]>((combined, options) => combined.flatMap((prefix) => options.map((option) => [...prefix, option])), [[]]);
 }
 
 function blockKeysMacro(rules: readonly BlockingRule[]): MacroDefinition {
   const entries = rules.flatMap((rule) => {
     const both = rule.blockOn.includes('first_name') && rule.blockOn.includes('last_name');
-    const value = (word: string) =>
-      `${MACRO_SCHEMA}.block_key(${[`'${rule.index}'`, ...rule.blockOn.map((key) => blockPart(key, both).replace(/^word$/, word))].join(" || '|' || ")})`;
-    const words = rule.blockOn.includes('name_word') ? [`${R}.first_name_spelling`, `${R}.last_name_spelling`] : ['word'];
-    return words.map((word) => `{'rule_index': ${rule.index}, 'block_value': ${value(word)}}`);
+    return combinations(rule.blockOn.map((key) => blockValues(key, both))).map(
+      (parts) => `{'rule_index': ${rule.index}, 'block_value': ${MACRO_SCHEMA}.block_key(${[`'${rule.index}'`, ...parts].join(" || '|' || ")})}`,
+    );
   });
   return {
     name: 'identity_block_keys',
