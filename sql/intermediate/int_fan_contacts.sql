@@ -62,9 +62,9 @@ fan_signatures as (
 
 ),
 
--- Fans new or changed since the last build: at scale 10 a 1% change of users, members and
--- profiles computes about 2% of the fans again. The first build (and --full-refresh) drops
--- the condition that reads this table, so every fan counts as changed.
+-- Fans new or changed since the last build: a small change of users, members and profiles
+-- computes only the fans it touches again. The first build (and --full-refresh) drops the
+-- condition that reads this table, so every fan counts as changed.
 changed_fans as (
 
     select fan_id, contact_signature from fan_signatures

@@ -15,7 +15,7 @@ fields as (
 
     select
         *,
-        -- once: DuckDB evaluated the expression twice when keyed wrote it twice (0.2 s at scale 10)
+        -- once: DuckDB evaluated the expression twice when keyed wrote it twice
         regexp_replace(phone_raw, '[^0-9]', '', 'g') as phone_digits,
     from (
         select * from intermediate.int_identity_ticketing_fields

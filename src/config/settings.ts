@@ -69,8 +69,8 @@ const memorySize = z.string().trim().regex(/^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|
  * container when that is smaller. Half, not DuckDB's own 80 %: the cap covers DuckDB's buffer
  * manager only, and the same machine holds fanlake's Node heap, the browser that renders
  * charts, the page cache the Parquet reads go through, and other work on a shared host. The
- * heaviest stage (identity's pairwise comparison) runs within 2 GB by spilling to disk, which
- * a larger machine then spares it (docs/decisions.md).
+ * heaviest stage (identity's pairwise comparison) still runs in a small budget by spilling to
+ * disk, which a larger machine then spares it (docs/decisions.md).
  */
 export function defaultMemoryLimit(machineBytes = machineMemory()): string {
   return `${Math.max(256, Math.floor(machineBytes / 2 / 2 ** 20))}MiB`;

@@ -18,20 +18,16 @@ import { CODE } from '../core/error-codes.js';
 
 /**
  * How large a Parquet part grows. The last part of the last resource converts after the last
- * response, so its size is the run's tail: at 100,000 wide rows that took up to a second (a
- * part boundary falling just before the end), at 25,000 about a quarter of it.
+ * response, so its size is the run's tail: smaller parts end a run sooner.
  *
  * A DuckDB kept for the run holds the working set of its largest conversion, which grows with
- * the part's bytes, so its parts end at 28 MiB of spooled JSON (about 16,000 wide ticket rows)
- * or at the sink's 100,000 rows. At 1M replayed rows the extract peaked at 275-313 MB with parts of 25,000
- * ticket rows, 263-296 MB with 16,000 and 257-273 MB with 20 or 28 MiB (three runs each).
- * Parts are not made smaller still: a load took about 15% longer for 44 ticket parts of 20 MiB
- * than for 32 of 28 MiB (three rounds in turns), and at 10,000 rows the extract took about
- * 10% longer. Counting bytes rather than rows also keeps narrow resources in few files
- * (permission answers: 3 parts of 100,000 rows instead of 19 of 16,000).
+ * the part's bytes, so its parts end at a size in bytes of spooled JSON (about 16,000 wide
+ * ticket rows) or at the sink's 100,000 rows, which bounds the extract's peak memory. Parts are
+ * not made smaller still: many small parts make the load and the extract slower. Counting
+ * bytes rather than rows also keeps narrow resources (permission answers) in few files.
  *
  * A DuckDB opened per part pays its opening and its memory faulted in again for every part,
- * so its parts are 25,000 rows.
+ * so its parts are counted in rows and larger.
  */
 const PARTS = {
   kept: { bytesPerPart: 28 * 1024 * 1024 },

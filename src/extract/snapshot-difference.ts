@@ -34,8 +34,8 @@ export const KEYS_FILE = 'keys.parquet';
 /**
  * Cuts a complete snapshot down to the records the warehouse does not hold with the same
  * values, plus the set of keys it saw (docs/extraction.md, "Snapshots written as
- * differences"): a snapshot repeats nearly every record, and at scale 40 that was 100 MB of
- * raw files per run. The load merges the records and takes the keys as the snapshot's
+ * differences"): a snapshot repeats nearly every record, so written whole it costs the raw
+ * files of the whole data set on every run. The load merges the records and takes the keys as the snapshot's
  * evidence, so the warehouse ends as if the whole snapshot had been loaded.
  *
  * Compared with the warehouse as it is, which is only the state the records will be merged

@@ -1,8 +1,8 @@
 /**
  * The reports stage: `fanlake report` renders report files from `reports/` into
  * self-contained pages (inline CSS and SVG, no script, no network), one CSV and Parquet file
- * per query shown, and a Markdown digest. The file format is described in the README
- * ("Reports"); `report-definition.ts` holds its schema.
+ * per query shown, and a Markdown digest. The file format is described in docs/reports.md;
+ * `report-definition.ts` holds its schema.
  */
 export { DEFAULT_KEEP, renderReports } from './render-reports.js';
 export type { RenderOptions, ReportResult } from './render-reports.js';

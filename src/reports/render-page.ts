@@ -82,7 +82,8 @@ async function renderBlock(block: DisplayBlock, input: PageInput, figures: Figur
   const outcome = input.outcomes.get(block.spec.query)!;
   const heading = block.spec.title ? `<h2>${escapeHtml(block.spec.title)}</h2>` : '';
   if (outcome.status === 'unavailable') {
-    if (block.kind === 'figures') figures.push(...block.spec.items.map((item) => ({ label: item.label, value: null, format: item.format ?? 'number' })));
+    // a figure per row has no rows to name it by
+    if (block.kind === 'figures') figures.push(...block.spec.items.flatMap((item) => (item.label === undefined ? [] : [{ label: item.label, value: null, format: item.format ?? 'number' }])));
     return `<section class="unavailable" id="${block.id}">${heading}<p class="notice">Not available: ${escapeHtml(outcome.reason)}</p></section>`;
   }
   const { dataset } = outcome;
@@ -124,12 +125,12 @@ function renderTable(declared: (string | TableColumn)[] | undefined, dataset: Da
 }
 
 function figureValues(spec: FiguresBlock, dataset: Dataset, types: Map<string, string>): Figure[] {
-  const row = dataset.rows[0];
-  return spec.items.map((item) => ({
-    label: item.label,
-    value: row?.[item.field] ?? null,
-    format: item.format ?? defaultFormat(types.get(item.field) ?? 'VARCHAR'),
-  }));
+  const first = dataset.rows[0];
+  return spec.items.flatMap((item) => {
+    const format = item.format ?? defaultFormat(types.get(item.field) ?? 'VARCHAR');
+    if (item.labelField === undefined) return [{ label: item.label!, value: first?.[item.field] ?? null, format }];
+    return dataset.rows.map((row) => ({ label: String(row[item.labelField!] ?? '—'), value: row[item.field] ?? null, format }));
+  });
 }
 
 function renderFooter(input: PageInput): string {

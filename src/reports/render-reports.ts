@@ -251,7 +251,7 @@ function missingFields(report: CheckedReport, query: string, columns: ReadonlySe
       part.kind === 'chart'
         ? [part.spec.x.field, part.spec.y.field, ...(part.spec.color ? [part.spec.color.field] : [])]
         : part.kind === 'figures'
-          ? part.spec.items.map((item) => item.field)
+          ? part.spec.items.flatMap((item) => [item.field, ...(item.labelField === undefined ? [] : [item.labelField])])
           : (part.spec.columns ?? []).map((column) => (typeof column === 'string' ? column : column.field));
     for (const field of fields.filter((f) => !columns.has(f))) {
       problems.push(`${report.file}: ${part.kind} block at line ${part.line}: field ${field} is not a column of query ${query} (columns: ${[...columns].join(', ')})`);

@@ -73,11 +73,20 @@ export const chartBlockSchema = z.strictObject({
   color: channel.optional(),
 });
 
+const figureItem = column
+  .extend({
+    /** A figure from the query's first row, under this name. */
+    label: z.string().min(1).optional(),
+    /** Or one figure per row of the query, named by this column's value (names that come from the data, such as the club's purposes). */
+    labelField: z.string().min(1).optional(),
+  })
+  .refine((item) => (item.label === undefined) !== (item.labelField === undefined), { message: 'give either label (one figure from the first row) or labelField (one figure per row)' });
+
 export const figuresBlockSchema = z.strictObject({
   query: name,
   title: z.string().optional(),
-  /** Headline figures from the query's first row; they are also the digest's figures. */
-  items: z.array(column.extend({ label: z.string().min(1) })).min(1),
+  /** Headline figures; they are also the digest's figures. */
+  items: z.array(figureItem).min(1),
 });
 
 export type ParamDefinition = z.infer<typeof paramSchema>;

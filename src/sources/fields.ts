@@ -91,8 +91,8 @@ export function itemValidator(fields: FieldDeclarations, primaryKey: readonly st
 /**
  * One function that reads every declared field by its literal name. Records of one API
  * share a shape, so each read is a monomorphic property load; the same loop over the field
- * names (`record[name]` with `name` varying, a call per kind) took about five times as long,
- * which for wide tickets was a tenth of the extract's main thread.
+ * names (`record[name]` with `name` varying, a call per kind) is several times slower, which
+ * for wide tickets shows in the extract's main thread.
  */
 function compileFieldCheck(fields: FieldDeclarations, primaryKey: readonly string[]): (item: object) => boolean {
   const lines = Object.entries(fields).map(([name, kind]) => {

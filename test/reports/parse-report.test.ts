@@ -80,6 +80,14 @@ items: []
     );
   });
 
+  it('takes a figure\'s name either as a label or from a column of each row, not both', () => {
+    const report = (item: string) => `---\ntitle: T\n---\n\n\`\`\`sql rows\nselect 1 as n, 'a' as name\n\`\`\`\n\n\`\`\`figures\nquery: rows\nitems:\n  - ${item}\n\`\`\`\n`;
+    expect(parseReport('t', 'reports/t.md', report('{ field: n, labelField: name }')).problems).toEqual([]);
+    for (const item of ['{ field: n, label: N, labelField: name }', '{ field: n }']) {
+      expect(parseReport('t', 'reports/t.md', report(item)).problems).toEqual([expect.stringMatching(/figures block at line 9: .*either label .* or labelField/)]);
+    }
+  });
+
   it('names a display block whose query is not defined', () => {
     const { problems } = parseReport('t', 'reports/t.md', '---\ntitle: T\n---\n\n```table\nquery: nope\ntitle: X\n```\n');
     expect(problems).toEqual(['reports/t.md: table block at line 5: query nope is not defined by a ```sql nope``` block']);

@@ -330,6 +330,9 @@ describe('the standard reports show the marts\' figures', () => {
     expect(coverage.some((row) => row.purpose === 'Club news and offers' && row.channel === 'E-mail')).toBe(true);
     expect(coverage.some((row) => String(row.purpose).includes('_') || row.channel === 'none')).toBe(false);
     expect(coverage.map((row) => [row.purpose, row.channel, Number(row.reachable_fans)])).toEqual(expected.map((row) => [row.purpose, row.channel, row.reachable]));
+    // a headline figure per purpose and channel, named as the table names them
+    const emailReach = expected.find((row) => row.purpose === 'Club news and offers' && row.channel === 'E-mail')!.reachable as number;
+    expect(readFileSync(latest('audience-consent', 'summary.md'), 'utf8')).toContain(countLine('Reachable: Club news and offers by E-mail', emailReach));
     const changes = await rows('audience-consent', 'changes');
     expect(changes.some((row) => row.decision === 'grants' && Number(row.decisions) > 0)).toBe(true);
     expect(changes.some((row) => row.decision === 'withdrawals' && Number(row.decisions) > 0)).toBe(true);

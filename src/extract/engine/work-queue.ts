@@ -42,7 +42,7 @@ export class WorkQueue<T> {
    * Resolves once fewer than `limit` items wait (or nobody will take them): a producer far
    * ahead of its consumers waits here instead of piling items up in memory. Customer
    * profile pages come much faster than one consents request per profile, so without it
-   * the whole fan-out (150,000 children at scale 10) sat in the heap.
+   * the whole fan-out (a child per profile) sat in the heap.
    */
   async room(limit: number): Promise<void> {
     while (this.items.length - this.head >= limit && !this.abandoned && !this.failure) {
@@ -79,8 +79,8 @@ export class WorkQueue<T> {
   /**
    * Wakes the producers whose limit `waiting` items are below. Runs on every item taken, so
    * it allocates nothing while the queue stays full: producers woken while it was still
-   * full went straight back to sleep with a new promise each, eight of them for each of
-   * 150,000 children (about 440 MB of V8's allocations in an engagement run at scale 10).
+   * full went straight back to sleep with a new promise each, several for every child: in an
+   * engagement run with a child per profile, hundreds of MB of allocations.
    */
   private wakeProducers(waiting: number): void {
     const producers = this.producers;

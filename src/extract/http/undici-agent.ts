@@ -1,8 +1,8 @@
 import { createRequire } from 'node:module';
 import type { Agent as UndiciAgent } from 'undici';
 
-// undici's index loads all it offers (fetch, WebSocket, caches, mocks, proxies): about 55 ms
-// of CPU and 8 MB at every start of `fanlake extract`, which uses only the Agent. The Agent's
+// undici's index loads all it offers (fetch, WebSocket, caches, mocks, proxies): CPU and memory
+// at every start of `fanlake extract`, which uses only the Agent. The Agent's
 // own module loads the dispatcher alone. undici declares no `exports`, so the path is open to
 // us; test/extract/http/undici-agent.test.ts checks that it is still the class undici's index
 // exports, so an upgrade that moves it fails there, not in an extract.

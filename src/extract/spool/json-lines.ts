@@ -1,7 +1,6 @@
 /**
- * The spool's format: JSON lines, one record per line. DuckDB reads it about 15% faster than
- * one JSON array of the same records (a part of 25,000 wide ticket rows converts in 190 ms
- * instead of 230 ms), and bytes as received become lines in place, by rewriting separators
+ * The spool's format: JSON lines, one record per line. DuckDB reads it faster than one JSON
+ * array of the same records, and bytes as received become lines in place, by rewriting separators
  * and whitespace only: a raw line break is never inside a JSON string, so every line break
  * in valid JSON lies between tokens and a space means the same there. Values stay exactly as
  * the API sent them.

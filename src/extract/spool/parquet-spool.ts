@@ -84,27 +84,26 @@ export const UNDECLARED_COLUMN_TYPE = 'JSON';
 /** Sized so one part is a few tens of MB for typical records and converts in seconds. */
 export const DEFAULT_ROWS_PER_FILE = 250_000;
 
-// The Parquet writer holds a row group in memory: 8,192 wide ticket rows take about 40 MB
-// less of the extract's peak than 16,384, and DuckDB reads them back as fast (a load of
-// the same data measured no slower; 4,096 was).
+// The Parquet writer holds a row group in memory: groups of 8,192 wide ticket rows keep the
+// extract's peak lower than 16,384, and DuckDB reads them back as fast (4,096 loads slower).
 const DEFAULT_ROW_GROUP_SIZE = 8_192;
 
 // A DuckDB keeps the blocks a conversion used (up to its memory limit) and its allocator
-// keeps what was freed, so one instance reused for every part grew by about 100 MB over a
-// 1M-row run; an instance per part returns its memory when closed and costs a few ms.
+// keeps what was freed, so one instance reused for every part grows over a long run; an
+// instance per part returns its memory when closed and costs little to open.
 // One thread: a second does not speed the conversion up and doubles its buffers.
 const CONVERSION_DUCKDB = { memoryLimit: '160MB', threads: 1, preserveInsertionOrder: false } as const;
 
 /**
  * One DuckDB for every conversion of a run (`extract.conversionMemory = keep`, the default),
  * to pass as `duckdb`; the caller closes it. What an instance per part costs is its memory
- * faulted in again for every part (about 18,500 page faults per 25,000 wide rows), not its
+ * faulted in again for every part (page faults in proportion to its rows), not its
  * opening. A kept instance holds the working set of the largest conversion, so its parts
  * are smaller (see `PARTS` in date-window-extractor.ts). It asks for DuckDB's
  * allocator on one arena without thread caches unless DUCKDB_JE_MALLOC_CONF is set (without
- * it the peak grew by 120 MB instead of 50). The allocator reads it when DuckDB's library
- * loads, so it holds for the whole process (a `run` builds with it too: 2-3% slower, 400 MB
- * less at scale 10), and not at all if the library was loaded before. The instance opens at
+ * it the peak grows more than twice as much). The allocator reads it when DuckDB's library
+ * loads, so it holds for the whole process (a `run` builds with it too: a little slower, with
+ * less memory), and not at all if the library was loaded before. The instance opens at
  * the first conversion, not before the first request. See docs/extraction.md.
  */
 export class KeptConversionDatabase {

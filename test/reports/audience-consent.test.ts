@@ -1,0 +1,91 @@
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_CLUB_FILES_DIR } from '../../src/models/club/club-files.js';
+import { runCli } from '../helpers/cli.js';
+import { sharedWarehouse } from '../helpers/shared-warehouse.js';
+import { queryWarehouse } from '../helpers/warehouse.js';
+import { runCliOk } from '../warehouse/identity-fixture.js';
+
+/**
+ * The audience report's headline figures follow the club's own purposes: a club whose consent
+ * meanings name its purposes in other words than our defaults (`club_marketing`, ...) sees a
+ * figure for each of them, in its display names, through the real CLI.
+ */
+
+/** Our default purpose codes and the ones this club uses instead, with its words for them. */
+const OWN_PURPOSES: Record<string, [code: string, name: string]> = {
+  club_marketing: ['nyheter', 'Nyheter fra klubben'],
+  partner_marketing: ['partnere', 'Tilbud fra partnere'],
+  profiling: ['tilpasning', 'Tilpasset innhold'],
+  transactional: ['tjeneste', 'Tjenestemeldinger'],
+};
+const OWN_CHANNELS: Record<string, string> = { email: 'E-post', sms: 'SMS', push: 'Appvarsler' };
+
+interface RenderedFigure {
+  label: string;
+  value: unknown;
+}
+
+let dataDir: string;
+let figures: RenderedFigure[];
+let html: string;
+/** Each purpose and channel the club's consent_meanings.csv names, as the figure labels should read. */
+let expectedLabels: string[];
+
+beforeAll(async () => {
+  dataDir = await sharedWarehouse({ simulator: { scale: 0.02, seed: 42 } });
+  const clubDir = join(mkdtempSync(join(tmpdir(), 'fanlake-club-purposes-')), 'club');
+  cpSync(DEFAULT_CLUB_FILES_DIR, clubDir, { recursive: true });
+
+  const meanings = readFileSync(join(clubDir, 'consent_meanings.csv'), 'utf8').split('\n');
+  const renamed = meanings.map((line, index) => {
+    if (index === 0 || line === '') return line;
+    return line.replace(/,(club_marketing|partner_marketing|profiling|transactional),(email|sms|push|),/, (_, purpose: string, channel: string) => `,${OWN_PURPOSES[purpose]![0]},${channel},`);
+  });
+  expect(renamed.slice(1).filter((line) => line !== '').every((line) => Object.values(OWN_PURPOSES).some(([code]) => line.includes(`,${code},`)))).toBe(true);
+  writeFileSync(join(clubDir, 'consent_meanings.csv'), renamed.join('\n'));
+  const names = ['kind,code,display_name', ...Object.values(OWN_PURPOSES).map(([code, name]) => `purpose,${code},${name}`), ...Object.entries(OWN_CHANNELS).map(([code, name]) => `channel,${code},${name}`)];
+  writeFileSync(join(clubDir, 'display_names.csv'), `${names.join('\n')}\n`);
+
+  const pairs = new Set<string>();
+  for (const line of renamed.slice(1).filter((row) => row !== '')) {
+    const [, code, channel] = /,([a-z_]+),(email|sms|push|),/.exec(line)!;
+    const name = Object.values(OWN_PURPOSES).find(([own]) => own === code)![1];
+    pairs.add(channel === '' ? `Consented: ${name}` : `Reachable: ${name} by ${OWN_CHANNELS[channel!]}`);
+  }
+  expectedLabels = [...pairs].sort();
+
+  const env = { FANLAKE_DATA_DIR: dataDir, FANLAKE_CLUB_DIR: clubDir };
+  await runCliOk(['build'], env);
+  const out = mkdtempSync(join(tmpdir(), 'fanlake-reports-'));
+  const rendered = await runCli(['report', 'audience-consent', '--out', out], env);
+  expect(rendered.code, rendered.stderr).toBe(0);
+  const latest = join(out, 'audience-consent', 'latest');
+  figures = (JSON.parse(readFileSync(join(latest, 'rendering.json'), 'utf8')) as { figures: RenderedFigure[] }).figures;
+  html = readFileSync(join(latest, 'index.html'), 'utf8');
+}, 240_000);
+
+describe('the audience report for a club with purposes of its own', () => {
+  it('shows a headline figure for every purpose and channel the club maps, in its words', () => {
+    const labels = figures.map((figure) => figure.label);
+    expect(labels[0]).toBe('Fans');
+    expect(labels.slice(1, -1)).toEqual(expectedLabels);
+    expect(labels.at(-1)).toContain('Kept from every channel');
+    for (const label of expectedLabels) expect(html).toContain(label);
+  });
+
+  it('gives each figure its value: none empty, and they are the fans the marts count', async () => {
+    expect(figures.filter((figure) => figure.value === null)).toEqual([]);
+    const coverage = await queryWarehouse(dataDir, `select purpose, channel, total_fans::integer as total, reachable_fans::integer as reachable from marts.consent_coverage`);
+    const reach = (purpose: string, channel: string) => coverage.find((row) => row.purpose === purpose && row.channel === channel)!.reachable as number;
+    const value = (label: string) => Number(figures.find((figure) => figure.label === label)!.value);
+    expect(value('Fans')).toBe(coverage[0]!.total);
+    expect(value(`Reachable: Nyheter fra klubben by E-post`)).toBe(reach('nyheter', 'email'));
+    expect(reach('nyheter', 'email')).toBeGreaterThan(0);
+    expect(value(`Reachable: Tilbud fra partnere by SMS`)).toBe(reach('partnere', 'sms'));
+    expect(value(`Consented: Tilpasset innhold`)).toBe(reach('tilpasning', 'none'));
+    expect(coverage.some((row) => Object.keys(OWN_PURPOSES).includes(row.purpose as string))).toBe(false);
+  });
+});
