@@ -35,6 +35,14 @@ function oneOf<const T extends readonly [string, ...string[]]>(values: T) {
 export const STATUS_GROUPS = ['paid', 'cancelled', 'refunded', 'pending', 'other'] as const;
 export const PRODUCT_LINES = ['ticket', 'season_ticket'] as const;
 export const CHANNELS = ['email', 'sms', 'push'] as const;
+/**
+ * What a consent is for, as fanlake counts it: the club's own marketing (dim_fan's consent flags,
+ * the reach of top fans), its partners', profiling, service messages, or another purpose that
+ * counts as none of them. Fixed words, as status groups and product lines are, so a club cannot
+ * name its own marketing otherwise and find those figures silently empty; its own words for
+ * each go in display_names.csv.
+ */
+export const PURPOSES = ['club_marketing', 'partner_marketing', 'profiling', 'transactional', 'other'] as const;
 
 /** One club file: its CSV shape, and the typed columns of the macro it becomes. */
 interface ClubFileSpec<T extends { confirmed: boolean }> extends CsvTableSpec<T> {
@@ -55,7 +63,8 @@ const consentMeanings = {
       system: oneOf(['ticketing', 'engagement']),
       consent_id: whole,
       consent_name: text,
-      purpose: z.union([word, z.literal('')]),
+      // empty only in a suggestion not yet confirmed (below)
+      purpose: z.enum(['', ...PURPOSES], { error: `must be one of ${PURPOSES.join(', ')} (the club's own words for it go in display_names.csv)` }),
       channel: z.union([oneOf(CHANNELS), z.literal('')]).transform((value) => value || null),
       display_name: z.string().default(''),
       confirmed,

@@ -70,6 +70,8 @@ describe('the club folder', () => {
     { file: 'sales_channels.csv', text: 'resource,channel,display_name\nweb,Web,Online\n', problem: ':1: the header must be resource,channel,display_name,is_app' },
     { file: 'consent_meanings.csv', text: 'system,consent_id,consent_name,purpose,channel\nticketing,x1,Newsletter,club_marketing,email\n', problem: ':2: consent_id must be a whole number' },
     { file: 'consent_meanings.csv', text: 'system,consent_id,consent_name,purpose,channel\nticketing,1,"Newsletter,club_marketing,email\n', problem: ':2: a quoted field is not closed' },
+    // the club's own word for its marketing belongs in display_names.csv: as a purpose, dim_fan's consent flags would be empty
+    { file: 'consent_meanings.csv', text: 'system,consent_id,consent_name,purpose,channel\nticketing,1,Newsletter,nyheter,email\n', problem: ':2: purpose must be one of club_marketing, partner_marketing, profiling, transactional, other' },
   ])('a malformed $file exits 2 naming file and line before anything is built', async ({ file, text, problem }) => {
     const path = join(clubDir, file);
     const before = readFileSync(path, 'utf8');
