@@ -1,5 +1,5 @@
 -- materialized: view
--- description: One row per record with exactly the values the identity model compares (macros.identity_levels takes two rows of this view) and blocks on (macros.identity_block_keys): names as token sets and spellings with how common each is (int_identity_term_frequencies), birth date, e-mail, phone, and the address as street line, postal code and town. Read by int_identity_pairs, and by training (fanlake identity train) and explain, so all three compare alike.
+-- description: One row per record with exactly the values the identity model compares (macros.identity_levels takes two rows of this view) and blocks on (macros.identity_block_keys): names as token sets and spellings with how common each is (int_identity_term_frequencies) and their initials, birth date, e-mail, phone, and the address as street line (and its letters, and as a place when it has no house number), postal code and town. Read by int_identity_pairs, and by training (fanlake identity train) and explain, so all three compare alike.
 
 with
 
@@ -31,6 +31,13 @@ final as (
         records.email,
         records.phone_key,
         records.street_key,
+        -- the letters of the street line, compared with the other record's town (a town written in the street field, or the other way round)
+        nullif(regexp_replace(records.street_key, '[^a-z]', '', 'g'), '') as street_letters,
+        -- a street line without a house number, blocked on as a place like a town: a town written in the street field
+        case when not regexp_matches(records.street_key, '[0-9]') then street_letters end as street_place,
+        -- the first letters of both names in alphabetical order, so names written either way round meet
+        least(left(records.first_name_spelling, 1), left(records.last_name_spelling, 1))
+            || greatest(left(records.first_name_spelling, 1), left(records.last_name_spelling, 1)) as initials,
         records.postcode_key,
         records.city_key,
 

@@ -41,15 +41,17 @@ const R = 'r';
 const CROSS_SIMILARITY = 0.8;
 const CROSS_MARGIN = 0.2;
 const jw = (a: string, b: string) => `coalesce(jaro_winkler_similarity(${L}.${a}_spelling, ${R}.${b}_spelling), 0)`;
-// alike: Jaro-Winkler, or one edit apart (DuckDB's Jaro-Winkler sees no transposition in a name of three letters: Mai and Mia)
+// alike: Jaro-Winkler, or one edit apart (DuckDB's Jaro-Winkler sees no transposition in a name of
+// three letters: Mai and Mia), the edits counted only where Jaro-Winkler does not settle it
 const alikeOrMissing = (a: string, b: string) =>
-  `(${L}.${a}_spelling is null or ${R}.${b}_spelling is null or ${jw(a, b)} >= ${CROSS_SIMILARITY} or damerau_levenshtein(${L}.${a}_spelling, ${R}.${b}_spelling) <= 1)`;
-// a first letter in common crosswise first: Jaro-Winkler four times over every pair cost more than all the levels
-const CROSSED = `coalesce(
-        (left(${L}.first_name_spelling, 1) = left(${R}.last_name_spelling, 1) or left(${L}.last_name_spelling, 1) = left(${R}.first_name_spelling, 1))
-        and ${alikeOrMissing('first_name', 'last_name')} and ${alikeOrMissing('last_name', 'first_name')}
-        and ${jw('first_name', 'last_name')} + ${jw('last_name', 'first_name')} > ${jw('first_name', 'first_name')} + ${jw('last_name', 'last_name')} + ${CROSS_MARGIN},
-        false)`;
+  `case when ${L}.${a}_spelling is null or ${R}.${b}_spelling is null then true when ${jw(a, b)} >= ${CROSS_SIMILARITY} then true else damerau_levenshtein(${L}.${a}_spelling, ${R}.${b}_spelling) <= 1 end`;
+// a first letter in common crosswise first, as a case so that nothing else is computed for the
+// pairs without (Jaro-Winkler four times over every pair cost more than all the levels)
+const CROSSED = `case
+        when coalesce(left(${L}.first_name_spelling, 1) = left(${R}.last_name_spelling, 1) or left(${L}.last_name_spelling, 1) = left(${R}.first_name_spelling, 1), false)
+        then coalesce(${alikeOrMissing('first_name', 'last_name')} and ${alikeOrMissing('last_name', 'first_name')}
+            and ${jw('first_name', 'last_name')} + ${jw('last_name', 'first_name')} > ${jw('first_name', 'first_name')} + ${jw('last_name', 'last_name')} + ${CROSS_MARGIN}, false)
+        else false end`;
 
 /** r's value of a name column, crosswise when `crossed`. */
 function oriented(column: 'first_name' | 'last_name', suffix: string): string {
@@ -118,9 +120,8 @@ function testSql(level: ComparisonLevel): string {
       return `coalesce(jaro_winkler_similarity(${L}.street_key, ${R}.street_key) >= ${threshold}, false) and not (${differs('postcode_key')} and ${differs('city_key')})`;
     case 'street_town_swapped': {
       // a street line written as the town (or the other way round) on one side: its letters alike the other's town, whatever the postal codes
-      const letters = (record: string) => `regexp_replace(${record}.street_key, '[^a-z]', '', 'g')`;
       const alike = (a: string, b: string) => `coalesce(jaro_winkler_similarity(${a}, ${b}) >= ${threshold}, false)`;
-      return `${alike(letters(L), `${R}.city_key`)} or ${alike(`${L}.city_key`, letters(R))}`;
+      return `${alike(`${L}.street_letters`, `${R}.city_key`)} or ${alike(`${L}.city_key`, `${R}.street_letters`)}`;
     }
     case 'postcode_and_city_without_street':
       // the street line missing on a side: no evidence of another street, unlike postcode_and_city
@@ -172,16 +173,12 @@ ${fields.join(',\n')},
 }
 
 /**
- * r's street line as a place, when it has no house number: a town written in the street field
- * (a numbered street line is a street, and its letters alone would put a whole street in one block).
- */
-const STREET_AS_PLACE = `case when not regexp_matches(${R}.street_key, '[0-9]') then nullif(regexp_replace(${R}.street_key, '[^a-z]', '', 'g'), '') end`;
-
-/**
  * The values of one block key of row r, as text: one for most keys, one per word for a key a
  * record holds several of (either word of the name; the town, or a street line without a house
- * number, as a place, so a town written in the street field still meets). A rule over several such keys takes each
- * combination.
+ * number, as a place, so a town written in the street field still meets). A rule over several
+ * such keys takes each combination. A second value equal to the first is left out (NULL), so no
+ * record is in one block twice and the list needs no list_distinct, which cost as much as the
+ * rest of it.
  */
 function blockValues(key: BlockKey, hasBothNames: boolean): string[] {
   switch (key) {
@@ -195,7 +192,7 @@ function blockValues(key: BlockKey, hasBothNames: boolean): string[] {
     case 'last_name':
       return [hasBothNames ? `greatest(${R}.first_name_spelling, ${R}.last_name_spelling)` : `${R}.last_name_spelling`];
     case 'name_word':
-      return [`${R}.first_name_spelling`, `${R}.last_name_spelling`];
+      return [`${R}.first_name_spelling`, `nullif(${R}.last_name_spelling, ${R}.first_name_spelling)`];
     case 'birth_date':
       return [`cast(${R}.birth_date_key as varchar)`];
     case 'postcode':
@@ -205,13 +202,12 @@ function blockValues(key: BlockKey, hasBothNames: boolean): string[] {
     case 'street':
       return [`${R}.street_key`];
     case 'place':
-      return [`${R}.city_key`, STREET_AS_PLACE];
+      return [`${R}.city_key`, `nullif(${R}.street_place, ${R}.city_key)`];
     case 'name_start':
       // the first three letters of either word of the name: a slip further in does not keep it apart
-      return [`left(${R}.first_name_spelling, 3)`, `left(${R}.last_name_spelling, 3)`];
+      return [`left(${R}.first_name_spelling, 3)`, `nullif(left(${R}.last_name_spelling, 3), left(${R}.first_name_spelling, 3))`];
     case 'initials':
-      // the first letters of both names in alphabetical order, so names written either way round meet
-      return [`least(left(${R}.first_name_spelling, 1), left(${R}.last_name_spelling, 1)) || greatest(left(${R}.first_name_spelling, 1), left(${R}.last_name_spelling, 1))`];
+      return [`${R}.initials`];
   }
 }
 
@@ -230,9 +226,9 @@ function blockKeysMacro(rules: readonly BlockingRule[]): MacroDefinition {
   return {
     name: 'identity_block_keys',
     file: 'identity model sql/identity/blocking_rules.csv',
-    sql: `create or replace macro ${MACRO_SCHEMA}.identity_block_keys(${R}) as list_filter(list_distinct([
+    sql: `create or replace macro ${MACRO_SCHEMA}.identity_block_keys(${R}) as list_filter([
         ${entries.join(',\n        ')}
-    ]), block -> block.block_value is not null);\n`,
+    ], block -> block.block_value is not null);\n`,
     description: 'The values a row of intermediate.int_identity_comparables is blocked on, one per blocking rule (two for a rule on either word of the name), as 64-bit hashes of the rule and its values.',
   };
 }
