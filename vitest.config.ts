@@ -11,9 +11,10 @@ export default defineConfig({
     globalSetup: ['test/global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    // Two cores: end-to-end tests spawn servers and DuckDB; keep the pool small. Threads, not
-    // forks: a file starts without a process of its own, and its imports cost less.
-    maxWorkers: 2,
+    // Two cores, three files at a time: end-to-end files spend much of their time waiting (for a
+    // CLI process to start, a retry, a slot, a simulated stall), which a third file fills. Threads,
+    // not forks: a file starts without a process of its own, and its imports cost less.
+    maxWorkers: 3,
     pool: 'threads',
   },
 });
