@@ -20,9 +20,12 @@ dist/.built: node_modules/.installed tsconfig.json scripts/bundle-cli.mjs $(SOUR
 demo: setup
 	scripts/demo.sh
 
+# The type check runs beside the tests (its CPU fills their waits); either failing fails the target.
 test: setup
-	npx tsc -p tsconfig.test.json --noEmit
-	npx vitest run
+	@npx tsc -p tsconfig.test.json --noEmit & typecheck=$$!; \
+	npx vitest run; tests=$$?; \
+	wait $$typecheck || { echo 'make test: the type check failed (npx tsc -p tsconfig.test.json --noEmit)' >&2; exit 1; }; \
+	exit $$tests
 
 # The generated parts of docs/ (settings, error codes), from the declarations in src/.
 docs: setup

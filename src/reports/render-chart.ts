@@ -1,11 +1,16 @@
-import * as vega from 'vega';
-import * as vegaLite from 'vega-lite';
+import type * as Vega from 'vega';
 import type { TopLevelSpec } from 'vega-lite';
 import type { CellValue } from './format-values.js';
 import { defaultFormat, vegaNumberLocale } from './format-values.js';
 import type { ChartBlock } from './report-definition.js';
 
 type Channel = ChartBlock['x'];
+
+/**
+ * Vega and Vega-Lite, loaded with the first chart drawn: a command or report that draws none
+ * (a definition error, `report --list`, a page of tables) does not pay for loading them.
+ */
+let chartEngines: Promise<[typeof import('vega'), typeof import('vega-lite')]> | undefined;
 
 /**
  * Draws a chart block as inline SVG on the server: the block becomes a Vega-Lite spec, Vega
@@ -40,12 +45,13 @@ export async function renderChartSvg(
     },
     config: { font: 'system-ui, sans-serif', view: { stroke: null } },
   };
+  const [vega, vegaLite] = await (chartEngines ??= Promise.all([import('vega'), import('vega-lite')]));
   const compiled = vegaLite.compile(spec).spec;
   const view = new vega.View(vega.parse(compiled), {
     renderer: 'none',
     // A locale definition ({ number }), not the formatters vega.locale() returns: the View
     // ignores those silently. The time half stays Vega's default.
-    locale: { number: vegaNumberLocale(locale.locale, locale.currency) } as unknown as vega.LocaleFormatters,
+    locale: { number: vegaNumberLocale(locale.locale, locale.currency) } as unknown as Vega.LocaleFormatters,
   });
   try {
     return await view.toSVG();

@@ -3,8 +3,12 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../src/simulator/simulator.js';
 import { REPO, runCli, spawnCli, tempDataDir, watch } from '../helpers/cli.js';
+import { sharedWarehouse } from '../helpers/shared-warehouse.js';
 import { startTestSimulator } from '../helpers/simulator.js';
 import { cliEnv, runCliOk } from '../warehouse/identity-fixture.js';
+
+/** The default test simulator's options, for the shared warehouse. */
+const SIMULATOR = { scale: 0.02, seed: 42 };
 
 let sim: Simulator | undefined;
 afterEach(async () => {
@@ -14,11 +18,10 @@ afterEach(async () => {
 
 describe('an open shell never keeps writers out', () => {
   it('answers queries before, during and after extract, load and build in other processes; everything succeeds', async () => {
-    sim = await startTestSimulator();
-    const dataDir = tempDataDir();
+    sim = await startTestSimulator(SIMULATOR);
+    // extracted and loaded once per test run for every file that asks (sharedWarehouse)
+    const dataDir = await sharedWarehouse({ simulator: SIMULATOR, build: false });
     const env = cliEnv(sim, dataDir);
-    await runCliOk(['extract'], env);
-    await runCliOk(['load'], env);
 
     const shell = watch(spawnCli(['shell'], env, undefined, 'pipe'));
     let asked = 0;

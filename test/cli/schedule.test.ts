@@ -72,7 +72,10 @@ function dueAtStart(dataDir: string, schedule: string): void {
   writeFileSync(join(dataDir, 'schedule', 'log.ndjson'), `${JSON.stringify({ schedule, slot: yesterday, start: yesterday, end: yesterday, outcome: 'ok', runId: '20260101T000000Z-abcdef' })}\n`);
 }
 
-/** Two tiny report definitions; fan-count declares personal data. */
+/**
+ * Two tiny report definitions; fan-count declares personal data. A job's report step renders
+ * these rather than every shipped report, which test/reports/ renders.
+ */
 function reportDefinitions(): string {
   const dir = mkdtempSync(join(tmpdir(), 'fanlake-reports-'));
   const report = (title: string, personalData: boolean, sql: string, label: string) =>
@@ -214,7 +217,7 @@ describe('fanlake schedule: jobs', () => {
   });
 
   it('never overlaps a writer started by hand: the slot counts as missed, then runs once for all the slots it missed', async () => {
-    const s = setup([{ name: 'busy', cron: every(2) }], { FANLAKE_SCHEDULE_LOCK_WAIT: '1' }, await builtDataDir());
+    const s = setup([{ name: 'busy', cron: every(2) }], { FANLAKE_SCHEDULE_LOCK_WAIT: '1', FANLAKE_REPORT_DEFINITIONS: reportDefinitions() }, await builtDataDir());
     const lock = await acquireWriterLock(s.dataDir, { command: 'extract by hand' });
     const process = scheduler(s);
 
@@ -241,7 +244,7 @@ describe('fanlake schedule: jobs', () => {
   });
 
   it('catches up once on slots missed while the scheduler was down', async () => {
-    const s = setup([{ name: 'hourly', cron: '0 * * * *' }], {}, await builtDataDir());
+    const s = setup([{ name: 'hourly', cron: '0 * * * *' }], { FANLAKE_REPORT_DEFINITIONS: reportDefinitions() }, await builtDataDir());
     const thisHour = Math.floor(Date.now() / 3_600_000) * 3_600_000;
     const served = new Date(thisHour - 3 * 3_600_000).toISOString();
     mkdirSync(join(s.dataDir, 'schedule'), { recursive: true });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { cp, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SimulatorOptionsInput } from '../../src/simulator/options.js';
@@ -7,15 +8,23 @@ import { startTestSimulator } from './simulator.js';
 
 /**
  * A warehouse tests read: what the real CLI makes of the simulator with these options
- * (`extract`, `load`, `build`). Two files that ask for the same one share its build.
+ * (`extract`, `load`, `build`). Two files that ask for the same one share its build, and
+ * warehouses of the same simulator and settings that differ only in their build (its
+ * `--select`, the club folder) share their extract and load.
  */
 export interface WarehouseSpec {
   /** The simulator's scale, seed, noise and the rest; its clock is pinned (TEST_NOW) unless `now` says otherwise. */
   simulator: SimulatorOptionsInput & { scale: number; seed: number };
   /** Settings of every command, as environment variables (`FANLAKE_ENGAGEMENT_LOYALTY`, ...). */
   env?: Record<string, string>;
-  /** `build` arguments (`--select ...`); none builds every model. */
-  build?: readonly string[];
+  /** `build` arguments (`--select ...`); none builds every model; `false` stops after `load`. */
+  build?: readonly string[] | false;
+  /**
+   * The club folder the build reads (FANLAKE_CLUB_DIR), file name to text: written to `club/` in
+   * the data dir ({@link clubDirOf}), which later commands on the copy must be pointed at. None
+   * builds with fanlake's defaults.
+   */
+  club?: Readonly<Record<string, string>>;
 }
 
 /** Longest wait for another file's build of the same warehouse. */
@@ -31,10 +40,16 @@ const WAIT_MS = 600_000;
  */
 export async function sharedWarehouse(spec: WarehouseSpec): Promise<string> {
   if ('now' in spec.simulator && spec.simulator.now === undefined) throw new Error('a shared warehouse needs a pinned clock: its data must be the same for every file');
+  if (spec.build === false && spec.club) throw new Error('a club folder is read by the build: a warehouse without one needs none');
   const built = await builtWarehouse(spec);
   const dataDir = tempDataDir();
   await cp(built, dataDir, { recursive: true });
   return dataDir;
+}
+
+/** The club folder of a shared warehouse's copy made with `club`, for FANLAKE_CLUB_DIR. */
+export function clubDirOf(dataDir: string): string {
+  return join(dataDir, 'club');
 }
 
 /** The folder of the built warehouse, building it first unless this run has. */
@@ -66,13 +81,25 @@ async function builtWarehouse(spec: WarehouseSpec): Promise<string> {
   }
 }
 
+/**
+ * Extracts and loads into `dataDir`, or, for a built warehouse, copies the shared loaded one
+ * of the same simulator and settings and builds on it.
+ */
 async function build(spec: WarehouseSpec, dataDir: string): Promise<void> {
   await rm(dataDir, { recursive: true, force: true });
-  await mkdir(dataDir, { recursive: true });
+  const loaded = spec.build === false ? undefined : await builtWarehouse({ simulator: spec.simulator, env: spec.env, build: false });
+  if (loaded) await cp(loaded, dataDir, { recursive: true });
+  else await mkdir(dataDir, { recursive: true });
   const sim = await startTestSimulator(spec.simulator);
   try {
     const env = { ...cliEnv(sim, dataDir), ...spec.env };
-    for (const args of [['extract'], ['load'], ['build', ...(spec.build ?? [])]]) {
+    if (spec.club) {
+      await mkdir(clubDirOf(dataDir));
+      for (const [file, text] of Object.entries(spec.club)) await writeFile(join(clubDirOf(dataDir), file), text);
+      env.FANLAKE_CLUB_DIR = clubDirOf(dataDir);
+    }
+    const steps = spec.build === false ? [['extract'], ['load']] : [['build', ...(spec.build ?? [])]];
+    for (const args of steps) {
       const result = await runCli(args, env);
       if (result.code !== 0) throw new Error(`building the shared warehouse ${specKey(spec)}: fanlake ${args.join(' ')} exited ${result.code}\n${result.stdout}\n${result.stderr}`);
     }
@@ -88,7 +115,8 @@ function specKey(spec: WarehouseSpec): string {
   const extras = [
     ...Object.entries(rest).sort(([a], [b]) => a.localeCompare(b)).map(([name, value]) => `${name}-${String(value)}`),
     ...Object.entries(spec.env ?? {}).sort(([a], [b]) => a.localeCompare(b)).map(([name, value]) => `${name}-${value}`),
-    ...(spec.build ?? []),
+    ...(spec.build === false ? ['loaded'] : (spec.build ?? [])),
+    ...(spec.club ? [`club-${createHash('sha256').update(JSON.stringify(Object.entries(spec.club).sort())).digest('hex').slice(0, 12)}`] : []),
   ];
   return [`scale-${scale}`, `seed-${seed}`, ...extras].join('_').replace(/[^A-Za-z0-9.+-]+/g, '_');
 }

@@ -2,13 +2,14 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLUB_PROFILE_NAMES, type ClubProfile, type ClubProfileName, clubMappingFiles } from '../../src/simulator/clubs/index.js';
+import { CLUB_PROFILE_NAMES, CLUB_PROFILES, type ClubProfile, type ClubProfileName, clubMappingFiles } from '../../src/simulator/clubs/index.js';
 import { FANLAKE } from '../../src/simulator/clubs/fanlake.js';
 import { readClubFiles } from '../../src/models/club/club-files.js';
 import { csvField } from '../../src/models/club/csv-table.js';
 import type { Simulator } from '../../src/simulator/simulator.js';
-import { runCli, tempDataDir } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
 import { expectClose } from '../helpers/expect-close.js';
+import { clubDirOf, sharedWarehouse } from '../helpers/shared-warehouse.js';
 import { startTestSimulator } from '../helpers/simulator.js';
 import { runJson } from '../helpers/stage-json.js';
 import { queryWarehouse } from '../helpers/warehouse.js';
@@ -39,16 +40,20 @@ interface Pipeline {
   persons: Map<string, number>;
 }
 
-/** A simulator of the club, a temp data dir, and (unless `mapped` is false) the club's folder written from its profile. */
-async function startPipeline(name: ClubProfileName, mapped: boolean): Promise<Pipeline> {
-  const sim = await startTestSimulator({ scale: SCALE, seed: SEED, clubProfile: name });
-  const dataDir = tempDataDir();
+/**
+ * A simulator of the club and a copy of its warehouse, extracted, loaded and built by the real
+ * CLI (sharedWarehouse: the three of nordvik share their extract and load, the two without
+ * the club's mapping their build too): built with the club's folder written from its profile
+ * (`own`), with none (`none`: fanlake's defaults), or with an empty one (`empty`, the same
+ * meanings: a file the folder lacks is the default's).
+ */
+async function startPipeline(name: ClubProfileName, mapping: 'own' | 'none' | 'empty'): Promise<Pipeline> {
+  const simulator = { scale: SCALE, seed: SEED, clubProfile: name };
+  const sim = await startTestSimulator(simulator);
+  const dataDir = await sharedWarehouse({ simulator, ...(mapping === 'own' ? { club: clubMappingFiles(CLUB_PROFILES[name]) } : {}) });
   const env = cliEnv(sim, dataDir);
-  if (mapped) {
-    const clubDir = mkdtempSync(join(tmpdir(), `fanlake-club-${name}-`));
-    for (const [file, text] of Object.entries(clubMappingFiles(sim.club))) writeFileSync(join(clubDir, file), text);
-    env.FANLAKE_CLUB_DIR = clubDir;
-  }
+  if (mapping === 'own') env.FANLAKE_CLUB_DIR = clubDirOf(dataDir);
+  if (mapping === 'empty') env.FANLAKE_CLUB_DIR = mkdtempSync(join(tmpdir(), 'fanlake-club-empty-'));
   return { sim, club: sim.club, dataDir, env, records: servedRecords(sim), persons: truePersons(sim) };
 }
 
@@ -119,8 +124,7 @@ for (const name of CLUB_PROFILE_NAMES) {
   describe(`${name} with its own mapping: the headline figures equal the club's truth (scale ${SCALE}, seed ${SEED})`, () => {
     let p: Pipeline;
     beforeAll(async () => {
-      p = await startPipeline(name, true);
-      for (const command of ['extract', 'load', 'build']) await runCliOk([command], p.env);
+      p = await startPipeline(name, 'own');
     }, 180_000);
     afterAll(async () => {
       await p?.sim.close();
@@ -141,10 +145,7 @@ for (const name of CLUB_PROFILE_NAMES) {
 describe('nordvik with the default mapping (no club folder)', () => {
   let p: Pipeline;
   beforeAll(async () => {
-    p = await startPipeline('nordvik', false);
-    for (const command of ['extract', 'load']) await runCliOk([command], p.env);
-    // the build itself may fail or not; check and run must
-    await runCli(['build'], p.env);
+    p = await startPipeline('nordvik', 'none');
   }, 180_000);
   afterAll(async () => {
     await p?.sim.close();
@@ -249,10 +250,8 @@ describe('nordvik with an empty club folder: fanlake doctor, --write, the club c
   let p: Pipeline;
   let clubDir: string;
   beforeAll(async () => {
-    p = await startPipeline('nordvik', false);
-    clubDir = mkdtempSync(join(tmpdir(), 'fanlake-club-empty-'));
-    p.env.FANLAKE_CLUB_DIR = clubDir;
-    for (const command of ['extract', 'load', 'build']) await runCliOk([command], p.env);
+    p = await startPipeline('nordvik', 'empty');
+    clubDir = p.env.FANLAKE_CLUB_DIR!;
   }, 180_000);
   afterAll(async () => {
     await p?.sim.close();

@@ -358,12 +358,16 @@ describe('fan-360 marts against the simulator truth (scale 0.05, seed 23)', () =
     const top = rows.map((row) => cents(row.total_spend));
     const truthSlice = truthTop.slice(0, top.length);
     expectClose(top.reduce((a, b) => a + b, 0), truthSlice.reduce((a, b) => a + b, 0), 0.02, 0, 'spend of the top fans');
+    // every top fan's links, read at once (a query per fan opens the warehouse a hundred times)
+    const linksOf = new Map<string, Row[]>();
+    const topLinks = await queryWarehouse(dataDir, `select fan_id, system, record_id, match_rule from marts.fan_identity_links where fan_id in (select fan_id from marts.top_fans) order by system, record_id`);
+    for (const link of topLinks) linksOf.set(link.fan_id, [...(linksOf.get(link.fan_id) ?? []), link]);
     let agreeing = 0;
     for (const row of rows) {
       const linked = (row.linked_records as string).split('; ').map((text) => /^(\S+) (\S+) \((\w+)\)$/.exec(text)!);
       expect(linked.every(Boolean), row.linked_records).toBe(true);
       expect(linked).toHaveLength(Number(row.linked_record_count));
-      const links = await queryWarehouse(dataDir, `select system, record_id, match_rule from marts.fan_identity_links where fan_id = '${row.fan_id}' order by system, record_id`);
+      const links = linksOf.get(row.fan_id) ?? [];
       expect(linked.map((match) => [match[1], match[2], match[3]])).toEqual(links.map((link) => [link.system, link.record_id, link.match_rule]));
       const persons = new Set(linked.map((match) => personOf.get(`${match[1]}:${match[2]}`)));
       const person = [...persons][0]!;

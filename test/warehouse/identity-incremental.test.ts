@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../src/simulator/simulator.js';
-import { tempDataDir } from '../helpers/cli.js';
+import { sharedWarehouse } from '../helpers/shared-warehouse.js';
 import { startTestSimulator } from '../helpers/simulator.js';
 import { queryWarehouse } from '../helpers/warehouse.js';
 import { cliEnv, runCliOk, tableSnapshot } from './identity-fixture.js';
@@ -64,14 +64,16 @@ const edgesOf = async () => new Set((await queryWarehouse(dataDir, `select from_
 /** Every mart as sorted JSON lines, to compare builds. */
 const snapshot = () => tableSnapshot(dataDir, MARTS);
 
+/**
+ * With the simulator's noise, so the review list has near misses and weak links to compare.
+ * The warehouse it builds (extract, load, build) is shared with identity-overrides.test.ts.
+ */
+const SIMULATOR = { scale: 0.05, seed: 11, noise: true };
+
 beforeAll(async () => {
-  // with the simulator's noise, so the review list has near misses and weak links to compare
-  sim = await startTestSimulator({ scale: 0.05, seed: 11, noise: true });
-  dataDir = tempDataDir();
+  sim = await startTestSimulator(SIMULATOR);
+  dataDir = await sharedWarehouse({ simulator: SIMULATOR });
   const env = cliEnv(sim, dataDir);
-  await runCliOk(['extract'], env);
-  await runCliOk(['load'], env);
-  await runCliOk(['build'], env);
   before = await linksOf();
   linksBefore = await edgesOf();
   recordCount = before.size;

@@ -2,15 +2,20 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../src/simulator/simulator.js';
-import { runCli, tempDataDir } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
+import { sharedWarehouse } from '../helpers/shared-warehouse.js';
 import { startTestSimulator } from '../helpers/simulator.js';
 import { queryWarehouse } from '../helpers/warehouse.js';
 import { cliEnv, runCliOk } from './identity-fixture.js';
 
 /**
  * The identity overrides file through the real CLI: extract and load the simulator, build, then
- * settle two pairs in the file at its default path and build again.
+ * settle two pairs in the file at its default path and build again. The first three steps are
+ * those of identity-incremental.test.ts, on the same (noisy) simulator: the files share the
+ * warehouse they make (sharedWarehouse).
  */
+const SIMULATOR = { scale: 0.05, seed: 11, noise: true };
+
 let sim: Simulator;
 let dataDir: string;
 let env: Record<string, string>;
@@ -33,12 +38,9 @@ const linksOf = async () =>
 const statusIn = (output: string, relation: string) => new RegExp(`${relation.replace('.', '\\.')}\\s+\\S+\\s+(\\w+)`).exec(output)?.[1];
 
 beforeAll(async () => {
-  sim = await startTestSimulator({ scale: 0.05, seed: 11 });
-  dataDir = tempDataDir();
+  sim = await startTestSimulator(SIMULATOR);
+  dataDir = await sharedWarehouse({ simulator: SIMULATOR });
   env = cliEnv(sim, dataDir);
-  await runCliOk(['extract'], env);
-  await runCliOk(['load'], env);
-  await runCliOk(['build'], env);
   before = await linksOf();
 
   // the longest chain: a fan whose smallest and largest record keys are not linked directly
