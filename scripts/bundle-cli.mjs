@@ -3,7 +3,7 @@
 // `fanlake extract` loaded a few hundred (fanlake's own, zod's, yargs and its helpers,
 // undici's) before its first request; bundled, it loads a few chunks and undici's own files.
 // Each command stays its own chunk, loaded on demand.
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { build } from 'esbuild';
 
 // Bundled: what every command loads at start, pure ESM that reads no files of its own.
@@ -13,6 +13,8 @@ import { build } from 'esbuild';
 const BUNDLED = new Set(['zod', 'yargs', 'p-limit']);
 const { dependencies } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 
+// Chunk names carry a content hash: emptied first, so the folder holds this build's chunks only.
+rmSync('dist/bundle', { recursive: true, force: true });
 await build({
   entryPoints: ['dist/cli/main.js'],
   outdir: 'dist/bundle',
