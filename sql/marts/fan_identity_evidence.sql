@@ -51,6 +51,19 @@ links as (
 
 ),
 
+-- the model's links carry the key of their scored pair; a hard link or an override none.
+-- A key, not a condition on the link in the join: DuckDB joins on keys alone by hash, and a
+-- condition on one side beside them made the join compare every link with every pair
+keyed_links as (
+
+    select
+        *,
+        case when match_rule like 'model_v%' then from_key end as pair_from_key,
+
+    from links
+
+),
+
 -- what each record brought: the values the model compares, as it compares them
 record_values as (
 
@@ -92,11 +105,10 @@ final as (
         links.note,
         from_clusters.fan_id = to_clusters.fan_id as is_joined,
 
-    from links
+    from keyed_links as links
     left join pairs
-        on pairs.from_key = links.from_key
+        on pairs.from_key = links.pair_from_key
         and pairs.to_key = links.to_key
-        and links.match_rule like 'model_v%'
     cross join level_names
     inner join record_values as from_values
         on from_values.record_key = links.from_key
