@@ -92,10 +92,11 @@ final as (
             and kinds.is_attended
             and kinds.is_real_match as is_counted_attendance,
 
+    -- on the key alone (one row per season ticket id; only a season ticket reads its season): a
+    -- condition on the ticket beside the key kept DuckDB from joining by hash
     from kinds
     left join seat_seasons
         on seat_seasons.season_ticket_id = kinds.season_ticket_id
-        and kinds.ticket_kind = 'season_ticket'
 
 )
 
