@@ -65,7 +65,7 @@ export async function openDatabase(path: string, options: DatabaseOptions = {}):
     try {
       // Loaded on first use: the library takes about half a second to load, which
       // `fanlake extract` spends fetching its first pages instead (DuckDB only writes parts).
-      const { DuckDBInstance } = await import('@duckdb/node-api');
+      const { DuckDBInstance } = await import('./duckdb-library.js');
       return await DuckDBInstance.create(path, config);
     } catch (cause) {
       // DuckDB says so only in words; this is the one foreign message we must read.
