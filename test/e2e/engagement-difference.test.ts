@@ -80,7 +80,10 @@ describe('engagement snapshots written as differences', { timeout: 300_000 }, ()
     expect(await queryWarehouse(diffed, `select count(*) filter (where _run_id <> '${quiet.document.runId}') as other, count(_vanished_at) as vanished from raw.engagement_customer_profiles`)).toEqual([{ other: '0', vanished: '0' }]);
 
     const changed = sim.changeCustomerProfiles({ count: 4 });
-    const [removed] = sim.removeCustomerProfiles([String([...sim.engagementRecords('customer_profiles')][7]!.id)]);
+    // One that did not change: the simulator's clock, which seeds its picks, runs on, and a
+    // profile both changed and removed is no changed row.
+    const unchanged = [...sim.engagementRecords('customer_profiles')].map((profile) => String(profile.id)).filter((id) => !changed.includes(id));
+    const [removed] = sim.removeCustomerProfiles([unchanged[7]!]);
     const after = await extract(diffed);
     expect(after.result('engagement.customer_profiles')?.counts.rows).toBe(changed.length);
     expect(manifestOf(diffed, 'customer_profiles', after.document.runId).keys.rows).toBe(sim.engagement.profiles.liveCount);
