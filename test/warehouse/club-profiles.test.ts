@@ -206,10 +206,11 @@ describe('nordvik with the default mapping (no club folder)', () => {
     expectNamed(`${check.stdout}\n${check.stderr}`);
   }, 120_000);
 
-  it('run exits 1 and names them too', async () => {
-    const run = await runCli(['run'], p.env);
+  it('run exits 1 and names them too; with --strict it renders no report on such figures', async () => {
+    const run = await runCli(['run', '--strict'], p.env);
     expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(1);
     expectNamed(`${run.stdout}\n${run.stderr}`);
+    expect(run.stdout).toMatch(/^report\s+skipped\b/m);
   }, 180_000);
 
   it('no consent figure counts a fan as consented or reachable on a channel the fan did not allow', async () => {
