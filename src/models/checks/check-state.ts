@@ -27,6 +27,8 @@ export interface TestInputs {
   readonly definition: string;
   /** The relations it reads and their state; undefined when it must always run (freshness: it depends on the clock). */
   readonly inputs: string | undefined;
+  /** The relations it reads (`schema.name`), where known. */
+  readonly reads: readonly string[];
 }
 
 /**
@@ -54,7 +56,7 @@ export async function testInputs(connection: DuckDBConnection, tests: readonly P
   for (const test of tests) {
     const definition = hashOf(JSON.stringify([test.kind, test.severity, test.target ?? null, 'sql' in test ? test.sql : test.freshness]));
     if ('freshness' in test) {
-      out.set(test.name, { definition, inputs: undefined });
+      out.set(test.name, { definition, inputs: undefined, reads: [] });
       continue;
     }
     let relations: string[] | undefined;
@@ -65,12 +67,13 @@ export async function testInputs(connection: DuckDBConnection, tests: readonly P
       relations = test.reads ? [...test.reads] : undefined;
     }
     if (relations === undefined) {
-      out.set(test.name, { definition, inputs: undefined });
+      out.set(test.name, { definition, inputs: undefined, reads: [] });
       continue;
     }
+    const reads = [...new Set(relations)].sort();
     const parts: string[] = [];
-    for (const relation of [...new Set(relations)].sort()) parts.push(`${relation}=${await stateOf(relation)}`);
-    out.set(test.name, { definition, inputs: hashOf(parts.join('\n')) });
+    for (const relation of reads) parts.push(`${relation}=${await stateOf(relation)}`);
+    out.set(test.name, { definition, inputs: hashOf(parts.join('\n')), reads });
   }
   return out;
 }

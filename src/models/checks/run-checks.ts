@@ -93,6 +93,7 @@ export async function runChecks(options: RunChecksOptions): Promise<TestResult[]
       // A check that records moves what an earlier fanlake kept in raw first (a reader cannot).
       if (options.record ?? true) await ensureBookkeeping(connection);
       const unavailable = await restingOnMissingOptionalSources(connection, project);
+      const present = await relationsInWarehouse(connection);
       const inputs = await testInputs(connection, tests);
       const last = options.all ? new Map<string, LastCheck>() : await readCheckState(connection);
       const results: TestResult[] = [];
@@ -103,6 +104,11 @@ export async function runChecks(options: RunChecksOptions): Promise<TestResult[]
           continue;
         }
         const current = inputs.get(test.name)!;
+        const missing = [...(test.target ? [test.target] : []), ...current.reads].find((relation) => !present.has(relation.toLowerCase()));
+        if (missing !== undefined) {
+          results.push(notInWarehouse(test, missing));
+          continue;
+        }
         const before = last.get(test.name);
         if (before && current.inputs !== undefined && before.definition === current.definition && before.inputs === current.inputs) {
           results.push(carried(test, before));
@@ -117,6 +123,23 @@ export async function runChecks(options: RunChecksOptions): Promise<TestResult[]
     },
     options,
   );
+}
+
+/** Every table and view of the warehouse, as lower-case `schema.name`. */
+async function relationsInWarehouse(connection: DuckDBConnection): Promise<Set<string>> {
+  const rows = await queryRows(connection, `select lower(schema_name || '.' || table_name) as relation from duckdb_tables() union all select lower(schema_name || '.' || view_name) from duckdb_views() where not internal`);
+  return new Set(rows.map((row) => String(row.relation)));
+}
+
+/**
+ * A test that reads a table the warehouse lacks: an error that says what to do, one line, where
+ * DuckDB's own would quote the test's SQL around "does not exist" (a build that failed left every
+ * test of every model after it so).
+ */
+function notInWarehouse(test: PlannedTest, relation: string): TestResult {
+  const message = `${relation} is not in the warehouse: ${relation.startsWith(`${SOURCE_SCHEMA}.`) ? 'extract and load it first' : 'its build failed or has not run (fanlake build)'}`;
+  const error = new FanlakeError(MODEL_ERROR_CODES.testBroken, `${test.name}: ${message}`, { context: { model: test.target } });
+  return { name: test.name, kind: test.kind, target: test.target, severity: test.severity, ...(test.show ? { show: test.show } : {}), status: 'error', failures: 0, sample: [], seconds: 0, message, error };
 }
 
 /** A test's last result, repeated: nothing it reads changed since. */
