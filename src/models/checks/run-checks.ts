@@ -5,6 +5,7 @@ import type { DatabaseOptions } from '../../core/duckdb.js';
 import { FanlakeError } from '../../core/errors.js';
 import { warehousePath as warehousePathOf } from '../../raw-contract/index.js';
 import { DEFAULT_MODELS_DIR, discoverProject, type ModelProject, SOURCE_SCHEMA } from '../discover-project.js';
+import { existingRelations } from '../build-state.js';
 import { buildGraph } from '../model-graph.js';
 import { MODEL_ERROR_CODES } from '../model-errors.js';
 import { planTests } from './plan-tests.js';
@@ -92,15 +93,15 @@ export async function runChecks(options: RunChecksOptions): Promise<TestResult[]
       await connection.run(`set TimeZone = 'UTC'`);
       // A check that records moves what an earlier fanlake kept in raw first (a reader cannot).
       if (options.record ?? true) await ensureBookkeeping(connection);
-      const unavailable = await restingOnMissingOptionalSources(connection, project);
-      const present = await relationsInWarehouse(connection);
+      const present = await existingRelations(connection);
+      const unavailable = await restingOnMissingOptionalSources(project, present, connection);
       const inputs = await testInputs(connection, tests);
       const last = options.all ? new Map<string, LastCheck>() : await readCheckState(connection);
       const results: TestResult[] = [];
       const ran: Parameters<typeof recordCheckState>[3][number][] = [];
       for (const test of tests) {
         if (test.target && unavailable.has(test.target.toLowerCase())) {
-          results.push({ name: test.name, kind: test.kind, target: test.target, severity: test.severity, status: 'skipped', failures: 0, sample: [], seconds: 0, message: 'rests on an optional source that is not loaded' });
+          results.push({ ...resultOf(test), status: 'skipped', failures: 0, sample: [], seconds: 0, message: 'rests on an optional source that is not loaded' });
           continue;
         }
         const current = inputs.get(test.name)!;
@@ -125,10 +126,15 @@ export async function runChecks(options: RunChecksOptions): Promise<TestResult[]
   );
 }
 
-/** Every table and view of the warehouse, as lower-case `schema.name`. */
-async function relationsInWarehouse(connection: DuckDBConnection): Promise<Set<string>> {
-  const rows = await queryRows(connection, `select lower(schema_name || '.' || table_name) as relation from duckdb_tables() union all select lower(schema_name || '.' || view_name) from duckdb_views() where not internal`);
-  return new Set(rows.map((row) => String(row.relation)));
+/** What every result of `test` says of it, whatever its outcome. */
+function resultOf(test: PlannedTest): Pick<TestResult, 'name' | 'kind' | 'target' | 'severity' | 'show'> {
+  return { name: test.name, kind: test.kind, ...(test.target ? { target: test.target } : {}), severity: test.severity, ...(test.show ? { show: test.show } : {}) };
+}
+
+/** A test that could not run, and why. */
+function brokenResult(test: PlannedTest, message: string, seconds: number, cause?: unknown): TestResult {
+  const error = new FanlakeError(MODEL_ERROR_CODES.testBroken, `${test.name}: ${message}`, { context: { model: test.target }, ...(cause === undefined ? {} : { cause }) });
+  return { ...resultOf(test), status: 'error', failures: 0, sample: [], seconds, message, error };
 }
 
 /**
@@ -137,18 +143,16 @@ async function relationsInWarehouse(connection: DuckDBConnection): Promise<Set<s
  * test of every model after it so).
  */
 function notInWarehouse(test: PlannedTest, relation: string): TestResult {
-  const message = `${relation} is not in the warehouse: ${relation.startsWith(`${SOURCE_SCHEMA}.`) ? 'extract and load it first' : 'its build failed or has not run (fanlake build)'}`;
-  const error = new FanlakeError(MODEL_ERROR_CODES.testBroken, `${test.name}: ${message}`, { context: { model: test.target } });
-  return { name: test.name, kind: test.kind, target: test.target, severity: test.severity, ...(test.show ? { show: test.show } : {}), status: 'error', failures: 0, sample: [], seconds: 0, message, error };
+  return brokenResult(test, `${relation} is not in the warehouse: ${relation.startsWith(`${SOURCE_SCHEMA}.`) ? 'extract and load it first' : 'its build failed or has not run (fanlake build)'}`, 0);
 }
 
 /** A test's last result, repeated: nothing it reads changed since. */
 function carried(test: PlannedTest, before: LastCheck): TestResult {
   const result = before.result as Pick<TestResult, 'status' | 'severity' | 'failures' | 'sample' | 'message'> & Record<string, Json>;
-  const base = { name: test.name, kind: test.kind, ...(test.target ? { target: test.target } : {}), ...(test.show ? { show: test.show } : {}) };
   const error = result.status === 'error' ? new FanlakeError(MODEL_ERROR_CODES.testBroken, `${test.name}: ${result.message ?? 'could not run'}`, { context: { model: test.target } }) : undefined;
   return {
-    ...base,
+    ...resultOf(test),
+    // the severity it was judged at then (freshness: the threshold it crossed)
     severity: result.severity,
     status: result.status,
     failures: Number(result.failures),
@@ -167,7 +171,7 @@ function storable(result: TestResult): Record<string, Json> {
 
 async function runTest(connection: DuckDBConnection, test: PlannedTest, now: Date, sampleSize: number): Promise<TestResult> {
   const started = performance.now();
-  const base = { name: test.name, kind: test.kind, ...(test.target ? { target: test.target } : {}), severity: test.severity, ...(test.show ? { show: test.show } : {}) };
+  const base = resultOf(test);
   const seconds = () => Math.round(performance.now() - started) / 1000;
   try {
     if ('freshness' in test) return { ...base, ...(await measureFreshness(connection, test.target!, test.freshness, now)), seconds: seconds() };
@@ -176,9 +180,7 @@ async function runTest(connection: DuckDBConnection, test: PlannedTest, now: Dat
     const sample = rows.map(({ [FAILURES_COLUMN]: _count, ...row }) => row);
     return { ...base, status: failures > 0 ? 'fail' : 'pass', failures, sample, seconds: seconds() };
   } catch (cause) {
-    const message = cause instanceof Error ? cause.message : String(cause);
-    const error = new FanlakeError(MODEL_ERROR_CODES.testBroken, `${test.name}: ${message}`, { context: { model: test.target }, cause });
-    return { ...base, status: 'error', failures: 0, sample: [], seconds: seconds(), message, error };
+    return brokenResult(test, cause instanceof Error ? cause.message : String(cause), seconds(), cause);
   }
 }
 
@@ -212,12 +214,10 @@ async function measureFreshness(
   return { status: 'pass', severity: worst, failures: 0, sample, message, freshness: measured };
 }
 
-/** Optional sources missing from the warehouse and every model that reads them, transitively. */
-async function restingOnMissingOptionalSources(connection: DuckDBConnection, project: ModelProject): Promise<Set<string>> {
+/** Optional sources missing from the warehouse (`present`: its relations) and every model that reads them, transitively. */
+async function restingOnMissingOptionalSources(project: ModelProject, present: ReadonlySet<string>, connection: DuckDBConnection): Promise<Set<string>> {
   const optional = project.sources.filter((source) => source.optional).map((source) => source.relation.toLowerCase());
   if (optional.length === 0) return new Set();
-  const rows = await queryRows(connection, `select lower(schema_name || '.' || table_name) as relation from duckdb_tables() where schema_name = $1`, [SOURCE_SCHEMA]);
-  const present = new Set(rows.map((row) => String(row.relation)));
   const missing = optional.filter((relation) => !present.has(relation));
   if (missing.length === 0) return new Set();
   const graph = await buildGraph(project, connection);
