@@ -7,8 +7,8 @@ import { readFileSync, rmSync } from 'node:fs';
 import { build } from 'esbuild';
 
 // Bundled: pure JavaScript that reads no files of its own, ESM or CommonJS (Node parses each
-// CommonJS file's source again to find its exports when an ES module imports it: a fifth of a
-// short command's start went to DuckDB's API, YAML and Markdown). DuckDB's native bindings stay
+// CommonJS file's source again to find its exports when an ES module imports it, at every start
+// of a command). DuckDB's native bindings stay
 // in node_modules, as does every other dependency, loaded only by the commands that use it:
 // some read their own files at run time (the browser), and undici is loaded by a path of its own
 // (src/extract/http/undici-agent.ts).

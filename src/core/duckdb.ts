@@ -63,8 +63,8 @@ export async function openDatabase(path: string, options: DatabaseOptions = {}):
   let told = false;
   for (;;) {
     try {
-      // Loaded on first use: the library takes about half a second to load, which
-      // `fanlake extract` spends fetching its first pages instead (DuckDB only writes parts).
+      // Loaded on first use: `fanlake extract` fetches its first pages meanwhile instead of
+      // waiting for the library (DuckDB only writes parts).
       const { DuckDBInstance } = await import('./duckdb-library.js');
       return await DuckDBInstance.create(path, config);
     } catch (cause) {

@@ -229,8 +229,8 @@ async function estimatePrior(connection: DuckDBConnection, config: IdentityModel
     .map((rule) => `(${rule.conditions.map((condition) => `levels.${condition.comparison} = ${indexOf(condition.comparison, condition.level)}`).join(' and ')})`)
     .join(' or ');
   // Counted by an aggregate's filter, not a where: DuckDB pushes a where down to the join and
-  // plans the comparisons again for each level it names (seven times slower on a small club);
-  // an aggregate reads the levels computed once.
+  // computes the comparisons again for each level it names; an aggregate reads the levels
+  // computed once.
   const [row] = await queryRows(
     connection,
     `select count(*) filter (where ${conditions || 'false'}) as pairs
