@@ -16,5 +16,6 @@ export default defineConfig({
     // not forks: a file starts without a process of its own, and its imports cost less.
     maxWorkers: 3,
     pool: 'threads',
+    isolate: false,
   },
 });

@@ -44,27 +44,30 @@ export async function readRenderingRecord(renderingDir: string): Promise<Renderi
   }
 }
 
+/** Makes a symbolic link; some file systems refuse (FAT on a USB stick, SMB shares, Windows without the privilege). */
+export type MakeLink = (target: string, path: string, type: 'dir') => Promise<void>;
+
 /**
  * Gives a finished rendering its timestamp name, points `latest` at it and removes the oldest
  * renderings beyond `keep`. The folder is renamed into place complete, so a reader never sees
  * half a rendering under a timestamp name.
  */
-export async function publishRendering(reportDir: string, stagingDir: string, folder: string, keep: number): Promise<string> {
+export async function publishRendering(reportDir: string, stagingDir: string, folder: string, keep: number, makeLink: MakeLink = symlink): Promise<string> {
   const final = join(reportDir, folder);
   await rename(stagingDir, final);
-  await pointLatest(reportDir, folder);
+  await pointLatest(reportDir, folder, makeLink);
   const all = await listRenderings(reportDir);
   for (const old of all.slice(0, Math.max(0, all.length - keep))) await rm(join(reportDir, old), { recursive: true, force: true });
   return final;
 }
 
-async function pointLatest(reportDir: string, folder: string): Promise<void> {
+async function pointLatest(reportDir: string, folder: string, makeLink: MakeLink): Promise<void> {
   const latest = join(reportDir, LATEST);
   const next = join(reportDir, `.${LATEST}.next`);
   await rm(next, { recursive: true, force: true });
   let copied = false;
   try {
-    await symlink(folder, next, 'dir');
+    await makeLink(folder, next, 'dir');
   } catch {
     await cp(join(reportDir, folder), next, { recursive: true });
     copied = true;

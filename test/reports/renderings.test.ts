@@ -1,25 +1,16 @@
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import { symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { LATEST, listRenderings, publishRendering as publish } from '../../src/reports/renderings.js';
 
 // Some file systems (FAT on a USB stick, SMB shares, Windows without the privilege) refuse
 // symbolic links: `symlink` fails there exactly like this, and `latest` must become a copy.
-const linking = vi.hoisted(() => ({ refuse: false }));
-vi.mock('node:fs/promises', async (original) => {
-  const fs = await original<typeof import('node:fs/promises')>();
-  return {
-    ...fs,
-    symlink: (...args: Parameters<typeof fs.symlink>) =>
-      linking.refuse ? Promise.reject(Object.assign(new Error('EPERM: operation not permitted, symlink'), { code: 'EPERM' })) : fs.symlink(...args),
-  };
-});
-
-const { LATEST, listRenderings, publishRendering } = await import('../../src/reports/renderings.js');
-
-afterEach(() => {
-  linking.refuse = false;
-});
+const linking = { refuse: false };
+const refusingLinks = (target: string, path: string, type: 'dir') =>
+  linking.refuse ? Promise.reject(Object.assign(new Error('EPERM: operation not permitted, symlink'), { code: 'EPERM' })) : symlink(target, path, type);
+const publishRendering = (reportDir: string, stagingDir: string, folder: string, keep: number) => publish(reportDir, stagingDir, folder, keep, refusingLinks);
 
 /** A finished rendering in a staging folder, as render-reports leaves it. */
 function staged(root: string, page: string): string {
