@@ -11,10 +11,8 @@ node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
-dist/.built: node_modules/.installed tsconfig.json scripts/bundle-cli.mjs $(SOURCES)
-	rm -rf dist
-	npx tsc -p tsconfig.json
-	node scripts/bundle-cli.mjs
+dist/.built: node_modules/.installed tsconfig.json scripts/build.mjs $(SOURCES)
+	node scripts/build.mjs
 	@touch $@
 
 demo: setup

@@ -59,7 +59,7 @@ let cli = withSettingFlags(
   yargs(args)
     .scriptName('fanlake')
     // Every message of fanlake is English, yargs' too, whatever the machine's LANG; and the
-    // bundled yargs (scripts/bundle-cli.mjs) has no translations at hand to choose from.
+    // bundled yargs (scripts/build.mjs) has no translations at hand to choose from.
     .locale('en')
     .usage('$0 <command> [options]\n\nLoads a club\'s ticketing and fan-engagement data into a DuckDB warehouse.')
     .epilogue(SETTINGS_POINTER),

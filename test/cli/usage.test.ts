@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 
-// The CLI as shipped (bin/fanlake runs the bundle of scripts/bundle-cli.mjs, with yargs'
+// The CLI as shipped (bin/fanlake runs the bundle of scripts/build.mjs, with yargs'
 // eager help text skipped): help is still whole, bad usage still exits 2, in English.
 describe('fanlake usage', () => {
   it('lists every command in --help', async () => {
