@@ -30,9 +30,9 @@ function shippedReports(): { name: string; personalData: boolean }[] {
 }
 
 describe('fanlake run', () => {
-  it('extracts, loads, builds and checks in one go and prints one summary table', async () => {
+  it('extracts, loads, builds and checks in one go and prints one summary table; --format json prints it as one document of the exported schema, counts included', async () => {
     const dataDir = tempDataDir();
-    // One report: that run renders every shipped one is the next test's (in JSON).
+    // One report: that a run renders every shipped one is the second run's (in JSON).
     const result = await runCli(['run', '--report', 'match-day'], env(dataDir));
 
     expect(result.code, result.stderr).toBe(0);
@@ -42,20 +42,20 @@ describe('fanlake run', () => {
     expect(result.stderr).toMatch(/run \d{8}T\d{6}Z-[0-9a-f]{6}: ok/);
     const [tickets] = await queryWarehouse(dataDir, 'select count(*)::int as n from marts.fct_tickets');
     expect(tickets!.n).toBe([...sim.ticketingRecords('tickets')].length);
-  });
 
-  it('--format json prints the summary as one document of the exported schema, counts included', async () => {
-    const dataDir = tempDataDir();
-    const result = await runCli(['run', '--format', 'json'], env(dataDir));
-
-    expect(result.code, result.stderr).toBe(0);
-    const summary = runSummarySchema.parse(JSON.parse(result.stdout));
+    // The next run of the same warehouse, in JSON, after some profiles changed: its counts are that run's own.
+    sim.changeCustomerProfiles({ count: 4 });
+    const json = await runCli(['run', '--format', 'json'], env(dataDir));
+    expect(json.code, json.stderr).toBe(0);
+    const summary = runSummarySchema.parse(JSON.parse(json.stdout));
     expect(summary.status).toBe('ok');
     expect(summary.steps.map((s) => s.step)).toEqual(['extract', 'load', 'build', 'check', 'report']);
     const extract = summary.steps[0]!;
     const rawRows = await queryWarehouse(dataDir, `select sum(rows)::int as n from meta.load_ledger where run_id = '${summary.runId}'`);
+    expect(rawRows[0]!.n).toBeGreaterThan(0);
     expect(extract.counts.rows).toBe(rawRows[0]!.n);
-    expect(summary.steps[1]!.counts.inserted).toBe(rawRows[0]!.n);
+    // the changed profiles' rows, each an update of one the first run loaded
+    expect(summary.steps[1]!.counts).toMatchObject({ inserted: 0, updated: rawRows[0]!.n });
     const shipped = shippedReports();
     expect(summary.reports.map((r) => [r.name, r.status, r.personalData])).toEqual(shipped.map((r) => [r.name, 'ok', r.personalData]));
     expect(summary.steps[4]!.counts.rendered).toBe(shipped.length);
