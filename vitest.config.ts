@@ -16,6 +16,10 @@ export default defineConfig({
     // not forks: a file starts without a process of its own, and its imports cost less.
     maxWorkers: 3,
     pool: 'threads',
+    // A worker keeps the modules it imported for its next file instead of importing them afresh
+    // for each. So a test file mocks no module (a seam takes the stand-in: see
+    // test/reports/renderings.test.ts), restores what it spies on, and leaves no setting of a
+    // module (core/secrets, core/duckdb's busy wait) that another file's assertions depend on.
     isolate: false,
   },
 });
