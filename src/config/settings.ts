@@ -1,4 +1,4 @@
-import { totalmem } from 'node:os';
+import { availableParallelism, totalmem } from 'node:os';
 import { z } from 'zod';
 
 /**
@@ -178,6 +178,9 @@ export const SETTINGS = [
   { key: 'warehouse.memoryLimit', env: 'FANLAKE_MEMORY_LIMIT', flag: 'memory-limit', schema: memorySize, default: defaultMemoryLimit(),
     defaultText: 'half the memory of the machine (or of its container)',
     description: 'Memory DuckDB may use in load, build, check and reads of the warehouse (sql, shell, reports), such as 4GB; beyond it the heaviest steps spill to disk beside the warehouse file, which is slower' },
+  { key: 'warehouse.threads', env: 'FANLAKE_THREADS', flag: 'threads', schema: positiveInt.max(1024), default: availableParallelism(),
+    defaultText: 'the cores this process may run on (os.availableParallelism)',
+    description: 'Threads DuckDB may use in load, build, check and reads of the warehouse (sql, shell, reports); fewer leave cores to other work on a shared machine, or to fanlake commands running side by side' },
   { key: 'warehouse.busyTimeoutSeconds', env: 'FANLAKE_BUSY_TIMEOUT_SECONDS', flag: 'busy-timeout', schema: z.coerce.number().min(0, 'must be 0 or more'),
     default: 60, description: 'How long a command waits for the warehouse file while another process has it open' },
   { key: 'models.phoneDefaultCountryCode', env: 'FANLAKE_PHONE_DEFAULT_COUNTRY_CODE', flag: 'phone-country-code', default: '+47',

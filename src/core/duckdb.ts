@@ -3,6 +3,9 @@ import type { DuckDBValue, Json } from '@duckdb/node-api';
 import { FanlakeError } from './errors.js';
 import { CODE } from './error-codes.js';
 
+/** What DuckDB may use of the machine: the settings warehouse.memoryLimit and warehouse.threads (config/duckdb-budget.ts). */
+export type DuckDBBudget = Pick<DatabaseOptions, 'memoryLimit' | 'threads'>;
+
 /** How much of the machine one DuckDB instance may take; the host is shared. */
 export interface DatabaseOptions {
   /** DuckDB size string such as `'256MB'` or `'1GB'`; DuckDB's default (80% of RAM) when absent. */

@@ -7,14 +7,15 @@ import { findBookkeeping } from '../warehouse/bookkeeping.js';
 import { withWarehouseReader } from '../warehouse/warehouse.js';
 import { discoverRuns } from './discover-runs.js';
 import { runKey } from './load-ledger.js';
+import type { DuckDBBudget } from '../core/duckdb.js';
 
 export interface PruneOptions {
   dataDir: string;
   /** Runs started longer ago than this go; 0 keeps everything. */
   retentionDays: number;
   now?: Date;
-  /** DuckDB's memory for reading the ledger (`warehouse.memoryLimit`). */
-  memoryLimit?: string;
+  /** What DuckDB may use reading the ledger (config/duckdb-budget.ts). */
+  budget?: DuckDBBudget;
 }
 
 export interface PruneResult {
@@ -31,7 +32,7 @@ export interface PruneResult {
 export async function pruneRawRuns(options: PruneOptions): Promise<PruneResult> {
   if (options.retentionDays <= 0 || !existsSync(warehousePath(options.dataDir))) return { runs: 0, bytes: 0 };
   const cutoff = (options.now ?? new Date()).getTime() - options.retentionDays * 86_400_000;
-  const ledger = await readLedger(options.dataDir, options.memoryLimit);
+  const ledger = await readLedger(options.dataDir, options.budget);
   const completed = await discoverRuns(options.dataDir);
 
   // Newest run and newest snapshot of each resource, whatever their age.
@@ -59,7 +60,7 @@ export async function rawLayerBytes(dataDir: string): Promise<number> {
   return folderBytes(rawRoot(dataDir));
 }
 
-async function readLedger(dataDir: string, memoryLimit: string | undefined): Promise<{ loaded: Set<string>; newestSnapshots: Set<string> }> {
+async function readLedger(dataDir: string, budget: DuckDBBudget | undefined): Promise<{ loaded: Set<string>; newestSnapshots: Set<string> }> {
   return withWarehouseReader(dataDir, async (connection) => {
     const ledger = await findBookkeeping(connection, 'load_ledger');
     if (ledger === undefined) return { loaded: new Set<string>(), newestSnapshots: new Set<string>() };
@@ -75,7 +76,7 @@ async function readLedger(dataDir: string, memoryLimit: string | undefined): Pro
       if (row.newest_snapshot === true) newestSnapshots.add(key);
     }
     return { loaded, newestSnapshots };
-  }, memoryLimit);
+  }, budget);
 }
 
 /** A run id starts with its UTC start time, `YYYYMMDDTHHMMSSZ`. */

@@ -20,6 +20,7 @@ import { listRenderings, publishRendering, readRenderingRecord, renderingFolderN
 import type { RenderingRecord } from './renderings.js';
 import { queryScalar, queryToParquet, readDataset } from './run-query.js';
 import { CODE } from '../core/error-codes.js';
+import type { DuckDBBudget } from '../core/duckdb.js';
 
 /** Options of {@link renderReports}; the CLI fills them from settings and flags. */
 export interface RenderOptions {
@@ -43,8 +44,8 @@ export interface RenderOptions {
   now?: Date;
   /** Rows shown per table on the page (the data files hold all); default 500. */
   maxRows?: number;
-  /** DuckDB's memory for the report queries (`warehouse.memoryLimit`); DuckDB's default when absent. */
-  memoryLimit?: string;
+  /** What DuckDB may use for the report queries (config/duckdb-budget.ts); DuckDB's defaults when absent. */
+  budget?: DuckDBBudget;
 }
 
 /** What became of one report. `failed` is an engine error confined to that report (exit 1). */
@@ -98,7 +99,7 @@ export async function renderReports(options: RenderOptions): Promise<ReportResul
     const results = new Map<string, ReportResult>();
     const executed: Executed[] = [];
     const problems: string[] = [];
-    const inventory = await warehouseInventory(options.dataDir, options.memoryLimit);
+    const inventory = await warehouseInventory(options.dataDir, options.budget);
     const folder = renderingFolderName(now);
     try {
       for (const report of selected) {
@@ -145,17 +146,17 @@ interface Inventory {
   freshness: SourceFreshness[];
 }
 
-async function warehouseInventory(dataDir: string, memoryLimit: string | undefined): Promise<Inventory> {
+async function warehouseInventory(dataDir: string, budget: DuckDBBudget | undefined): Promise<Inventory> {
   if (!existsSync(warehousePath(dataDir))) return { exists: false, relations: new Set(), freshness: [] };
   const rows = await withWarehouseReader(dataDir, (connection) =>
     queryRows(connection, `select lower(schema_name || '.' || table_name) as relation from duckdb_tables() union all select lower(schema_name || '.' || view_name) from duckdb_views() where not internal`),
-    memoryLimit,
+    budget,
   );
   const relations = new Set(rows.map((row) => String(row.relation)));
   if (!relations.has(`${META_SCHEMA}.raw_tables`)) return { exists: true, relations, freshness: [] };
   const freshness = await withWarehouseReader(dataDir, (connection) =>
     queryRows(connection, `select source, strftime(max(newest_extracted_at) at time zone 'UTC', '%Y-%m-%dT%H:%M:%S.%gZ') as newest, arg_max(newest_run_id, newest_extracted_at) as run_id from ${META_SCHEMA}.raw_tables group by source order by source`),
-    memoryLimit,
+    budget,
   );
   return {
     exists: true,
@@ -182,7 +183,7 @@ async function execute(
   for (const param of report.meta.params) {
     let text: string | null = given[param.name] ?? (param.default === undefined ? null : String(param.default));
     if (given[param.name] === undefined && param.defaultQuery !== undefined && unavailable(param.defaultQuery) === undefined) {
-      const value = await queryScalar(options.dataDir, report.queries.get(param.defaultQuery)!.sql, bindings(report, param.defaultQuery, params), options.memoryLimit);
+      const value = await queryScalar(options.dataDir, report.queries.get(param.defaultQuery)!.sql, bindings(report, param.defaultQuery, params), options.budget);
       text = value === null ? null : String(value);
     }
     params.push(bindParam(param, text, report.file));
@@ -198,7 +199,7 @@ async function execute(
     }
     const parquet = join(staging, `${query}.parquet`);
     try {
-      await queryToParquet(options.dataDir, report.queries.get(query)!.sql, bindings(report, query, params), parquet, options.memoryLimit);
+      await queryToParquet(options.dataDir, report.queries.get(query)!.sql, bindings(report, query, params), parquet, options.budget);
     } catch (error) {
       throw new FanlakeError(CODE.E_REPORT_QUERY, `${report.file}: query ${query} failed: ${errorMessage(error)}`, { context: { report: report.name, query }, cause: error });
     }

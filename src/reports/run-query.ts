@@ -1,5 +1,5 @@
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
-import { quoteIdent, quoteLiteral } from '../core/duckdb.js';
+import { type DuckDBBudget, quoteIdent, quoteLiteral } from '../core/duckdb.js';
 import { selectBody } from '../models/sql-references.js';
 import { withWarehouseReader } from '../warehouse/warehouse.js';
 import type { CellValue } from './format-values.js';
@@ -17,18 +17,18 @@ export interface Dataset {
  * read-only statement, so a writer is kept out for no longer than that, and the page, the
  * CSV and the Parquet file all come from the same rows. Parameters are bound, never spliced.
  */
-export async function queryToParquet(dataDir: string, sql: string, params: Record<string, DuckDBValue>, parquetPath: string, memoryLimit?: string): Promise<void> {
+export async function queryToParquet(dataDir: string, sql: string, params: Record<string, DuckDBValue>, parquetPath: string, budget?: DuckDBBudget): Promise<void> {
   await withWarehouseReader(dataDir, async (connection) => {
     await connection.run(`copy (\n${selectBody(sql)}\n) to ${quoteLiteral(parquetPath)} (format parquet)`, params);
-  }, memoryLimit);
+  }, budget);
 }
 
 /** The first value of the first row of a query (a parameter's default), or null when it has no rows. */
-export async function queryScalar(dataDir: string, sql: string, params: Record<string, DuckDBValue>, memoryLimit?: string): Promise<DuckDBValue> {
+export async function queryScalar(dataDir: string, sql: string, params: Record<string, DuckDBValue>, budget?: DuckDBBudget): Promise<DuckDBValue> {
   return withWarehouseReader(dataDir, async (connection) => {
     const reader = await connection.runAndReadAll(`select * from (\n${selectBody(sql)}\n) limit 1`, params);
     return reader.getRows()[0]?.[0] ?? null;
-  }, memoryLimit);
+  }, budget);
 }
 
 /**

@@ -9,6 +9,7 @@ import { type PipelineResult, runPipeline } from '../pipeline/run-pipeline.js';
 import { firstError, type RunSummary, type StepSummary } from '../pipeline/run-summary.js';
 import type { Schedule } from './schedule-config.js';
 import type { DeliveryRecord, LogEntry } from './schedule-log.js';
+import { duckdbBudget } from '../config/duckdb-budget.js';
 
 /** A finished job, as its digest or alert tells it. */
 export interface JobResult {
@@ -85,7 +86,7 @@ export async function runScheduledJob(schedule: Schedule, slot: Date, slots: num
         onStep: context.onStep,
       });
       // Housekeeping after every job, under the same lock, so it never races a load.
-      pruned = await pruneRawRuns({ dataDir: config.dataDir, retentionDays: config['raw.retentionDays'], memoryLimit: config['warehouse.memoryLimit'] }).catch((error: unknown) => {
+      pruned = await pruneRawRuns({ dataDir: config.dataDir, retentionDays: config['raw.retentionDays'], budget: duckdbBudget(config) }).catch((error: unknown) => {
         context.onNotice?.(`housekeeping failed: ${redact(errorMessage(error))}`);
         return undefined;
       });

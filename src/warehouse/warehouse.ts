@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { queryColumnsAndRows, withConnection } from '../core/duckdb.js';
+import { type DuckDBBudget, queryColumnsAndRows, withConnection } from '../core/duckdb.js';
 import { errorMessage, FanlakeError } from '../core/errors.js';
 import { warehousePath } from '../raw-contract/index.js';
 import { CODE } from '../core/error-codes.js';
@@ -16,14 +16,14 @@ export const WAREHOUSE_ERROR_CODES = {
  * Opens the warehouse read-only, runs `fn` and closes it again. Read-only so a query can never
  * change data by accident; closed right after so that a reader keeps a writer (load, build)
  * out for one statement at most. Callers run one statement per call and keep no connection.
- * `memoryLimit`: the setting `warehouse.memoryLimit` (DuckDB's own default without it).
+ * `budget`: the settings' (config/duckdb-budget.ts); DuckDB's own defaults without it.
  */
-export async function withWarehouseReader<T>(dataDir: string, fn: (connection: DuckDBConnection) => Promise<T>, memoryLimit?: string): Promise<T> {
+export async function withWarehouseReader<T>(dataDir: string, fn: (connection: DuckDBConnection) => Promise<T>, budget: DuckDBBudget = {}): Promise<T> {
   const path = warehousePath(dataDir);
   if (!existsSync(path)) {
     throw new FanlakeError(WAREHOUSE_ERROR_CODES.missing, `no warehouse at ${path} yet: run fanlake extract and fanlake load first`, { context: { path } });
   }
-  return withConnection(path, fn, { accessMode: 'READ_ONLY', ...(memoryLimit === undefined ? {} : { memoryLimit }) });
+  return withConnection(path, fn, { ...budget, accessMode: 'READ_ONLY' });
 }
 
 /**
@@ -32,7 +32,7 @@ export async function withWarehouseReader<T>(dataDir: string, fn: (connection: D
  *
  * @throws FanlakeError `E_SQL_QUERY` when DuckDB rejects the statement.
  */
-export function runReadOnlyStatement(dataDir: string, sql: string, memoryLimit: string | undefined, onRunning?: (connection: DuckDBConnection | undefined) => void) {
+export function runReadOnlyStatement(dataDir: string, sql: string, budget: DuckDBBudget, onRunning?: (connection: DuckDBConnection | undefined) => void) {
   return withWarehouseReader(dataDir, async (connection) => {
     onRunning?.(connection);
     try {
@@ -42,5 +42,5 @@ export function runReadOnlyStatement(dataDir: string, sql: string, memoryLimit: 
     } finally {
       onRunning?.(undefined);
     }
-  }, memoryLimit);
+  }, budget);
 }

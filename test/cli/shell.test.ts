@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -104,7 +104,7 @@ describe('fanlake sql exit codes', () => {
   });
 });
 
-describe('the memory readers of the warehouse may use', () => {
+describe('what readers of the warehouse may use', () => {
   it('is warehouse.memoryLimit, half the machine\'s by default, for sql and shell alike', async () => {
     const asDuckDbShowsIt = async (size: string) => {
       const instance = await DuckDBInstance.create(':memory:', { memory_limit: size });
@@ -124,6 +124,21 @@ describe('the memory readers of the warehouse may use', () => {
     expect(await limitOf([], { FANLAKE_MEMORY_LIMIT: '1GiB' })).toBe('1.0 GiB');
     const piped = await pipedShell(`.mode csv\nselect current_setting('memory_limit') as m;\n`, { FANLAKE_MEMORY_LIMIT: '700MiB' });
     expect(piped.stdout).toBe('m\n700.0 MiB\n');
+  });
+
+  it('has warehouse.threads, the machine\'s cores by default', async () => {
+    const threadsOf = async (args: string[], env: Record<string, string>) => {
+      const result = await runCli(['sql', `select current_setting('threads') as t`, '--format', 'csv', ...args], { FANLAKE_DATA_DIR: dataDir, ...env });
+      expect(result.code, result.stderr).toBe(0);
+      return Number(result.stdout.split('\n')[1]);
+    };
+    // set but empty is unset: the default (the tests' commands run with one thread, see runCli)
+    expect(await threadsOf([], { FANLAKE_THREADS: '' })).toBe(availableParallelism());
+    expect(await threadsOf([], { FANLAKE_THREADS: '3' })).toBe(3);
+    expect(await threadsOf(['--threads', '5'], { FANLAKE_THREADS: '3' })).toBe(5);
+    const zero = await runCli(['sql', 'select 1'], { FANLAKE_DATA_DIR: dataDir, FANLAKE_THREADS: '0' });
+    expect(zero.code).toBe(2);
+    expect(zero.stderr).toContain('configuration warehouse.threads: must be positive (from environment variable FANLAKE_THREADS)');
   });
 });
 

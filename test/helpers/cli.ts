@@ -23,10 +23,18 @@ export function runCli(args: string[], env: Record<string, string>, options: { c
   return new Promise((resolvePromise) => child.on('close', (code, signal) => resolvePromise({ code, signal, stdout, stderr })));
 }
 
+/**
+ * One DuckDB thread per command unless a test says otherwise: three test files run at once on
+ * the two cores here, each starting commands, and a thread per core in each of them makes
+ * DuckDB's threads wait on each other (the suite took an eighth more CPU). On the test clubs'
+ * few thousand rows a query has little to run in parallel anyway.
+ */
+const TEST_THREADS = { FANLAKE_THREADS: '1' };
+
 export function spawnCli(args: string[], env: Record<string, string>, cwd?: string, stdin: 'ignore' | 'pipe' = 'ignore'): ChildProcess {
   return spawn(process.execPath, [BIN, ...args], {
     cwd: cwd ?? mkdtempSync(join(tmpdir(), 'fanlake-cwd-')),
-    env: { PATH: process.env.PATH ?? '', TZ: 'UTC', CI: '1', ...env },
+    env: { PATH: process.env.PATH ?? '', TZ: 'UTC', CI: '1', ...TEST_THREADS, ...env },
     stdio: [stdin, 'pipe', 'pipe'],
   });
 }

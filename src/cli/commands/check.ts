@@ -3,7 +3,8 @@ import type { Argv } from 'yargs';
 import { runChecks } from '../../models/index.js';
 import type { TestResult } from '../../models/index.js';
 import { summarizeCheck } from '../../pipeline/steps/check.js';
-import { stageDatabase, stepExitCode } from '../../pipeline/steps/step.js';
+import { stepExitCode } from '../../pipeline/steps/step.js';
+import { duckdbBudget } from '../../config/duckdb-budget.js';
 import type { CommandModule } from '../command.js';
 import { out, table } from '../output.js';
 import { type StageFormat, stageDocument, withStageFormat } from '../stage-format.js';
@@ -36,7 +37,7 @@ export function createCheckCommand(defaults: CheckCommandDefaults = {}): Command
         modelsDir: defaults.modelsDir,
         now: defaults.now?.(),
         all: args.all,
-        ...stageDatabase(config),
+        ...duckdbBudget(config),
       });
       const summary = summarizeCheck(results);
       if (args.format === 'json') {

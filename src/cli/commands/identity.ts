@@ -9,6 +9,7 @@ import { withWarehouseReader } from '../../warehouse/warehouse.js';
 import { UsageError } from '../../core/errors.js';
 import type { CommandModule } from '../command.js';
 import { out, table } from '../output.js';
+import { duckdbBudget } from '../../config/duckdb-budget.js';
 
 const ACTIONS = ['train', 'explain'] as const;
 
@@ -34,7 +35,7 @@ export const identityCommand: CommandModule<IdentityArgs> = {
     if (args.action === 'explain') {
       const records = args.records ?? [];
       if (records.length !== 2) throw new UsageError(`identity explain takes two record keys, not ${records.length}`);
-      const explained = await withWarehouseReader(config.dataDir, (connection) => explainPair(connection, records[0]!, records[1]!));
+      const explained = await withWarehouseReader(config.dataDir, (connection) => explainPair(connection, records[0]!, records[1]!), duckdbBudget(config));
       out.result(formatExplanation(explained));
       return 0;
     }

@@ -2,7 +2,8 @@ import type { Argv } from 'yargs';
 import { loadWarehouse } from '../../load/index.js';
 import { warehousePath as pathOf } from '../../raw-contract/index.js';
 import { summarizeLoad } from '../../pipeline/steps/load.js';
-import { stageDatabase, stepExitCode } from '../../pipeline/steps/step.js';
+import { stepExitCode } from '../../pipeline/steps/step.js';
+import { duckdbBudget } from '../../config/duckdb-budget.js';
 import type { CommandModule } from '../command.js';
 import { out, table } from '../output.js';
 import { type StageFormat, stageDocument, withStageFormat } from '../stage-format.js';
@@ -16,7 +17,7 @@ export const loadCommand: CommandModule<{ format?: StageFormat }> = {
   async run(args, { config }) {
     const startedAt = new Date();
     const warehousePath = pathOf(config.dataDir);
-    const results = await loadWarehouse({ dataDir: config.dataDir, warehousePath, ...stageDatabase(config) });
+    const results = await loadWarehouse({ dataDir: config.dataDir, warehousePath, ...duckdbBudget(config) });
     const summary = summarizeLoad(results);
     if (args.format === 'json') {
       out.result(JSON.stringify(stageDocument('load', startedAt, summary), null, 2));

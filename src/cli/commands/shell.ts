@@ -9,6 +9,7 @@ import { WAREHOUSE_ERROR_CODES } from '../../warehouse/warehouse.js';
 import type { CommandModule } from '../command.js';
 import { out } from '../output.js';
 import { ShellSession } from '../shell/shell-session.js';
+import { duckdbBudget } from '../../config/duckdb-budget.js';
 
 /** In the user's home, not the data directory: the shell never writes there. */
 const HISTORY_FILE = '.fanlake_history';
@@ -27,7 +28,7 @@ export const shellCommand: CommandModule<object> = {
     const path = warehousePath(config.dataDir);
     if (!existsSync(path)) throw new FanlakeError(WAREHOUSE_ERROR_CODES.missing, `no warehouse at ${path} yet: run fanlake extract and fanlake load first`);
     const interactive = Boolean(process.stdin.isTTY);
-    const session = new ShellSession(config.dataDir, { result: out.result, error: out.error }, !interactive, config['warehouse.memoryLimit']);
+    const session = new ShellSession(config.dataDir, { result: out.result, error: out.error }, !interactive, duckdbBudget(config));
     const historyPath = join(homedir(), HISTORY_FILE);
     const prompt = createInterface({
       input: process.stdin,

@@ -3,6 +3,7 @@ import { runReadOnlyStatement } from '../../warehouse/warehouse.js';
 import type { CommandModule } from '../command.js';
 import { FORMATS, type Format, formatResult } from '../format-rows.js';
 import { out } from '../output.js';
+import { duckdbBudget } from '../../config/duckdb-budget.js';
 
 interface SqlArgs {
   query: string;
@@ -21,7 +22,7 @@ export const sqlCommand: CommandModule<SqlArgs> = {
       .option('format', { choices: FORMATS, default: 'table' as Format, describe: 'Output format' }) as unknown as Argv<SqlArgs>,
 
   async run(args, { config }) {
-    const result = await runReadOnlyStatement(config.dataDir, args.query, config['warehouse.memoryLimit']);
+    const result = await runReadOnlyStatement(config.dataDir, args.query, duckdbBudget(config));
     out.result(formatResult(result, args.format));
     return 0;
   },

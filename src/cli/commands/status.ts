@@ -15,6 +15,7 @@ import { readChangesSince, readConsumed } from '../../listen/journal.js';
 import { coverageGap, readReceiverState } from '../../listen/receiver-state.js';
 import type { CommandModule } from '../command.js';
 import { out, table } from '../output.js';
+import { duckdbBudget } from '../../config/duckdb-budget.js';
 
 export const statusCommand: CommandModule<object> = {
   command: 'status',
@@ -61,7 +62,7 @@ export const statusCommand: CommandModule<object> = {
            from ${ledger} group by all order by 1`,
         );
       },
-      config['warehouse.memoryLimit'],
+      duckdbBudget(config),
     );
     out.result(`\nwarehouse ${warehousePath(dataDir)}`);
     out.result(table(['raw table', 'runs', 'rows loaded', 'last loaded', 'newest extract', 'age'], loads.map((r) => [String(r.table), Number(r.runs), Number(r.rows_loaded), String(r.last_loaded), String(r.newest_extract), String(r.age)])));

@@ -6,6 +6,7 @@ import { quoteLiteral } from '../../core/duckdb.js';
 import { runReadOnlyStatement } from '../../warehouse/warehouse.js';
 import { FORMATS, type Format, formatResult, type ResultSet } from '../format-rows.js';
 import { splitStatements } from './split-statements.js';
+import type { DuckDBBudget } from '../../core/duckdb.js';
 
 export const SHELL_HELP = `Statements end with ; and may span lines. Dot commands take a line of their own:
   .tables [PATTERN]      list tables and views (PATTERN as in LIKE, e.g. marts.%)
@@ -53,8 +54,8 @@ export class ShellSession {
     private readonly output: ShellOutput,
     /** Whether errors name their line: true for piped input, where the line is what one needs to find. */
     private readonly nameLines: boolean,
-    /** DuckDB's memory per statement (`warehouse.memoryLimit`); DuckDB's default when absent. */
-    private readonly memoryLimit?: string,
+    /** What DuckDB may use per statement (config/duckdb-budget.ts); DuckDB's defaults when absent. */
+    private readonly budget: DuckDBBudget = {},
   ) {}
 
   /** True while a statement is being typed across lines (the prompt shows a continuation). */
@@ -97,7 +98,7 @@ export class ShellSession {
     const started = performance.now();
     let result: ResultSet;
     try {
-      result = await runReadOnlyStatement(this.dataDir, sql, this.memoryLimit, (connection) => (this.#running = connection));
+      result = await runReadOnlyStatement(this.dataDir, sql, this.budget, (connection) => (this.#running = connection));
     } catch (error) {
       this.#fail(origin, errorMessage(error));
       return;

@@ -4,7 +4,8 @@ import { DEFAULT_IDENTITY_THRESHOLDS } from '../../models/identity-model/macros.
 import type { StepSummary } from '../run-summary.js';
 import type { Config } from '../../config/load-config.js';
 import { toErrorRecord } from '../../core/error-record.js';
-import { type StepContext, stageDatabase, statusOf, stepErrors } from './step.js';
+import { duckdbBudget } from '../../config/duckdb-budget.js';
+import { type StepContext, statusOf, stepErrors } from './step.js';
 
 export interface BuildStepOptions {
   select?: readonly string[];
@@ -35,7 +36,7 @@ export function summarizeBuild(results: readonly ModelResult[]): Omit<StepSummar
 /** What the settings decide of a build, the same for `build` and `run`. */
 export function buildSettingsFrom(config: Config) {
   return {
-    ...stageDatabase(config),
+    ...duckdbBudget(config),
     macroSettings: { phoneDefaultCountryCode: config['models.phoneDefaultCountryCode'] },
     identityOverridesFile: config['models.identityOverrides'],
     clubDir: config['club.dir'],

@@ -4,7 +4,8 @@ import type { StepSummary } from '../run-summary.js';
 import { CODE } from '../../core/error-codes.js';
 import { type ErrorRecord, toErrorRecord } from '../../core/error-record.js';
 import { FanlakeError } from '../../core/errors.js';
-import { type StepContext, stageDatabase, stepErrors } from './step.js';
+import { duckdbBudget } from '../../config/duckdb-budget.js';
+import { type StepContext, stepErrors } from './step.js';
 
 /** The check stage's results as a step: failed when an error-level test failed or could not run. */
 export function summarizeCheck(results: readonly TestResult[]): Omit<StepSummary, 'step' | 'seconds'> {
@@ -45,7 +46,7 @@ function listed(result: TestResult): string {
 
 /** Runs the data tests of what changed since the last check (every test with `all`), carrying the others' last results. */
 export async function checkStep(context: StepContext, options: { all?: boolean } = {}): Promise<Omit<StepSummary, 'step' | 'seconds'>> {
-  const summary = summarizeCheck(await runChecks({ dataDir: context.config.dataDir, modelsDir: context.modelsDir, now: context.now, all: options.all, ...stageDatabase(context.config) }));
+  const summary = summarizeCheck(await runChecks({ dataDir: context.config.dataDir, modelsDir: context.modelsDir, now: context.now, all: options.all, ...duckdbBudget(context.config) }));
   // The doctor's verdict on the club's mappings follows the checks (nothing to say before a build).
   const diagnosis = await diagnoseClub({ dataDir: context.config.dataDir, clubDir: context.config['club.dir'] }).catch(() => undefined);
   return diagnosis ? { ...summary, notes: [...summary.notes, doctorVerdict(diagnosis)] } : summary;

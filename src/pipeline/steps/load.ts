@@ -2,7 +2,8 @@ import { loadWarehouse, type TableLoadResult } from '../../load/index.js';
 import { warehousePath } from '../../raw-contract/index.js';
 import type { StepSummary } from '../run-summary.js';
 import { toErrorRecord } from '../../core/error-record.js';
-import { type StepContext, stageDatabase, statusOf, stepErrors } from './step.js';
+import { duckdbBudget } from '../../config/duckdb-budget.js';
+import { type StepContext, statusOf, stepErrors } from './step.js';
 
 /** The load stage's results as a step: partial when some tables failed and others loaded. */
 export function summarizeLoad(results: readonly TableLoadResult[]): Omit<StepSummary, 'step' | 'seconds'> {
@@ -25,5 +26,5 @@ export function summarizeLoad(results: readonly TableLoadResult[]): Omit<StepSum
 /** Merges every raw run not loaded yet into the warehouse. */
 export async function loadStep(context: StepContext): Promise<Omit<StepSummary, 'step' | 'seconds'>> {
   const { dataDir } = context.config;
-  return summarizeLoad(await loadWarehouse({ dataDir, warehousePath: warehousePath(dataDir), ...stageDatabase(context.config) }));
+  return summarizeLoad(await loadWarehouse({ dataDir, warehousePath: warehousePath(dataDir), ...duckdbBudget(context.config) }));
 }

@@ -6,6 +6,7 @@ import { UsageError } from '../../core/errors.js';
 import { DEFAULT_REPORTS_DIR, loadReportCatalog, type RenderOptions, type ReportResult, renderReports } from '../../reports/index.js';
 import type { StepSummary } from '../run-summary.js';
 import { type StepContext, stepErrors } from './step.js';
+import { duckdbBudget } from '../../config/duckdb-budget.js';
 
 export interface ReportStepOptions {
   /** Report names; every report when absent. */
@@ -22,7 +23,7 @@ export function renderOptionsFrom(config: Config): Omit<RenderOptions, 'names' |
     currency: config['report.currency'],
     timeZone: config['report.timeZone'],
     keep: config['report.keep'],
-    memoryLimit: config['warehouse.memoryLimit'],
+    budget: duckdbBudget(config),
   };
 }
 

@@ -1,5 +1,4 @@
 import type { Config } from '../../config/load-config.js';
-import type { DatabaseOptions } from '../../core/duckdb.js';
 import { describeErrorRecord, type ErrorRecord, toErrorRecord } from '../../core/error-record.js';
 import { UsageError } from '../../core/errors.js';
 import type { StepName, StepStatus, StepSummary } from '../run-summary.js';
@@ -11,16 +10,6 @@ export interface StepContext {
   readonly modelsDir?: string;
   /** Clock of freshness checks and report timestamps (tests pin it). */
   readonly now?: Date;
-}
-
-/**
- * DuckDB budget of the warehouse stages, the same for the commands and `run`: the memory the
- * settings give (`warehouse.memoryLimit`). A cap, not a reservation: a stage that needs more,
- * such as identity resolution's pairwise comparison at large scales, completes by spilling
- * to disk, at some CPU, instead of failing. Two threads: the host's cores.
- */
-export function stageDatabase(config: Config): DatabaseOptions {
-  return { memoryLimit: config['warehouse.memoryLimit'], threads: 2 };
 }
 
 /** Status of a stage from its parts: all good, none good, or some of each. */
