@@ -25,9 +25,9 @@ export function runCli(args: string[], env: Record<string, string>, options: { c
 
 /**
  * One DuckDB thread per command unless a test says otherwise: three test files run at once on
- * the two cores here, each starting commands, and a thread per core in each of them makes
- * DuckDB's threads wait on each other (the suite took an eighth more CPU). On the test clubs'
- * few thousand rows a query has little to run in parallel anyway.
+ * two cores, each starting commands, and a thread per core in each of them makes DuckDB's
+ * threads wait on each other for CPU they then do not have. On the test clubs' few thousand rows
+ * a query has little to run in parallel anyway.
  */
 const TEST_THREADS = { FANLAKE_THREADS: '1' };
 
