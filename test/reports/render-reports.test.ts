@@ -253,7 +253,8 @@ describe('fanlake report on a built warehouse', () => {
   });
 
   it('shows the data-quality run records: quarantined items with their reason, check results, identity links and the review queue', async () => {
-    const { code, stderr, out } = await render(['data-quality']);
+    // data-quality declares no season: the shared rendering's is the report as rendered alone
+    const { code, stderr, out } = await renderEveryReport();
     expect(code, stderr).toBe(0);
     const quarantined = await queryWarehouse(fixture.dataDir, `select source, resource, reason, item->>'id' as id from meta.quarantined_records`);
     expect(quarantined).toEqual([expect.objectContaining({ source: 'ticketing', resource: 'tickets', id: '99000002' })]);
