@@ -131,15 +131,16 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
     await createMacros(main, graph.macros).catch((cause: unknown) => {
       throw new FanlakeError(MODEL_ERROR_CODES.macroFailed, `creating the macros failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
     });
-    const sources = await existingSources(main);
     const lastBuilds = await readBuildState(main);
     const dropped = await dropRemovedModels(main, graph, lastBuilds).catch((cause: unknown) => {
       throw new FanlakeError(MODEL_ERROR_CODES.modelFailed, `dropping what removed models left in the warehouse failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
     });
     const droppedResults = dropped.map((relation): ModelResult => ({ model: relation.name, schema: relation.schema, materialized: relation.kind, status: 'dropped', seconds: 0, reason: 'its model is no longer in the project' }));
     for (const result of droppedResults) options.onEvent?.({ type: 'node-finished', result });
-    const inputs = await BuildInputs.read(main, graph, sources);
     const existing = await existingRelations(main);
+    // raw is not changed by a build, so one look suffices
+    const sources = new Set([...existing].filter((relation) => relation.startsWith(`${SOURCE_SCHEMA}.`)));
+    const inputs = await BuildInputs.read(main, graph, sources);
     // What each relation holds, for its children's fingerprints; set as this build's nodes finish.
     const contents = new Map<string, string>();
     const contentOf = (relation: string): string => contents.get(relation) ?? standingContent(relation);
@@ -406,16 +407,4 @@ function holdsRows(node: GraphNode): boolean {
 
 function identity(node: GraphNode): Pick<ModelResult, 'model' | 'schema' | 'materialized'> {
   return { model: node.name, schema: node.schema, materialized: node.kind === 'seed' ? 'seed' : node.model.materialized };
-}
-
-/** `raw.*` tables and views present now; raw is not changed by a build, so one look suffices. */
-async function existingSources(connection: DuckDBConnection): Promise<Set<string>> {
-  const rows = await queryRows(
-    connection,
-    `select lower(schema_name || '.' || table_name) as relation from duckdb_tables() where database_name = current_database() and schema_name = $schema
-     union all
-     select lower(schema_name || '.' || view_name) from duckdb_views() where database_name = current_database() and schema_name = $schema`,
-    { schema: SOURCE_SCHEMA },
-  );
-  return new Set(rows.map((row) => String(row.relation)));
 }
