@@ -29,10 +29,9 @@ await build({
 
 // Bundled: pure JavaScript that reads no files of its own, ESM or CommonJS (Node parses each
 // CommonJS file's source again to find its exports when an ES module imports it, at every start
-// of a command). DuckDB's native bindings stay
-// in node_modules, as does every other dependency, loaded only by the commands that use it:
-// some read their own files at run time (the browser), and undici is loaded by a path of its own
-// (src/extract/http/undici-agent.ts).
+// of a command). DuckDB's native bindings stay in node_modules, as does every other dependency,
+// loaded only by the commands that use it: some read their own files at run time (the
+// browser), and undici is loaded by a path of its own (src/extract/http/undici-agent.ts).
 const BUNDLED = new Set(['zod', 'yargs', 'p-limit', '@duckdb/node-api', 'yaml', 'markdown-it']);
 const { dependencies } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 

@@ -1,13 +1,12 @@
 import { existsSync } from 'node:fs';
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { queryRows } from '../core/duckdb.js';
+import { type DuckDBBudget, queryRows } from '../core/duckdb.js';
 import { rawRoot, runDir, warehousePath } from '../raw-contract/index.js';
 import { findBookkeeping } from '../warehouse/bookkeeping.js';
 import { withWarehouseReader } from '../warehouse/warehouse.js';
 import { discoverRuns } from './discover-runs.js';
 import { runKey } from './load-ledger.js';
-import type { DuckDBBudget } from '../core/duckdb.js';
 
 export interface PruneOptions {
   dataDir: string;

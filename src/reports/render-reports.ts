@@ -2,7 +2,7 @@ import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { IN_MEMORY, queryRows, withConnection } from '../core/duckdb.js';
+import { type DuckDBBudget, IN_MEMORY, queryRows, withConnection } from '../core/duckdb.js';
 import { errorMessage, FanlakeError, UsageError } from '../core/errors.js';
 import { META_SCHEMA } from '../warehouse/meta-schema.js';
 import { warehousePath } from '../raw-contract/index.js';
@@ -20,7 +20,6 @@ import { listRenderings, publishRendering, readRenderingRecord, renderingFolderN
 import type { RenderingRecord } from './renderings.js';
 import { queryScalar, queryToParquet, readDataset } from './run-query.js';
 import { CODE } from '../core/error-codes.js';
-import type { DuckDBBudget } from '../core/duckdb.js';
 
 /** Options of {@link renderReports}; the CLI fills them from settings and flags. */
 export interface RenderOptions {

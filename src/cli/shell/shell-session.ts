@@ -2,11 +2,10 @@ import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { redact } from '../../core/secrets.js';
 import { errorMessage } from '../../core/errors.js';
-import { quoteLiteral } from '../../core/duckdb.js';
+import { type DuckDBBudget, quoteLiteral } from '../../core/duckdb.js';
 import { runReadOnlyStatement } from '../../warehouse/warehouse.js';
 import { FORMATS, type Format, formatResult, type ResultSet } from '../format-rows.js';
 import { splitStatements } from './split-statements.js';
-import type { DuckDBBudget } from '../../core/duckdb.js';
 
 export const SHELL_HELP = `Statements end with ; and may span lines. Dot commands take a line of their own:
   .tables [PATTERN]      list tables and views (PATTERN as in LIKE, e.g. marts.%)
