@@ -195,14 +195,3 @@ export async function recordBuild(connection: DuckDBConnection, relation: string
 export async function forgetBuild(connection: DuckDBConnection, relation: string): Promise<void> {
   await connection.run(`delete from ${BUILDS} where relation = ${quoteLiteral(relation)}`);
 }
-
-/** Tables and views of the model schemas that exist now. */
-export async function existingRelations(connection: DuckDBConnection): Promise<Set<string>> {
-  const rows = await queryRows(
-    connection,
-    `select lower(schema_name || '.' || table_name) as relation from duckdb_tables() where database_name = current_database()
-     union all
-     select lower(schema_name || '.' || view_name) from duckdb_views() where database_name = current_database() and not internal`,
-  );
-  return new Set(rows.map((row) => String(row.relation)));
-}

@@ -6,7 +6,7 @@ import { type DuckDBBudget, IN_MEMORY, queryRows, withConnection } from '../core
 import { errorMessage, FanlakeError, UsageError } from '../core/errors.js';
 import { META_SCHEMA } from '../warehouse/meta-schema.js';
 import { warehousePath } from '../raw-contract/index.js';
-import { withWarehouseReader } from '../warehouse/warehouse.js';
+import { existingRelations, withWarehouseReader } from '../warehouse/warehouse.js';
 import { renderDigest } from './digest.js';
 import { ValueFormatter } from './format-values.js';
 import { loadReportCatalog } from './report-catalog.js';
@@ -147,14 +147,15 @@ interface Inventory {
 
 async function warehouseInventory(dataDir: string, budget: DuckDBBudget | undefined): Promise<Inventory> {
   if (!existsSync(warehousePath(dataDir))) return { exists: false, relations: new Set(), freshness: [] };
-  const rows = await withWarehouseReader(dataDir, (connection) =>
-    queryRows(connection, `select lower(schema_name || '.' || table_name) as relation from duckdb_tables() union all select lower(schema_name || '.' || view_name) from duckdb_views() where not internal`),
-    budget,
-  );
-  const relations = new Set(rows.map((row) => String(row.relation)));
-  if (!relations.has(`${META_SCHEMA}.raw_tables`)) return { exists: true, relations, freshness: [] };
-  const freshness = await withWarehouseReader(dataDir, (connection) =>
-    queryRows(connection, `select source, strftime(max(newest_extracted_at) at time zone 'UTC', '%Y-%m-%dT%H:%M:%S.%gZ') as newest, arg_max(newest_run_id, newest_extracted_at) as run_id from ${META_SCHEMA}.raw_tables group by source order by source`),
+  const { relations, freshness } = await withWarehouseReader(
+    dataDir,
+    async (connection) => {
+      const relations = await existingRelations(connection);
+      const freshness = relations.has(`${META_SCHEMA}.raw_tables`)
+        ? await queryRows(connection, `select source, strftime(max(newest_extracted_at) at time zone 'UTC', '%Y-%m-%dT%H:%M:%S.%gZ') as newest, arg_max(newest_run_id, newest_extracted_at) as run_id from ${META_SCHEMA}.raw_tables group by source order by source`)
+        : [];
+      return { relations, freshness };
+    },
     budget,
   );
   return {

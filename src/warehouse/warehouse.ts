@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { type DuckDBBudget, queryColumnsAndRows, withConnection } from '../core/duckdb.js';
+import { type DuckDBBudget, queryColumnsAndRows, queryRows, withConnection } from '../core/duckdb.js';
 import { errorMessage, FanlakeError } from '../core/errors.js';
 import { warehousePath } from '../raw-contract/index.js';
 import { CODE } from '../core/error-codes.js';
@@ -43,4 +43,15 @@ export function runReadOnlyStatement(dataDir: string, sql: string, budget: DuckD
       onRunning?.(undefined);
     }
   }, budget);
+}
+
+/** The tables and views of the warehouse, as `schema.name` in lower case (the catalog only, no data). */
+export async function existingRelations(connection: DuckDBConnection): Promise<Set<string>> {
+  const rows = await queryRows(
+    connection,
+    `select lower(schema_name || '.' || table_name) as relation from duckdb_tables() where database_name = current_database()
+     union all
+     select lower(schema_name || '.' || view_name) from duckdb_views() where database_name = current_database() and not internal`,
+  );
+  return new Set(rows.map((row) => String(row.relation)));
 }

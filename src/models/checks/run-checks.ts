@@ -5,7 +5,7 @@ import type { DatabaseOptions } from '../../core/duckdb.js';
 import { FanlakeError } from '../../core/errors.js';
 import { warehousePath as warehousePathOf } from '../../raw-contract/index.js';
 import { DEFAULT_MODELS_DIR, discoverProject, type ModelProject, SOURCE_SCHEMA } from '../discover-project.js';
-import { existingRelations } from '../build-state.js';
+import { existingRelations } from '../../warehouse/warehouse.js';
 import { buildGraph } from '../model-graph.js';
 import { MODEL_ERROR_CODES } from '../model-errors.js';
 import { planTests } from './plan-tests.js';
