@@ -484,24 +484,36 @@ describe('a bad definition exits 2 before anything renders', () => {
     ['an unknown model', TABLE_REPORT('select * from marts.match_sumary'), 'marts.match_sumary is neither a model in sql/marts nor a meta table (did you mean marts.match_summary?)'],
     ['an undeclared parameter', TABLE_REPORT('select * from marts.dim_match where season = $season'), 'bad.md: sql block rows at line 5: parameter $season is not declared'],
     ['a query that is not a SELECT', TABLE_REPORT('drop table marts.dim_match'), 'bad.md: sql block rows at line 5: a query must be a single SELECT'],
-    [
-      'a chart field missing from its query\'s columns',
-      '---\ntitle: T\n---\n\n```sql rows\nselect match_id, season from marts.dim_match\n```\n\n```chart\nquery: rows\ntype: bar\ntitle: C\nalt: A\nx: { field: season }\ny: { field: tickets }\n```\n',
-      'bad.md: chart block at line 9: field tickets is not a column of query rows (columns: match_id, season)',
-    ],
   ];
-  for (const [what, text, message] of cases) {
-    it(what, async () => {
-      const dir = definitions({ 'bad.md': text, 'good.md': TABLE_REPORT('select match_id from marts.dim_match') });
-      const { code, stderr, out } = await render([], { FANLAKE_REPORT_DEFINITIONS: dir });
-      expect(code, stderr).toBe(2);
-      expect(stderr).toContain(message);
-      expect(readdirSync(out).filter((entry) => entry !== 'good' && entry !== 'bad')).toEqual([]);
-      for (const name of ['good', 'bad']) {
-        expect(existsSync(join(out, name)) ? readdirSync(join(out, name)) : []).toEqual([]);
-      }
-    });
+  type Rendering = ReturnType<typeof render>;
+  /** The files with a good definition beside them, rendered. */
+  const renderFolder = (files: Record<string, string>): Rendering =>
+    render([], { FANLAKE_REPORT_DEFINITIONS: definitions({ ...files, 'good.md': TABLE_REPORT('select match_id from marts.dim_match') }) });
+  /** Refused with `message`, and no report of the folder rendered, not even the good one. */
+  async function expectRefused(rendering: Rendering, files: Record<string, string>, message: string): Promise<void> {
+    const { code, stderr, out } = await rendering;
+    expect(code, stderr).toBe(2);
+    expect(stderr).toContain(message);
+    const names = [...Object.keys(files), 'good.md'].map((file) => file.replace(/\.md$/, ''));
+    expect(readdirSync(out).filter((entry) => !names.includes(entry))).toEqual([]);
+    for (const name of names) {
+      expect(existsSync(join(out, name)) ? readdirSync(join(out, name)) : []).toEqual([]);
+    }
   }
+
+  // The files' own problems are all named in one error: every bad file in one folder, rendered once.
+  const badFile = (index: number) => `bad${index + 1}.md`;
+  const everyBadFile = Object.fromEntries(cases.map(([, text], index) => [badFile(index), text]));
+  let everyBadRendering: Rendering | undefined;
+  cases.forEach(([what, , message], index) => {
+    it(what, () => expectRefused((everyBadRendering ??= renderFolder(everyBadFile)), everyBadFile, message.replace('bad.md', badFile(index))));
+  });
+
+  // A query's columns are the warehouse's to tell: checked once the files themselves are sound.
+  it('a chart field missing from its query\'s columns', () => {
+    const files = { 'bad.md': '---\ntitle: T\n---\n\n```sql rows\nselect match_id, season from marts.dim_match\n```\n\n```chart\nquery: rows\ntype: bar\ntitle: C\nalt: A\nx: { field: season }\ny: { field: tickets }\n```\n' };
+    return expectRefused(renderFolder(files), files, 'bad.md: chart block at line 9: field tickets is not a column of query rows (columns: match_id, season)');
+  });
 });
 
 describe('an engine error fails that report only', () => {
