@@ -64,6 +64,7 @@ const STAGING_PREFIX = '.rendering-';
 const DEFAULT_MAX_ROWS = 500;
 /** Rows read back for charts: more points than this do not make a readable chart anyway. */
 const CHART_MAX_POINTS = 5000;
+const NO_WAREHOUSE = 'no warehouse yet (run fanlake extract, load and build)';
 
 /** A report whose queries have run into its staging folder, ready to be rendered. */
 interface Executed {
@@ -79,10 +80,12 @@ interface Executed {
  * (`index.html`, one CSV and Parquet file per query shown, `summary.md`), points `latest`
  * at it, keeps the newest `keep` renderings and rewrites `<out>/index.html`.
  *
- * Every query runs first, each as one read-only statement of its own, into the report's
- * staging folder: a definition problem (bad file, unknown relation or parameter, or a field
- * missing from its query's columns) throws UsageError before any rendering is published.
- * An engine error fails that report only.
+ * Every query runs first, into the report's staging folder: a definition problem (bad file,
+ * unknown relation or parameter, or a field missing from its query's columns) throws
+ * UsageError before any rendering is published. An engine error fails that report only.
+ * The queries of all the reports share one read-only open of the warehouse, so every page of
+ * a rendering reads the same state of it; the caller holds the writer lock, which keeps
+ * fanlake's writers out meanwhile anyway.
  */
 export async function renderReports(options: RenderOptions): Promise<ReportResult[]> {
   const now = options.now ?? new Date();
@@ -98,19 +101,20 @@ export async function renderReports(options: RenderOptions): Promise<ReportResul
     const results = new Map<string, ReportResult>();
     const executed: Executed[] = [];
     const problems: string[] = [];
-    const inventory = await warehouseInventory(options.dataDir, options.budget);
     const folder = renderingFolderName(now);
     try {
-      for (const report of selected) {
-        const staging = join(outDir, report.name, `${STAGING_PREFIX}${folder}`);
-        try {
-          executed.push(await execute(report, catalog, inventory, given, staging, options, scratch, problems));
-        } catch (error) {
-          await rm(staging, { recursive: true, force: true });
-          if (error instanceof UsageError) throw error;
-          results.set(report.name, failed(report, error));
+      await withWarehouseInventory(options, async (inventory) => {
+        for (const report of selected) {
+          const staging = join(outDir, report.name, `${STAGING_PREFIX}${folder}`);
+          try {
+            executed.push(await execute(report, catalog, inventory, given, staging, options, scratch, problems));
+          } catch (error) {
+            await rm(staging, { recursive: true, force: true });
+            if (error instanceof UsageError) throw error;
+            results.set(report.name, failed(report, error));
+          }
         }
-      }
+      });
       if (problems.length > 0) throw new UsageError(`report definitions have problems:\n  ${problems.join('\n  ')}`);
     } catch (error) {
       for (const run of executed) await rm(run.staging, { recursive: true, force: true });
@@ -138,31 +142,32 @@ function selectReports(catalog: ReportCatalog, names: readonly string[] | undefi
   return catalog.reports.filter((report) => names.includes(report.name));
 }
 
-/** Relations present in the warehouse (catalog only, no data) and the newest load per source. */
+/** What the warehouse holds (its catalog, no data), the newest load per source, and the connection the queries run on. */
 interface Inventory {
-  exists: boolean;
+  /** Read-only; absent when there is no warehouse yet. */
+  reader?: DuckDBConnection;
   relations: Set<string>;
   freshness: SourceFreshness[];
 }
 
-async function warehouseInventory(dataDir: string, budget: DuckDBBudget | undefined): Promise<Inventory> {
-  if (!existsSync(warehousePath(dataDir))) return { exists: false, relations: new Set(), freshness: [] };
-  const { relations, freshness } = await withWarehouseReader(
-    dataDir,
-    async (connection) => {
-      const relations = await existingRelations(connection);
+/** Runs `fn` with the warehouse opened read-only and inventoried, or with an empty inventory when there is none yet. */
+async function withWarehouseInventory(options: RenderOptions, fn: (inventory: Inventory) => Promise<void>): Promise<void> {
+  if (!existsSync(warehousePath(options.dataDir))) return fn({ relations: new Set(), freshness: [] });
+  await withWarehouseReader(
+    options.dataDir,
+    async (reader) => {
+      const relations = await existingRelations(reader);
       const freshness = relations.has(`${META_SCHEMA}.raw_tables`)
-        ? await queryRows(connection, `select source, strftime(max(newest_extracted_at) at time zone 'UTC', '%Y-%m-%dT%H:%M:%S.%gZ') as newest, arg_max(newest_run_id, newest_extracted_at) as run_id from ${META_SCHEMA}.raw_tables group by source order by source`)
+        ? await queryRows(reader, `select source, strftime(max(newest_extracted_at) at time zone 'UTC', '%Y-%m-%dT%H:%M:%S.%gZ') as newest, arg_max(newest_run_id, newest_extracted_at) as run_id from ${META_SCHEMA}.raw_tables group by source order by source`)
         : [];
-      return { relations, freshness };
+      await fn({
+        reader,
+        relations,
+        freshness: freshness.map((row) => ({ source: String(row.source), newestExtractedAt: row.newest === null ? null : String(row.newest), runId: row.run_id === null ? null : String(row.run_id) })),
+      });
     },
-    budget,
+    options.budget,
   );
-  return {
-    exists: true,
-    relations,
-    freshness: freshness.map((row) => ({ source: String(row.source), newestExtractedAt: row.newest === null ? null : String(row.newest), runId: row.run_id === null ? null : String(row.run_id) })),
-  };
 }
 
 async function execute(
@@ -178,12 +183,13 @@ async function execute(
   await removeStaleStaging(join(staging, '..'));
   await mkdir(staging, { recursive: true });
   const unavailable = (query: string) => missingReason(report.shapes.get(query)!.relations, inventory, catalog);
+  const { reader } = inventory;
 
   const params: BoundParam[] = [];
   for (const param of report.meta.params) {
     let text: string | null = given[param.name] ?? (param.default === undefined ? null : String(param.default));
-    if (given[param.name] === undefined && param.defaultQuery !== undefined && unavailable(param.defaultQuery) === undefined) {
-      const value = await queryScalar(options.dataDir, report.queries.get(param.defaultQuery)!.sql, bindings(report, param.defaultQuery, params), options.budget);
+    if (given[param.name] === undefined && param.defaultQuery !== undefined && reader && unavailable(param.defaultQuery) === undefined) {
+      const value = await queryScalar(reader, report.queries.get(param.defaultQuery)!.sql, bindings(report, param.defaultQuery, params));
       text = value === null ? null : String(value);
     }
     params.push(bindParam(param, text, report.file));
@@ -193,13 +199,13 @@ async function execute(
   const outcomes = new Map<string, QueryOutcome>();
   for (const query of shown) {
     const reason = unavailable(query);
-    if (reason !== undefined) {
-      outcomes.set(query, { status: 'unavailable', reason });
+    if (reason !== undefined || !reader) {
+      outcomes.set(query, { status: 'unavailable', reason: reason ?? NO_WAREHOUSE });
       continue;
     }
     const parquet = join(staging, `${query}.parquet`);
     try {
-      await queryToParquet(options.dataDir, report.queries.get(query)!.sql, bindings(report, query, params), parquet, options.budget);
+      await queryToParquet(reader, report.queries.get(query)!.sql, bindings(report, query, params), parquet);
     } catch (error) {
       throw new FanlakeError(CODE.E_REPORT_QUERY, `${report.file}: query ${query} failed: ${errorMessage(error)}`, { context: { report: report.name, query }, cause: error });
     }
@@ -230,7 +236,7 @@ function bindings(report: CheckedReport, query: string, params: readonly BoundPa
 
 /** Why a query cannot run: the first relation it reads that the warehouse lacks, and why that is. */
 function missingReason(relations: readonly string[], inventory: Inventory, catalog: ReportCatalog): string | undefined {
-  if (!inventory.exists) return 'no warehouse yet (run fanlake extract, load and build)';
+  if (!inventory.reader) return NO_WAREHOUSE;
   const missing = relations.find((relation) => !inventory.relations.has(relation));
   if (missing === undefined) return undefined;
   if (missing.startsWith(`${META_SCHEMA}.`)) {

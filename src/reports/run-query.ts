@@ -1,7 +1,6 @@
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
-import { type DuckDBBudget, quoteIdent, quoteLiteral } from '../core/duckdb.js';
+import { quoteIdent, quoteLiteral } from '../core/duckdb.js';
 import { selectBody } from '../models/sql-references.js';
-import { withWarehouseReader } from '../warehouse/warehouse.js';
 import type { CellValue } from './format-values.js';
 
 /** A query's result as a rendering keeps it: the Parquet and CSV files and the rows for the page. */
@@ -13,22 +12,18 @@ export interface Dataset {
 }
 
 /**
- * Runs one report query against the warehouse straight into a Parquet file: a single
- * read-only statement, so a writer is kept out for no longer than that, and the page, the
- * CSV and the Parquet file all come from the same rows. Parameters are bound, never spliced.
+ * Runs one report query on the warehouse (`reader`, opened read-only) straight into a Parquet
+ * file, so the page, the CSV and the Parquet file all come from the same rows. Parameters are
+ * bound, never spliced.
  */
-export async function queryToParquet(dataDir: string, sql: string, params: Record<string, DuckDBValue>, parquetPath: string, budget?: DuckDBBudget): Promise<void> {
-  await withWarehouseReader(dataDir, async (connection) => {
-    await connection.run(`copy (\n${selectBody(sql)}\n) to ${quoteLiteral(parquetPath)} (format parquet)`, params);
-  }, budget);
+export async function queryToParquet(reader: DuckDBConnection, sql: string, params: Record<string, DuckDBValue>, parquetPath: string): Promise<void> {
+  await reader.run(`copy (\n${selectBody(sql)}\n) to ${quoteLiteral(parquetPath)} (format parquet)`, params);
 }
 
 /** The first value of the first row of a query (a parameter's default), or null when it has no rows. */
-export async function queryScalar(dataDir: string, sql: string, params: Record<string, DuckDBValue>, budget?: DuckDBBudget): Promise<DuckDBValue> {
-  return withWarehouseReader(dataDir, async (connection) => {
-    const reader = await connection.runAndReadAll(`select * from (\n${selectBody(sql)}\n) limit 1`, params);
-    return reader.getRows()[0]?.[0] ?? null;
-  }, budget);
+export async function queryScalar(reader: DuckDBConnection, sql: string, params: Record<string, DuckDBValue>): Promise<DuckDBValue> {
+  const result = await reader.runAndReadAll(`select * from (\n${selectBody(sql)}\n) limit 1`, params);
+  return result.getRows()[0]?.[0] ?? null;
 }
 
 /**

@@ -15,7 +15,8 @@ export const WAREHOUSE_ERROR_CODES = {
 /**
  * Opens the warehouse read-only, runs `fn` and closes it again. Read-only so a query can never
  * change data by accident; closed right after so that a reader keeps a writer (load, build)
- * out for one statement at most. Callers run one statement per call and keep no connection.
+ * out for no longer: `sql` and `shell` run one statement per call and keep no connection,
+ * a report rendering (under the writer lock) all of its queries.
  * `budget`: the settings' (config/duckdb-budget.ts); DuckDB's own defaults without it.
  */
 export async function withWarehouseReader<T>(dataDir: string, fn: (connection: DuckDBConnection) => Promise<T>, budget: DuckDBBudget = {}): Promise<T> {
