@@ -1,8 +1,9 @@
+import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../src/simulator/simulator.js';
-import { runCli, tempDataDir } from '../helpers/cli.js';
+import { REPO, runCli, tempDataDir, watch } from '../helpers/cli.js';
 import { startTestSimulator } from '../helpers/simulator.js';
 import { runJson } from '../helpers/stage-json.js';
 import { queryWarehouse } from '../helpers/warehouse.js';
@@ -104,5 +105,25 @@ describe('engagement snapshots written as differences', { timeout: 300_000 }, ()
     expect(manifestOf(dataDir, 'customer_profiles', pending.document.runId).keys).toBeDefined();
     expect(manifestOf(dataDir, 'customer_profiles', next.document.runId)).toMatchObject({ rows: sim.engagement.profiles.liveCount });
     expect(manifestOf(dataDir, 'customer_profiles', next.document.runId).keys).toBeUndefined();
+  });
+
+  it('keeps every snapshot whole while a process outside fanlake holds the warehouse for writing, and compares again once it is gone', async () => {
+    const sim = await startTestSimulator({ scale: 0.02 });
+    sims.push(sim);
+    const dataDir = tempDataDir();
+    expect((await runCli(['extract', '--resource', ...PROFILE_TABLES], envFor(sim, dataDir))).code).toBe(0);
+    expect((await runCli(['load'], envFor(sim, dataDir))).code).toBe(0);
+
+    const holder = watch(spawn(process.execPath, [join(REPO, 'test/helpers/hold-database.mjs'), join(dataDir, 'warehouse.duckdb'), 'READ_WRITE'], { stdio: ['pipe', 'pipe', 'pipe'] }));
+    await holder.waitFor(/open/);
+    const held = await runJson(['extract', '--resource', ...PROFILE_TABLES], envFor(sim, dataDir));
+    holder.child.stdin!.end();
+    await holder.done;
+    expect(held.code, held.stderr).toBe(0);
+    for (const table of PROFILE_TABLES) expect(manifestOf(dataDir, table, held.document.runId).keys, table).toBeUndefined();
+
+    expect((await runCli(['load'], envFor(sim, dataDir))).code).toBe(0);
+    const after = await runJson(['extract', '--resource', ...PROFILE_TABLES], envFor(sim, dataDir));
+    for (const table of PROFILE_TABLES) expect(manifestOf(dataDir, table, after.document.runId).keys, table).toBeDefined();
   });
 });
