@@ -1,7 +1,7 @@
 import { duckdbColumns, itemValidator } from '../sources/fields.js';
 import type { TableSpec } from '../sources/resource-spec.js';
 import { type RawFile, writeManifest } from '../raw-contract/index.js';
-import type { SnapshotComparison } from './snapshot-difference.js';
+import { writeAsDifference } from './snapshot-difference.js';
 import { type KeptConversionDatabase, ParquetSpool, type SpoolResult } from './spool/index.js';
 import { PageScanner, type ScannedPage } from './spool/page-scanner.js';
 
@@ -155,15 +155,15 @@ export class ResourceSink {
 
   /**
    * Finishes the Parquet parts, then writes the manifest. `snapshot` says the run saw the
-   * resource's full set, so the load may flag keys missing from it as vanished; compared by
-   * `differences`, such a snapshot keeps only what the warehouse lacks, and its keys
-   * (`SnapshotComparison`; `seen` then counts the records read, `rows` those kept).
+   * resource's full set, so the load may flag keys missing from it as vanished; with
+   * `asDifference` such a snapshot keeps only what the warehouse lacks, and its keys
+   * (`writeAsDifference`; `seen` then counts the records read, `rows` those kept).
    */
-  async commit(details: { snapshot: boolean; windows?: unknown[]; differences?: SnapshotComparison }): Promise<SpoolResult & { keys?: RawFile; seen?: number }> {
+  async commit(details: { snapshot: boolean; windows?: unknown[]; asDifference?: boolean }): Promise<SpoolResult & { keys?: RawFile; seen?: number }> {
     let written: SpoolResult & { keys?: RawFile; seen?: number } = await this.spool.finish();
-    if (details.snapshot && details.differences && written.files.length > 0) {
+    if (details.snapshot && details.asDifference && written.files.length > 0) {
       const { dataDir, runId } = this.run;
-      const cut = await details.differences.writeAsDifference({ dataDir, source: this.spec.source, resource: this.spec.name, runId, primaryKey: this.spec.primaryKey, files: written.files });
+      const cut = await writeAsDifference({ dataDir, source: this.spec.source, resource: this.spec.name, runId, primaryKey: this.spec.primaryKey, files: written.files });
       if (cut) written = { ...written, files: cut.files, rows: cut.rows, keys: cut.keys, seen: written.rows };
     }
     const at = this.run.runStartedAt.toISOString();

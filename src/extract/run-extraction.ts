@@ -17,7 +17,6 @@ import type { SourceConnection } from '../sources/connection.js';
 import type { ExtractionSummary } from '../raw-contract/index.js';
 import { familyTables, planRefresh, type RefreshPlan } from './refresh-plan.js';
 import { SnapshotState } from './snapshot-state.js';
-import { SnapshotComparison } from './snapshot-difference.js';
 
 export const SOURCES = ['ticketing', 'engagement'] as const;
 export type SourceName = (typeof SOURCES)[number];
@@ -86,8 +85,7 @@ export async function runExtraction(request: ExtractRequest): Promise<ExtractRun
           results.push(...(await extractDeclarations({ ...run, windows: await windowOptions(config, request.fullRefresh ?? false) }, TICKETING_RESOURCES)));
         } else {
           const plan = await engagementPlan(config, connection, runStartedAt, request.fullRefresh ?? false, only);
-          const differences = new SnapshotComparison();
-          const read = await extractDeclarations({ ...run, differences, snapshot: engagementOptions(config) }, plan.endpoints).finally(() => differences.close());
+          const read = await extractDeclarations({ ...run, differences: true, snapshot: engagementOptions(config) }, plan.endpoints);
           const engagement = [...withPlanNotes(read, plan), ...[...plan.skipped].filter(([name]) => !only || only.includes(name)).map(([name, why]) => skippedResult(source, name, why))];
           results.push(...engagement);
           if (!only) for (const [name, why] of Object.entries(USER_SCOPED)) results.push(skippedResult('engagement', name, why));

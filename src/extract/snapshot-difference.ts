@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { commitFile, sha256File, TMP_SUFFIX } from '../core/atomic-file.js';
 import { openDatabase, queryRows, quoteIdent, quoteLiteral, withConnection } from '../core/duckdb.js';
 import {
@@ -32,49 +32,44 @@ export interface DifferenceInput {
 export const KEYS_FILE = 'keys.parquet';
 
 /**
- * The comparisons of one extract run's complete snapshots with the warehouse
- * (docs/extraction.md, "Snapshots written as differences"). The warehouse is attached
- * read-only to an in-memory DuckDB at the first comparison and stays attached until the run
- * closes this: the run holds the writer lock, so the warehouse cannot change meanwhile, and
- * each attach reads its catalog and statistics again (a third of a small club's engagement
- * extract when every resource attached it for itself).
+ * Cuts a complete snapshot down to the records the warehouse does not hold with the same
+ * values, plus the set of keys it saw (docs/extraction.md, "Snapshots written as
+ * differences"): a snapshot repeats nearly every record, so written whole it costs the raw
+ * files of the whole data set on every run. The load merges the records and takes the keys as the snapshot's
+ * evidence, so the warehouse ends as if the whole snapshot had been loaded.
+ *
+ * Compared with the warehouse as it is, which is only the state the records will be merged
+ * into when no earlier run of the resource waits to be loaded: otherwise (or without a
+ * warehouse, a table, or the same columns and types in table and files) the snapshot stays
+ * whole, and undefined is returned. The warehouse is attached read-only to an in-memory
+ * DuckDB for the comparison; a warehouse that cannot be opened leaves the snapshot whole too.
  */
-export class SnapshotComparison {
-  #queue: Promise<unknown> = Promise.resolve();
-  #instance?: DuckDBInstance;
+export function writeAsDifference(input: DifferenceInput): Promise<SnapshotDifference | undefined> {
+  // One at a time: the resources of a run commit concurrently, and each attaches the warehouse.
+  const turn = queue.then(() => difference(input));
+  queue = turn.catch(() => undefined);
+  return turn;
+}
 
-  /**
-   * Cuts a complete snapshot down to the records the warehouse does not hold with the same
-   * values, plus the set of keys it saw: a snapshot repeats nearly every record, so written
-   * whole it costs the raw files of the whole data set on every run. The load merges the
-   * records and takes the keys as the snapshot's evidence, so the warehouse ends as if the
-   * whole snapshot had been loaded.
-   *
-   * Compared with the warehouse as it is, which is only the state the records will be merged
-   * into when no earlier run of the resource waits to be loaded: otherwise (or without a
-   * warehouse, a table, or the same columns and types in table and files) the snapshot stays
-   * whole, and undefined is returned. A warehouse that cannot be attached (held by a writer
-   * outside fanlake) leaves the snapshot whole too, and the next comparison tries again.
-   */
-  writeAsDifference(input: DifferenceInput): Promise<SnapshotDifference | undefined> {
-    // One at a time: the resources of a run commit concurrently, and share the attachment.
-    const turn = this.#queue.then(() => this.#difference(input));
-    this.#queue = turn.catch(() => undefined);
-    return turn;
+let queue: Promise<unknown> = Promise.resolve();
+
+async function difference(input: DifferenceInput): Promise<SnapshotDifference | undefined> {
+  const path = warehousePath(input.dataDir);
+  if (!existsSync(path)) return undefined;
+  const { schema, table } = rawTableName(input.source, input.resource);
+  let instance;
+  try {
+    instance = await openDatabase(':memory:', { memoryLimit: '512MB', threads: 2 });
+  } catch {
+    return undefined;
   }
-
-  /** Detaches the warehouse once the comparisons under way are done. */
-  async close(): Promise<void> {
-    await this.#queue;
-    this.#instance?.closeSync();
-    this.#instance = undefined;
-  }
-
-  async #difference(input: DifferenceInput): Promise<SnapshotDifference | undefined> {
-    const instance = await this.#attached(input.dataDir);
-    if (!instance) return undefined;
-    const { schema, table } = rawTableName(input.source, input.resource);
-    return withConnection(instance, async (connection) => {
+  try {
+    return await withConnection(instance, async (connection) => {
+      try {
+        await connection.run(`attach ${quoteLiteral(path)} as warehouse (read_only)`);
+      } catch {
+        return undefined; // held by a writer elsewhere: keep the snapshot whole
+      }
       const target = `warehouse.${quoteIdent(schema)}.${quoteIdent(table)}`;
       if (!(await waitsForNothing(connection, input))) return undefined;
       const columns = await tableColumns(connection, schema, table);
@@ -86,27 +81,8 @@ export class SnapshotComparison {
       if (plan.added.length > 0 || plan.widened.length > 0) return undefined;
       return await cut(connection, input, target, plan.target, described);
     });
-  }
-
-  /** The in-memory DuckDB with the warehouse attached as `warehouse`, or undefined when there is none or it cannot be attached. */
-  async #attached(dataDir: string): Promise<DuckDBInstance | undefined> {
-    if (this.#instance) return this.#instance;
-    const path = warehousePath(dataDir);
-    if (!existsSync(path)) return undefined;
-    let instance;
-    try {
-      instance = await openDatabase(':memory:', { memoryLimit: '512MB', threads: 2 });
-    } catch {
-      return undefined;
-    }
-    try {
-      await withConnection(instance, (connection) => connection.run(`attach ${quoteLiteral(path)} as warehouse (read_only)`));
-    } catch {
-      instance.closeSync();
-      return undefined; // held by a writer elsewhere: keep the snapshot whole
-    }
-    this.#instance = instance;
-    return instance;
+  } finally {
+    instance.closeSync();
   }
 }
 

@@ -6,7 +6,6 @@ import { type HttpClient, HttpError } from '../http/index.js';
 import type { ExtractProgress } from '../progress.js';
 import { MAX_ERRORS_PER_RESOURCE, type ResourceResult, skippedResult } from '../resource-result.js';
 import { ResourceSink, type RunContext } from '../resource-sink.js';
-import type { SnapshotComparison } from '../snapshot-difference.js';
 import { type PageReader, SNAPSHOT_PAGING } from './paging-strategies.js';
 import { planEndpoints } from './plan-endpoints.js';
 import { fillPath } from '../../sources/request-target.js';
@@ -24,8 +23,8 @@ export interface SnapshotRun<S> extends RunContext {
   readonly settings: S;
   /** Tables asked for; all when absent. */
   readonly only?: readonly string[];
-  /** Complete snapshots keep only what the warehouse lacks, and their keys, by this run's comparison. */
-  readonly differences?: SnapshotComparison;
+  /** Complete snapshots keep only what the warehouse lacks, and their keys (see `writeAsDifference`). */
+  readonly differences?: boolean;
 }
 
 
@@ -208,7 +207,7 @@ export async function extractSnapshot<S>(run: SnapshotRun<S>, endpoints: readonl
       const snapshot = failedChildren === 0 && !endpoint.readsSubset;
       for (const { sink } of opened) {
         const name = sink.spec.name;
-        const written = await sink.commit({ snapshot, differences: run.differences });
+        const written = await sink.commit({ snapshot, asDifference: run.differences });
         const own = name === endpoint.name;
         const notes = [
           ...(failedChildren === 0 ? [] : [own ? `${failedChildren} child requests failed after retries${failedChildren > outcome.errors.length ? `; the first ${outcome.errors.length} are listed` : ''}` : `read with ${endpoint.name}, whose child requests failed`]),
