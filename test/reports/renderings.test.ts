@@ -1,16 +1,12 @@
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
-import { symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { LATEST, listRenderings, publishRendering as publish } from '../../src/reports/renderings.js';
+import { LATEST, listRenderings, type MakeLink, publishRendering } from '../../src/reports/renderings.js';
 
 // Some file systems (FAT on a USB stick, SMB shares, Windows without the privilege) refuse
 // symbolic links: `symlink` fails there exactly like this, and `latest` must become a copy.
-const linking = { refuse: false };
-const refusingLinks = (target: string, path: string, type: 'dir') =>
-  linking.refuse ? Promise.reject(Object.assign(new Error('EPERM: operation not permitted, symlink'), { code: 'EPERM' })) : symlink(target, path, type);
-const publishRendering = (reportDir: string, stagingDir: string, folder: string, keep: number) => publish(reportDir, stagingDir, folder, keep, refusingLinks);
+const refuseLinks: MakeLink = () => Promise.reject(Object.assign(new Error('EPERM: operation not permitted, symlink'), { code: 'EPERM' }));
 
 /** A finished rendering in a staging folder, as render-reports leaves it. */
 function staged(root: string, page: string): string {
@@ -30,8 +26,7 @@ describe('publishRendering', () => {
     expect(lstatSync(latest).isSymbolicLink()).toBe(true);
     expect(readlinkSync(latest)).toBe('20261101T060000.000Z');
 
-    linking.refuse = true;
-    await publishRendering(reportDir, staged(reportDir, 'second'), '20261102T060000.000Z', 10);
+    await publishRendering(reportDir, staged(reportDir, 'second'), '20261102T060000.000Z', 10, refuseLinks);
     expect(lstatSync(latest).isDirectory()).toBe(true);
     expect(readFileSync(join(latest, 'index.html'), 'utf8')).toBe('second');
     expect(readFileSync(join(latest, 'nested', 'data.csv'), 'utf8')).toBe('second\n');
@@ -39,11 +34,10 @@ describe('publishRendering', () => {
     expect(readFileSync(join(reportDir, '20261101T060000.000Z', 'index.html'), 'utf8')).toBe('first');
 
     // a copy replaces a copy: nothing of the one before is left behind
-    await publishRendering(reportDir, staged(reportDir, 'third'), '20261103T060000.000Z', 2);
+    await publishRendering(reportDir, staged(reportDir, 'third'), '20261103T060000.000Z', 2, refuseLinks);
     expect(readFileSync(join(latest, 'index.html'), 'utf8')).toBe('third');
     expect(await listRenderings(reportDir)).toEqual(['20261102T060000.000Z', '20261103T060000.000Z']);
 
-    linking.refuse = false;
     await publishRendering(reportDir, staged(reportDir, 'fourth'), '20261104T060000.000Z', 2);
     expect(lstatSync(latest).isSymbolicLink()).toBe(true);
     expect(readFileSync(join(latest, 'index.html'), 'utf8')).toBe('fourth');
