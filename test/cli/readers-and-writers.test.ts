@@ -1,11 +1,11 @@
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../src/simulator/simulator.js';
-import { REPO, runCli, spawnCli, tempDataDir, watch } from '../helpers/cli.js';
+import { runCli, spawnCli, tempDataDir, watch } from '../helpers/cli.js';
 import { sharedWarehouse } from '../helpers/shared-warehouse.js';
 import { startTestSimulator } from '../helpers/simulator.js';
+import { holdWarehouse } from '../helpers/warehouse.js';
 import { cliEnv, runCliOk } from '../warehouse/identity-fixture.js';
 
 /** The default test simulator's options, for the shared warehouse. */
@@ -62,9 +62,7 @@ describe('a database file held by another process', () => {
     const { DuckDBInstance } = await import('@duckdb/node-api');
     const instance = await DuckDBInstance.create(join(dataDir, 'warehouse.duckdb'));
     instance.closeSync();
-    const holder = watch(spawn(process.execPath, [join(REPO, 'test/helpers/hold-database.mjs'), join(dataDir, 'warehouse.duckdb'), mode], { stdio: ['pipe', 'pipe', 'pipe'], cwd: REPO }));
-    await holder.waitFor(/open/);
-    return { dataDir, holder };
+    return { dataDir, holder: await holdWarehouse(dataDir, mode) };
   }
 
   it('a writer waits for a reader, says once what it waits for, and runs when the reader is gone', async () => {

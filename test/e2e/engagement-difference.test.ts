@@ -1,12 +1,11 @@
-import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../src/simulator/simulator.js';
-import { REPO, runCli, tempDataDir, watch } from '../helpers/cli.js';
+import { runCli, tempDataDir } from '../helpers/cli.js';
 import { startTestSimulator } from '../helpers/simulator.js';
 import { runJson } from '../helpers/stage-json.js';
-import { queryWarehouse } from '../helpers/warehouse.js';
+import { holdWarehouse, queryWarehouse } from '../helpers/warehouse.js';
 
 let sims: Simulator[] = [];
 afterEach(async () => {
@@ -114,8 +113,7 @@ describe('engagement snapshots written as differences', { timeout: 300_000 }, ()
     expect((await runCli(['extract', '--resource', ...PROFILE_TABLES], envFor(sim, dataDir))).code).toBe(0);
     expect((await runCli(['load'], envFor(sim, dataDir))).code).toBe(0);
 
-    const holder = watch(spawn(process.execPath, [join(REPO, 'test/helpers/hold-database.mjs'), join(dataDir, 'warehouse.duckdb'), 'READ_WRITE'], { stdio: ['pipe', 'pipe', 'pipe'] }));
-    await holder.waitFor(/open/);
+    const holder = await holdWarehouse(dataDir, 'READ_WRITE');
     const held = await runJson(['extract', '--resource', ...PROFILE_TABLES], envFor(sim, dataDir));
     holder.child.stdin!.end();
     await holder.done;
