@@ -11,7 +11,7 @@ node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
-dist/.built: node_modules/.installed tsconfig.json scripts/build.mjs $(SOURCES)
+dist/.built: node_modules/.installed tsconfig.json scripts/build.mjs scripts/lazy-string-width.js $(SOURCES)
 	node scripts/build.mjs
 	@touch $@
 

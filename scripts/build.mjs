@@ -35,8 +35,18 @@ await build({
 const BUNDLED = new Set(['zod', 'yargs', 'p-limit', '@duckdb/node-api', 'yaml', 'markdown-it']);
 const { dependencies } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 
+// Every import of `string-width` but the stand-in's own goes to the stand-in (see that file).
+const LAZY_STRING_WIDTH = new URL('./lazy-string-width.js', import.meta.url).pathname;
+const lazyStringWidth = {
+  name: 'lazy-string-width',
+  setup(build) {
+    build.onResolve({ filter: /^string-width$/ }, (args) => (args.importer === LAZY_STRING_WIDTH ? undefined : { path: LAZY_STRING_WIDTH }));
+  },
+};
+
 await build({
   entryPoints: ['src/cli/main.ts'],
+  plugins: [lazyStringWidth],
   outdir: 'dist/bundle',
   bundle: true,
   splitting: true,
