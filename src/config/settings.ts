@@ -1,5 +1,5 @@
 import { availableParallelism, totalmem } from 'node:os';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Every setting is declared once here: its config-file key, environment variable,

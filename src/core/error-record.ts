@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { redact } from './secrets.js';
 import { CODE, ERROR_CODE_NAMES } from './error-codes.js';
 import { type ErrorContext, errorMessage, FanlakeError } from './errors.js';

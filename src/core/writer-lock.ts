@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { link, mkdir, open, readFile, rename, stat, unlink, utimes } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { FanlakeError } from './errors.js';
 import { CODE } from './error-codes.js';
 

@@ -1,5 +1,5 @@
 import type { LimitFunction } from 'p-limit';
-import { z } from 'zod';
+import * as z from 'zod';
 import { type ErrorRecord, toErrorRecord } from '../core/error-record.js';
 import { FanlakeError } from '../core/errors.js';
 import { type DecodedBody, decodeBody, type HttpClient, isJsonContentType } from './http/index.js';

@@ -1,6 +1,6 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { FanlakeError } from '../core/errors.js';
 import { writeFileAtomic } from '../core/atomic-file.js';
 import { sourceStatePath } from '../raw-contract/index.js';

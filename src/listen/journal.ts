@@ -1,6 +1,6 @@
 import { mkdir, open, readdir, readFile, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { fsyncDir, writeFileAtomic } from '../core/atomic-file.js';
 import { CODE } from '../core/error-codes.js';
 import { FanlakeError } from '../core/errors.js';

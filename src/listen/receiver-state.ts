@@ -1,7 +1,7 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { writeFileAtomic } from '../core/atomic-file.js';
 import { pidAlive } from '../core/writer-lock.js';
 import { listenDir } from './journal.js';

@@ -1,6 +1,6 @@
 import { access, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { quoteLiteral } from '../core/duckdb.js';
 import { UsageError } from '../core/errors.js';
 import { parseCsvTable } from './club/csv-table.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { errorRecordSchema } from '../core/error-record.js';
 
 /** The steps of `fanlake run`, in order. */

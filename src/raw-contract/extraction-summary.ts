@@ -1,6 +1,6 @@
 import { mkdir, readdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { writeFileAtomic } from '../core/atomic-file.js';
 import { CODE } from '../core/error-codes.js';
 import { errorRecordSchema } from '../core/error-record.js';

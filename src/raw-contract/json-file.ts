@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ErrorCode } from '../core/error-codes.js';
 import { FanlakeError } from '../core/errors.js';
 

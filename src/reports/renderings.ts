@@ -1,6 +1,6 @@
 import { cp, lstat, readdir, readFile, rename, rm, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { writeFileAtomic } from '../core/atomic-file.js';
 
 /** `<out>/<name>/latest`: the newest rendering (a symlink, or a copy where links are not possible). */

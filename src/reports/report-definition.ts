@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Types a report parameter may declare; each says how a `--param k=v` text becomes a bound value. */
 export const PARAM_TYPES = ['text', 'integer', 'number', 'date', 'boolean'] as const;

@@ -1,5 +1,5 @@
 import { Cron } from 'croner';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { LoadedConfig } from '../config/load-config.js';
 import { UsageError } from '../core/errors.js';
 import { SOURCES } from '../extract/run-extraction.js';

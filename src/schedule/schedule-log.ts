@@ -1,7 +1,7 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { redact } from '../core/secrets.js';
 
 /** `$FANLAKE_DATA_DIR/schedule/log.ndjson`: one JSON line per job. */

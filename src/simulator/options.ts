@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { CLUB_PROFILE_NAMES } from './clubs/index.js';
 
 export const ENGAGEMENT_MODULES = ['apiApp', 'interact', 'create', 'loyalty', 'leaderboards'] as const;

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * A resource's fields are declared once, as kinds; the zod schema that validates items

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { DeclaredTest } from '../model-header.js';
 import { parseTestDeclaration, SEVERITIES } from './test-declaration.js';
 

@@ -1,6 +1,6 @@
 import { copyFile, mkdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { quoteLiteral } from '../../core/duckdb.js';
 import { UsageError } from '../../core/errors.js';
 import { DEFAULT_MODELS_DIR, MACRO_SCHEMA, type MacroDefinition } from '../discover-project.js';

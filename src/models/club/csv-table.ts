@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { UsageError } from '../../core/errors.js';
 
 /** One row of a CSV table, its fields by column name, and the line it was read from. */

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { UsageError } from '../../core/errors.js';
 import { parseCsvTable } from '../club/csv-table.js';
 

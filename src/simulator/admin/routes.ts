@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { type Reply, Router, failure, json } from '../http/router.js';
 import { ENGAGEMENT_MODULES } from '../options.js';
 import { ENGAGEMENT_RESOURCES, type EngagementResource } from '../population/engagement/index.js';
