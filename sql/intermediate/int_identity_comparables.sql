@@ -28,6 +28,8 @@ final as (
         first_words.term_frequency as first_name_tf,
         last_words.term_frequency as last_name_tf,
         records.birth_date_key,
+        -- its eight digits, YYYYMMDD, compared digit by digit (computed once per record here, not twice per pair)
+        strftime(records.birth_date_key, '%Y%m%d') as birth_date_digits,
         records.email,
         records.phone_key,
         records.street_key,

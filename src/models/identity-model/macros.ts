@@ -45,13 +45,13 @@ const jw = (a: string, b: string) => `coalesce(jaro_winkler_similarity(${L}.${a}
 // three letters: Mai and Mia), the edits counted only where Jaro-Winkler does not settle it
 const alikeOrMissing = (a: string, b: string) =>
   `case when ${L}.${a}_spelling is null or ${R}.${b}_spelling is null then true when ${jw(a, b)} >= ${CROSS_SIMILARITY} then true else damerau_levenshtein(${L}.${a}_spelling, ${R}.${b}_spelling) <= 1 end`;
-// a first letter in common crosswise first, as a case so that nothing else is computed for the
-// pairs without (Jaro-Winkler four times over every pair cost more than all the levels)
-const CROSSED = `case
-        when coalesce(left(${L}.first_name_spelling, 1) = left(${R}.last_name_spelling, 1) or left(${L}.last_name_spelling, 1) = left(${R}.first_name_spelling, 1), false)
-        then coalesce(${alikeOrMissing('first_name', 'last_name')} and ${alikeOrMissing('last_name', 'first_name')}
-            and ${jw('first_name', 'last_name')} + ${jw('last_name', 'first_name')} > ${jw('first_name', 'first_name')} + ${jw('last_name', 'last_name')} + ${CROSS_MARGIN}, false)
-        else false end`;
+// One `and`, which the CASE of identity_levels tests part by part, each part on the pairs the
+// parts before it passed: a first letter in common crosswise first, so that nothing else is
+// computed for the pairs without (Jaro-Winkler four times over every pair cost more than all the
+// levels). NULL is not crossed.
+const CROSSED = `(left(${L}.first_name_spelling, 1) = left(${R}.last_name_spelling, 1) or left(${L}.last_name_spelling, 1) = left(${R}.first_name_spelling, 1))
+        and ${alikeOrMissing('first_name', 'last_name')} and ${alikeOrMissing('last_name', 'first_name')}
+        and ${jw('first_name', 'last_name')} + ${jw('last_name', 'first_name')} > ${jw('first_name', 'first_name')} + ${jw('last_name', 'last_name')} + ${CROSS_MARGIN}`;
 
 /** r's value of a name column, crosswise when `crossed`. */
 function oriented(column: 'first_name' | 'last_name', suffix: string): string {
@@ -59,7 +59,13 @@ function oriented(column: 'first_name' | 'last_name', suffix: string): string {
   return `case when crossed then ${R}.${other}_${suffix} else ${R}.${column}_${suffix} end`;
 }
 
-/** The SQL test of one level, over l and r (and `crossed` for names); never NULL. */
+/**
+ * The SQL test of one level, over l and r (and `crossed` for names), for a WHEN of the
+ * comparison's CASE, where NULL counts as false. Left bare, not in coalesce(..., false): DuckDB
+ * then tests an `and` part by part, each part on the pairs the parts before it passed, where
+ * inside a function it computes every part for every pair (damerau_levenshtein of every pair of
+ * names in letters_dropped cost five times the cheap tests before it).
+ */
 function testSql(level: ComparisonLevel): string {
   const threshold = level.threshold ?? 0;
   const kind = COMPARISONS[level.comparison];
@@ -70,31 +76,31 @@ function testSql(level: ComparisonLevel): string {
     const right = oriented(name, 'spelling');
     switch (level.test) {
       case 'same':
-        return `coalesce(list_has_any(${L}.${name}_tokens, ${oriented(name, 'tokens')}), false)`;
+        return `list_has_any(${L}.${name}_tokens, ${oriented(name, 'tokens')})`;
       case 'jaro_winkler':
-        return `coalesce(jaro_winkler_similarity(${left}, ${right}) >= ${threshold}, false)`;
+        return `jaro_winkler_similarity(${left}, ${right}) >= ${threshold}`;
       case 'edits':
-        return `coalesce(${MACRO_SCHEMA}.within_edits(${left}, ${right}, ${threshold}), false)`;
+        return `${MACRO_SCHEMA}.within_edits(${left}, ${right}, ${threshold})`;
       case 'letters_dropped':
         // one is the other with letters left out: as many edits as the lengths differ, so none
         // is a change; the first letter kept, as a name cut short keeps it (Ly for Lily), while
         // another name of a household rarely does (Jon beside Bjørn)
-        return `coalesce(left(${left}, 1) = left(${right}, 1) and length(${left}) <> length(${right}) and abs(length(${left}) - length(${right})) <= ${threshold}
-                and damerau_levenshtein(${left}, ${right}) = abs(length(${left}) - length(${right})), false)`;
+        return `left(${left}, 1) = left(${right}, 1) and length(${left}) <> length(${right}) and abs(length(${left}) - length(${right})) <= ${threshold}
+                and damerau_levenshtein(${left}, ${right}) = abs(length(${left}) - length(${right}))`;
     }
   }
   if (kind === 'date') {
     const [left, right] = [`${L}.birth_date_key`, `${R}.birth_date_key`];
     switch (level.test) {
       case 'same':
-        return `coalesce(${left} = ${right}, false)`;
+        return `${left} = ${right}`;
       case 'edits':
         // digits changed, as both are written YYYYMMDD (eight characters: hamming is defined, and far cheaper than edits)
-        return `coalesce(hamming(strftime(${left}, '%Y%m%d'), strftime(${right}, '%Y%m%d')) <= ${threshold}, false)`;
+        return `hamming(${L}.birth_date_digits, ${R}.birth_date_digits) <= ${threshold}`;
       case 'days_apart':
-        return `coalesce(abs(date_diff('day', ${left}, ${right})) <= ${threshold}, false)`;
+        return `abs(date_diff('day', ${left}, ${right})) <= ${threshold}`;
       case 'day_month_swapped':
-        return `coalesce(year(${left}) = year(${right}) and day(${left}) = month(${right}) and month(${left}) = day(${right}), false)`;
+        return `year(${left}) = year(${right}) and day(${left}) = month(${right}) and month(${left}) = day(${right})`;
     }
   }
   if (kind === 'text') {
@@ -102,34 +108,35 @@ function testSql(level: ComparisonLevel): string {
     const [left, right] = [`${L}.${column}`, `${R}.${column}`];
     switch (level.test) {
       case 'same':
-        return `coalesce(${left} = ${right}, false)`;
+        return `${left} = ${right}`;
       case 'jaro_winkler':
-        return `coalesce(jaro_winkler_similarity(${left}, ${right}) >= ${threshold}, false)`;
+        return `jaro_winkler_similarity(${left}, ${right}) >= ${threshold}`;
       case 'edits':
-        return `coalesce(${MACRO_SCHEMA}.within_edits(${left}, ${right}, ${threshold}), false)`;
+        return `${MACRO_SCHEMA}.within_edits(${left}, ${right}, ${threshold})`;
     }
   }
-  // address: street line, postal code and town compared together, as one fact
+  // address: street line, postal code and town compared together, as one fact (inside a `not`,
+  // NULL must be false: `differs`)
   const agrees = (column: string) => `coalesce(${L}.${column} = ${R}.${column}, true)`;
   const differs = (column: string) => `coalesce(${L}.${column} <> ${R}.${column}, false)`;
   switch (level.test) {
     case 'same':
-      return `coalesce(${L}.street_key = ${R}.street_key, false) and ${agrees('postcode_key')} and ${agrees('city_key')}`;
+      return `${L}.street_key = ${R}.street_key and ${agrees('postcode_key')} and ${agrees('city_key')}`;
     case 'street_similar':
       // not both the postal code and the town differ
-      return `coalesce(jaro_winkler_similarity(${L}.street_key, ${R}.street_key) >= ${threshold}, false) and not (${differs('postcode_key')} and ${differs('city_key')})`;
+      return `jaro_winkler_similarity(${L}.street_key, ${R}.street_key) >= ${threshold} and not (${differs('postcode_key')} and ${differs('city_key')})`;
     case 'street_town_swapped': {
       // a street line written as the town (or the other way round) on one side: its letters alike the other's town, whatever the postal codes
-      const alike = (a: string, b: string) => `coalesce(jaro_winkler_similarity(${a}, ${b}) >= ${threshold}, false)`;
+      const alike = (a: string, b: string) => `jaro_winkler_similarity(${a}, ${b}) >= ${threshold}`;
       return `${alike(`${L}.street_letters`, `${R}.city_key`)} or ${alike(`${L}.city_key`, `${R}.street_letters`)}`;
     }
     case 'postcode_and_city_without_street':
       // the street line missing on a side: no evidence of another street, unlike postcode_and_city
-      return `coalesce(${L}.postcode_key = ${R}.postcode_key and ${L}.city_key = ${R}.city_key, false) and (${L}.street_key is null or ${R}.street_key is null)`;
+      return `${L}.postcode_key = ${R}.postcode_key and ${L}.city_key = ${R}.city_key and (${L}.street_key is null or ${R}.street_key is null)`;
     case 'postcode_and_city':
-      return `coalesce(${L}.postcode_key = ${R}.postcode_key and ${L}.city_key = ${R}.city_key, false)`;
+      return `${L}.postcode_key = ${R}.postcode_key and ${L}.city_key = ${R}.city_key`;
     case 'postcode_or_city':
-      return `coalesce(${L}.postcode_key = ${R}.postcode_key, false) or coalesce(${L}.city_key = ${R}.city_key, false)`;
+      return `${L}.postcode_key = ${R}.postcode_key or ${L}.city_key = ${R}.city_key`;
   }
   throw new Error(`no SQL for test ${level.test} of ${level.comparison}`);
 }
