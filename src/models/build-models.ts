@@ -7,7 +7,7 @@ import { FanlakeError } from '../core/errors.js';
 import { warehousePath } from '../raw-contract/index.js';
 import { discoverProject, DEFAULT_MODELS_DIR, SOURCE_SCHEMA } from './discover-project.js';
 import { collectLineage, writeLineage } from './lineage.js';
-import { loadSeed, materializeModel } from './materialize.js';
+import { loadSeed, materializeModel, type RelationKind } from './materialize.js';
 import type { Materialization } from './model-header.js';
 import { MODEL_ERROR_CODES, modelFailure } from './model-errors.js';
 import { clubFileMacro, readClubFiles } from './club/club-files.js';
@@ -20,7 +20,7 @@ import type { GraphNode, ModelGraph } from './model-graph.js';
 import { runGraph } from './run-graph.js';
 import { selectModels } from './select-models.js';
 import { BuildInputs, contentSignature, readBuildState, recordBuild } from './build-state.js';
-import { existingRelations } from '../warehouse/warehouse.js';
+import { relationKinds } from '../warehouse/warehouse.js';
 import { dropRemovedModels } from './drop-removed-models.js';
 import { UsageError } from '../core/errors.js';
 import { readIdentityModelConfig, type IdentityModelConfig } from './identity-model/config.js';
@@ -138,9 +138,9 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
     });
     const droppedResults = dropped.map((relation): ModelResult => ({ model: relation.name, schema: relation.schema, materialized: relation.kind, status: 'dropped', seconds: 0, reason: 'its model is no longer in the project' }));
     for (const result of droppedResults) options.onEvent?.({ type: 'node-finished', result });
-    const existing = await existingRelations(main);
+    const existing = await relationKinds(main);
     // raw is not changed by a build, so one look suffices
-    const sources = new Set([...existing].filter((relation) => relation.startsWith(`${SOURCE_SCHEMA}.`)));
+    const sources = new Set([...existing.keys()].filter((relation) => relation.startsWith(`${SOURCE_SCHEMA}.`)));
     const inputs = await BuildInputs.read(main, graph, sources);
     // What each relation holds, for its children's fingerprints; set as this build's nodes finish.
     const contents = new Map<string, string>();
@@ -174,7 +174,7 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
           result = { ...identity(node), status: 'unchanged', seconds: 0 };
           contents.set(relation, last.content ?? fingerprint);
         } else {
-          result = await buildNode(main, node, sources, optional, (options.fullRefresh ?? false) || redefined(relation), absentParents(graph, node, chosen, existing, sources));
+          result = await buildNode(main, node, existing.get(relation.toLowerCase()), sources, optional, (options.fullRefresh ?? false) || redefined(relation), absentParents(graph, node, chosen, existing, sources));
           if (result.status === 'ok') {
             const started = performance.now();
             try {
@@ -319,7 +319,7 @@ interface AbsentParent {
  * `--select` that leaves out a parent skipped earlier because its optional source was not
  * loaded), each with the raw tables missing anywhere upstream of it.
  */
-function absentParents(graph: ModelGraph, node: GraphNode, chosen: ReadonlySet<string>, existing: ReadonlySet<string>, sources: ReadonlySet<string>): AbsentParent[] {
+function absentParents(graph: ModelGraph, node: GraphNode, chosen: ReadonlySet<string>, existing: ReadonlyMap<string, RelationKind>, sources: ReadonlySet<string>): AbsentParent[] {
   const missingUpstream = (relation: string, seen = new Set<string>()): string[] => {
     if (seen.has(relation)) return [];
     seen.add(relation);
@@ -335,6 +335,8 @@ function absentParents(graph: ModelGraph, node: GraphNode, chosen: ReadonlySet<s
 async function buildNode(
   connection: DuckDBConnection,
   node: GraphNode,
+  /** What the warehouse held under the node's name as the build started. */
+  existing: RelationKind | undefined,
   sources: ReadonlySet<string>,
   optional: ReadonlySet<string>,
   fullRefresh: boolean,
@@ -369,7 +371,7 @@ async function buildNode(
         { context: { model: node.relation, missing } },
       );
     }
-    const { rows, changed } = await materializeModel(connection, node.model, { fullRefresh, firstBuildSql: node.firstBuildSql });
+    const { rows, changed } = await materializeModel(connection, node.model, { existing, fullRefresh, firstBuildSql: node.firstBuildSql });
     return { ...identity(node), status: 'ok', ...(rows === undefined ? {} : { rows }), ...(changed === undefined ? {} : { changed }), seconds: seconds() };
   } catch (cause) {
     const code = node.kind === 'seed' ? MODEL_ERROR_CODES.seedFailed : MODEL_ERROR_CODES.modelFailed;

@@ -8,6 +8,12 @@ import { selectBody } from './sql-references.js';
 export type RelationKind = 'table' | 'view';
 
 export interface MaterializeOptions {
+  /**
+   * What the warehouse holds under the model's name, as the build found it at its start: a
+   * build is the warehouse's only writer and writes each model once, so one look at the
+   * catalog serves every model (a look costs more than a small model's write).
+   */
+  existing: RelationKind | undefined;
   /** Rebuild incremental models from scratch instead of merging. */
   fullRefresh: boolean;
   /** SQL for an incremental model's first build when it reads itself (see ModelGraph). */
@@ -31,7 +37,7 @@ export interface MaterializeOutcome {
  */
 export async function materializeModel(connection: DuckDBConnection, model: ModelDefinition, options: MaterializeOptions): Promise<MaterializeOutcome> {
   const target = `${quoteIdent(model.schema)}.${quoteIdent(model.name)}`;
-  const existing = await relationKind(connection, model.schema, model.name);
+  const { existing } = options;
   const body = selectBody(model.sql);
   switch (model.materialized) {
     case 'view':

@@ -48,11 +48,16 @@ export function runReadOnlyStatement(dataDir: string, sql: string, budget: DuckD
 
 /** The tables and views of the warehouse, as `schema.name` in lower case (the catalog only, no data). */
 export async function existingRelations(connection: DuckDBConnection): Promise<Set<string>> {
+  return new Set((await relationKinds(connection)).keys());
+}
+
+/** Each table and view of the warehouse, by `schema.name` in lower case, and which it is. */
+export async function relationKinds(connection: DuckDBConnection): Promise<Map<string, 'table' | 'view'>> {
   const rows = await queryRows(
     connection,
-    `select lower(schema_name || '.' || table_name) as relation from duckdb_tables() where database_name = current_database()
+    `select lower(schema_name || '.' || table_name) as relation, 'table' as kind from duckdb_tables() where database_name = current_database()
      union all
-     select lower(schema_name || '.' || view_name) from duckdb_views() where database_name = current_database() and not internal`,
+     select lower(schema_name || '.' || view_name), 'view' from duckdb_views() where database_name = current_database() and not internal`,
   );
-  return new Set(rows.map((row) => String(row.relation)));
+  return new Map(rows.map((row) => [String(row.relation), row.kind === 'view' ? 'view' : 'table']));
 }
