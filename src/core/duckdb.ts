@@ -134,6 +134,27 @@ export async function queryColumnsAndRows(
   return { columns: reader.columnNames(), rows: reader.getRowsJson() };
 }
 
+/** Rows one statement of {@link insertRows} carries at most. */
+const ROWS_PER_INSERT = 1000;
+
+/**
+ * Inserts rows with one statement per thousand: `${into} values <row>, <row>, ...`, where `row`
+ * is one row's tuple with its values as $1 to $n (casts included), numbered on for each row. A
+ * statement per row costs DuckDB a parse and a plan each: a `check` of the test club wrote its
+ * results and its tests' state in 375 statements, a fifth of its time.
+ *
+ * @example
+ * await insertRows(connection, 'insert into meta.t', '($1, cast($2 as timestamptz))', [['a', '2026-01-01T00:00:00Z']]);
+ */
+export async function insertRows(connection: DuckDBConnection, into: string, row: string, rows: readonly (readonly DuckDBValue[])[]): Promise<void> {
+  const width = Math.max(0, ...[...row.matchAll(/\$(\d+)/g)].map((match) => Number(match[1])));
+  for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
+    const chunk = rows.slice(start, start + ROWS_PER_INSERT);
+    const tuples = chunk.map((_, at) => row.replace(/\$(\d+)/g, (_, n: string) => `$${at * width + Number(n)}`));
+    await connection.run(`${into} values ${tuples.join(', ')}`, chunk.flat());
+  }
+}
+
 /** `name` as a DuckDB identifier, safe for any characters: `a"b` → `"a""b"`. */
 export function quoteIdent(name: string): string {
   assertNoNul(name);

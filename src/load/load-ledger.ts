@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { queryRows } from '../core/duckdb.js';
+import { insertRows, queryRows } from '../core/duckdb.js';
 import type { Manifest } from '../raw-contract/index.js';
 import { bookkeepingRelation } from '../warehouse/bookkeeping.js';
 
@@ -24,18 +24,10 @@ export async function loadedRuns(connection: DuckDBConnection): Promise<Set<stri
 
 /** Records runs as loaded; call it in the same transaction as their merge. */
 export async function recordLoads(connection: DuckDBConnection, manifests: readonly Manifest[]): Promise<void> {
-  for (const manifest of manifests) {
-    await connection.run(
-      `insert into ${LEDGER} values ($1, $2, $3, cast($4 as timestamptz), now(), $5, $6, cast($7 as json))`,
-      [
-        manifest.source,
-        manifest.resource,
-        manifest.runId,
-        manifest.extractedAt,
-        manifest.rows,
-        manifest.snapshot,
-        JSON.stringify(manifest.files),
-      ],
-    );
-  }
+  await insertRows(
+    connection,
+    `insert into ${LEDGER}`,
+    '($1, $2, $3, cast($4 as timestamptz), now(), $5, $6, cast($7 as json))',
+    manifests.map((manifest) => [manifest.source, manifest.resource, manifest.runId, manifest.extractedAt, manifest.rows, manifest.snapshot, JSON.stringify(manifest.files)]),
+  );
 }

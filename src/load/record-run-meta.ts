@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { queryRows, quoteIdent, quoteLiteral } from '../core/duckdb.js';
+import { insertRows, queryRows, quoteIdent, quoteLiteral } from '../core/duckdb.js';
 import { EXTRACTED_AT_COLUMN, listExtractionSummaries, quarantinePath, rawTableName, readExtractionSummary, RUN_ID_COLUMN, VANISHED_COLUMN } from '../raw-contract/index.js';
 import type { ExtractionSummary, Manifest } from '../raw-contract/index.js';
 import { META_SCHEMA } from '../warehouse/meta-schema.js';
@@ -19,18 +19,17 @@ export async function pendingRunSummaries(connection: DuckDBConnection, dataDir:
 
 /** Inserts run summaries into `meta.extraction_runs`; run it in the writer's transaction, after `ensureMetaSchema`. */
 export async function recordRunSummaries(connection: DuckDBConnection, summaries: readonly ExtractionSummary[]): Promise<void> {
-  for (const summary of summaries) {
-    for (const result of summary.results) {
-      await connection.run(
-        `insert into ${META_SCHEMA}.extraction_runs (run_id, started_at, finished_at, source, resource, status, rows, quarantined, requests, retries, seconds, messages, errors, recorded_at)
-values ($1, cast($2 as timestamptz), cast($3 as timestamptz), $4, $5, $6, $7, $8, $9, $10, $11, cast($12 as json), cast($13 as json), now())`,
-        [
-          summary.runId, summary.startedAt, summary.finishedAt, result.source, result.resource, result.status,
-          result.rows, result.quarantined, result.requests, result.retries, result.seconds, JSON.stringify(result.notes), JSON.stringify(result.errors),
-        ],
-      );
-    }
-  }
+  await insertRows(
+    connection,
+    `insert into ${META_SCHEMA}.extraction_runs (run_id, started_at, finished_at, source, resource, status, rows, quarantined, requests, retries, seconds, messages, errors, recorded_at)`,
+    '($1, cast($2 as timestamptz), cast($3 as timestamptz), $4, $5, $6, $7, $8, $9, $10, $11, cast($12 as json), cast($13 as json), now())',
+    summaries.flatMap((summary) =>
+      summary.results.map((result) => [
+        summary.runId, summary.startedAt, summary.finishedAt, result.source, result.resource, result.status,
+        result.rows, result.quarantined, result.requests, result.retries, result.seconds, JSON.stringify(result.notes), JSON.stringify(result.errors),
+      ]),
+    ),
+  );
 }
 
 /** Copies each loaded run's `quarantine.ndjson` into `meta.quarantined_records`. */
@@ -53,15 +52,15 @@ from read_json(${quoteLiteral(path)}, format = 'newline_delimited', columns = {r
 /** Refreshes `meta.raw_tables` for the tables a load changed: rows, vanished records, newest data. */
 export async function recordRawTables(connection: DuckDBConnection, manifests: readonly Manifest[]): Promise<void> {
   const tables = new Map(manifests.map((manifest) => [`${manifest.source}/${manifest.resource}`, manifest]));
+  const withVanished = new Set(
+    (await queryRows(connection, `select schema_name || '.' || table_name as relation from duckdb_columns() where database_name = current_database() and column_name = $1`, [VANISHED_COLUMN])).map((row) =>
+      String(row.relation),
+    ),
+  );
   for (const { source, resource } of tables.values()) {
     const { schema, table } = rawTableName(source, resource);
     const target = `${quoteIdent(schema)}.${quoteIdent(table)}`;
-    const [hasVanished] = await queryRows(
-      connection,
-      `select count(*) as n from duckdb_columns() where database_name = current_database() and schema_name = $1 and table_name = $2 and column_name = $3`,
-      [schema, table, VANISHED_COLUMN],
-    );
-    const vanished = Number(hasVanished!.n) > 0 ? `count(${quoteIdent(VANISHED_COLUMN)})` : '0';
+    const vanished = withVanished.has(`${schema}.${table}`) ? `count(${quoteIdent(VANISHED_COLUMN)})` : '0';
     await connection.run(`delete from ${META_SCHEMA}.raw_tables where table_name = $1`, [`${schema}.${table}`]);
     await connection.run(
       `insert into ${META_SCHEMA}.raw_tables

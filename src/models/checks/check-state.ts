@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { DuckDBConnection, Json } from '@duckdb/node-api';
-import { queryRows, quoteLiteral } from '../../core/duckdb.js';
-import { quoteIdent } from '../../core/duckdb.js';
+import { insertRows, queryRows, quoteIdent } from '../../core/duckdb.js';
 import { EXTRACTED_AT_COLUMN, RUN_ID_COLUMN } from '../../raw-contract/index.js';
 import { bookkeepingRelation, findBookkeeping } from '../../warehouse/bookkeeping.js';
 import { builtContents } from '../build-state.js';
@@ -111,11 +110,12 @@ export async function readCheckState(connection: DuckDBConnection): Promise<Map<
  * records the results, after `ensureBookkeeping`.
  */
 export async function recordCheckState(connection: DuckDBConnection, checkRunId: string, checkedAt: Date, ran: readonly { name: string; definition: string; inputs: string; result: Record<string, Json> }[]): Promise<void> {
-  for (const test of ran) {
-    await connection.run(
-      `insert or replace into ${CHECKS} values (${quoteLiteral(test.name)}, ${quoteLiteral(test.definition)}, ${quoteLiteral(test.inputs)}, ${quoteLiteral(checkRunId)}, cast(${quoteLiteral(checkedAt.toISOString())} as timestamptz), ${quoteLiteral(JSON.stringify(test.result))})`,
-    );
-  }
+  await insertRows(
+    connection,
+    `insert or replace into ${CHECKS}`,
+    '($1, $2, $3, $4, cast($5 as timestamptz), cast($6 as json))',
+    ran.map((test) => [test.name, test.definition, test.inputs, checkRunId, checkedAt.toISOString(), JSON.stringify(test.result)]),
+  );
 }
 
 function hashOf(text: string): string {

@@ -1,4 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { insertRows } from '../../core/duckdb.js';
 import { newRunId } from '../../raw-contract/index.js';
 import { ensureMetaSchema, META_SCHEMA } from '../../warehouse/meta-schema.js';
 import type { TestResult } from './run-checks.js';
@@ -18,16 +19,16 @@ export async function recordCheckResults(
   await connection.run('begin transaction');
   try {
     await ensureMetaSchema(connection);
-    for (const result of results) {
-      await connection.run(
-        `insert into ${META_SCHEMA}.check_results values ($1, cast($2 as timestamptz), $3, $4, $5, $6, $7, $8, $9, cast($10 as timestamptz), $11, $12, $13, $14)`,
-        [
-          checkRunId, checkedAt.toISOString(), result.name, result.kind, result.target ?? null, result.severity, result.status,
-          result.failures, result.message ?? null, result.freshness?.latestAt ?? null, result.freshness?.ageHours ?? null,
-          result.freshness?.warnAfterHours ?? null, result.freshness?.errorAfterHours ?? null, result.carriedFrom?.checkRunId ?? null,
-        ],
-      );
-    }
+    await insertRows(
+      connection,
+      `insert into ${META_SCHEMA}.check_results`,
+      '($1, cast($2 as timestamptz), $3, $4, $5, $6, $7, $8, $9, cast($10 as timestamptz), $11, $12, $13, $14)',
+      results.map((result) => [
+        checkRunId, checkedAt.toISOString(), result.name, result.kind, result.target ?? null, result.severity, result.status,
+        result.failures, result.message ?? null, result.freshness?.latestAt ?? null, result.freshness?.ageHours ?? null,
+        result.freshness?.warnAfterHours ?? null, result.freshness?.errorAfterHours ?? null, result.carriedFrom?.checkRunId ?? null,
+      ]),
+    );
     await alsoRecord?.(checkRunId);
     await connection.run('commit');
   } catch (error) {

@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { queryRows, quoteLiteral } from '../../core/duckdb.js';
+import { insertRows, queryRows, quoteLiteral } from '../../core/duckdb.js';
 import { ensureMetaSchema } from '../../warehouse/meta-schema.js';
 
 /** Where trained identity models are kept (declared in warehouse/meta-schema.ts): one row per training, and its levels. Reports may read both. */
@@ -81,11 +81,12 @@ export async function storeModel(connection: DuckDBConnection, model: Omit<Store
     await connection.run(
       `insert into ${MODELS_TABLE} values (${version}, now(), ${quoteLiteral(model.definitionHash)}, ${model.records}, ${model.prior}, ${model.priorPairs}, ${model.uSamplePairs}, ${quoteLiteral(JSON.stringify(model.sessions))})`,
     );
-    for (const level of model.levels) {
-      await connection.run(
-        `insert into ${LEVELS_TABLE} values (${version}, ${quoteLiteral(level.comparison)}, ${level.levelIndex}, ${quoteLiteral(level.level)}, ${level.m ?? 'null'}, ${level.u ?? 'null'}, ${level.uPairs}, ${level.mSessions})`,
-      );
-    }
+    await insertRows(
+      connection,
+      `insert into ${LEVELS_TABLE}`,
+      '($1, $2, $3, $4, $5, $6, $7, $8)',
+      model.levels.map((level) => [version, level.comparison, level.levelIndex, level.level, level.m, level.u, level.uPairs, level.mSessions]),
+    );
     await connection.run('commit');
   } catch (error) {
     await connection.run('rollback');
