@@ -40,11 +40,13 @@ export interface TestInputs {
  */
 export async function testInputs(connection: DuckDBConnection, tests: readonly PlannedTest[]): Promise<Map<string, TestInputs>> {
   const built = await builtContents(connection);
+  let rawColumns: Map<string, string[]> | undefined;
   const states = new Map<string, string>();
   const stateOf = async (relation: string): Promise<string> => {
     const known = states.get(relation);
     if (known !== undefined) return known;
-    const state = relation.startsWith(`${SOURCE_SCHEMA}.`) ? await rawContent(connection, relation) : (built.get(relation) ?? 'unbuilt');
+    if (relation.startsWith(`${SOURCE_SCHEMA}.`)) rawColumns ??= await columnsOfRawTables(connection);
+    const state = relation.startsWith(`${SOURCE_SCHEMA}.`) ? await rawContent(connection, relation, rawColumns!.get(relation) ?? []) : (built.get(relation) ?? 'unbuilt');
     states.set(relation, state);
     return state;
   };
@@ -83,13 +85,24 @@ export async function testInputs(connection: DuckDBConnection, tests: readonly P
  * its run (a ticketing run re-reads its lookback window), which changes no value a test
  * judges; one scan of the table, cheaper than running its tests again.
  */
-async function rawContent(connection: DuckDBConnection, relation: string): Promise<string> {
+async function rawContent(connection: DuckDBConnection, relation: string, columns: readonly string[]): Promise<string> {
   const table = relation.split('.').map(quoteIdent).join('.');
-  const columns = await queryRows(connection, `select column_name from duckdb_columns() where database_name = current_database() and lower(schema_name || '.' || table_name) = $1`, [relation]);
-  const kept = columns.map((row) => String(row.column_name)).filter((name) => name !== RUN_ID_COLUMN && name !== EXTRACTED_AT_COLUMN);
+  const kept = columns.filter((name) => name !== RUN_ID_COLUMN && name !== EXTRACTED_AT_COLUMN);
   if (kept.length === 0) return 'missing';
   const [row] = await queryRows(connection, `select count(*)::varchar || ' ' || coalesce(sum(hash(${kept.map(quoteIdent).join(', ')}))::varchar, '') as content from ${table}`);
   return String(row!.content);
+}
+
+/** The columns of every raw table, by `schema.name` in lower case: one look at the catalog for them all. */
+async function columnsOfRawTables(connection: DuckDBConnection): Promise<Map<string, string[]>> {
+  const rows = await queryRows(
+    connection,
+    `select lower(schema_name || '.' || table_name) as relation, column_name from duckdb_columns() where database_name = current_database() and schema_name = $1 order by column_index`,
+    [SOURCE_SCHEMA],
+  );
+  const columns = new Map<string, string[]>();
+  for (const row of rows) columns.set(String(row.relation), [...(columns.get(String(row.relation)) ?? []), String(row.column_name)]);
+  return columns;
 }
 
 /** The last run of every test, by name, where it is kept; empty before the first `check` that kept them. */
