@@ -32,7 +32,7 @@ await build({
 // of a command). DuckDB's native bindings stay in node_modules, as does every other dependency,
 // loaded only by the commands that use it: some read their own files at run time (the
 // browser), and undici is loaded by a path of its own (src/extract/http/undici-agent.ts).
-const BUNDLED = new Set(['zod', 'yargs', 'p-limit', '@duckdb/node-api', 'yaml', 'markdown-it']);
+const BUNDLED = new Set(['zod', 'yargs', 'p-limit', '@duckdb/node-api', 'yaml', 'markdown-it', 'vega', 'vega-lite']);
 const { dependencies } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 
 // Every import of `string-width` but the stand-in's own goes to the stand-in (see that file).
