@@ -9,8 +9,8 @@ import { REPO, watch, type WatchedProcess } from './cli.js';
  * warehouse is attached, as `warehouse` (its name when opened itself), to one in-memory DuckDB
  * of the test worker for the query, and detached after it: no file stays open between queries,
  * whatever command a test runs next. Creating a DuckDB for each query cost more than the query
- * and the attach together (45 against 27 ms of CPU on the test club's warehouse), some 550
- * times a run. One query at a time: they share the one connection.
+ * and the attach together, and a run makes hundreds of them. One query at a time: they share
+ * the one connection.
  */
 export function queryWarehouse(dataDir: string, sql: string): Promise<Record<string, any>[]> {
   const turn = queries.then(() => queryAttached(join(dataDir, 'warehouse.duckdb'), sql));

@@ -63,8 +63,8 @@ function oriented(column: 'first_name' | 'last_name', suffix: string): string {
  * The SQL test of one level, over l and r (and `crossed` for names), for a WHEN of the
  * comparison's CASE, where NULL counts as false. Left bare, not in coalesce(..., false): DuckDB
  * then tests an `and` part by part, each part on the pairs the parts before it passed, where
- * inside a function it computes every part for every pair (damerau_levenshtein of every pair of
- * names in letters_dropped cost five times the cheap tests before it).
+ * inside a function it computes every part for every pair (letters_dropped would compute
+ * damerau_levenshtein for every pair of names, not only for those its cheap tests let through).
  */
 function testSql(level: ComparisonLevel): string {
   const threshold = level.threshold ?? 0;
