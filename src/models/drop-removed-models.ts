@@ -2,14 +2,14 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { quoteIdent } from '../core/duckdb.js';
 import { forgetBuild } from './build-state.js';
 import type { LastBuild } from './build-state.js';
-import { relationKind } from './materialize.js';
+import { type RelationKind, relationKinds } from '../warehouse/warehouse.js';
 import type { ModelGraph } from './model-graph.js';
 
 /** A model table or view dropped because its model left the project. */
 export interface DroppedRelation {
   schema: string;
   name: string;
-  kind: 'table' | 'view';
+  kind: RelationKind;
 }
 
 /**
@@ -23,10 +23,12 @@ export interface DroppedRelation {
 export async function dropRemovedModels(connection: DuckDBConnection, graph: ModelGraph, lastBuilds: ReadonlyMap<string, LastBuild>): Promise<DroppedRelation[]> {
   const inProject = new Set([...graph.nodes.keys()].map((relation) => relation.toLowerCase()));
   const dropped: DroppedRelation[] = [];
+  // what stands under each name, looked up once there is something to drop
+  let kinds: Map<string, RelationKind> | undefined;
   for (const relation of [...lastBuilds.keys()].sort()) {
     if (inProject.has(relation.toLowerCase())) continue;
     const [schema, name] = splitRelation(relation);
-    const kind = await relationKind(connection, schema, name);
+    const kind = (kinds ??= await relationKinds(connection)).get(relation.toLowerCase());
     await connection.run('begin transaction');
     try {
       if (kind !== undefined) await connection.run(`drop ${kind} ${quoteIdent(schema)}.${quoteIdent(name)}`);

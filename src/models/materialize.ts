@@ -2,10 +2,10 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { queryRows, quoteIdent, quoteLiteral } from '../core/duckdb.js';
 import { FanlakeError } from '../core/errors.js';
 import type { ModelDefinition, SeedDefinition } from './discover-project.js';
+import type { RelationKind } from '../warehouse/warehouse.js';
 import { MODEL_ERROR_CODES } from './model-errors.js';
 import { selectBody } from './sql-references.js';
 
-export type RelationKind = 'table' | 'view';
 
 export interface MaterializeOptions {
   /**
@@ -66,18 +66,6 @@ export async function loadSeed(connection: DuckDBConnection, seed: SeedDefinitio
     `create or replace table ${quoteIdent('seeds')}.${quoteIdent(seed.name)} as select * from read_csv(${quoteLiteral(seed.path)}, header = true)`,
   );
   return { rows: countOf(reader.getRowObjectsJson()) };
-}
-
-/** Whether `schema.name` exists in the warehouse, and as what. */
-export async function relationKind(connection: DuckDBConnection, schema: string, name: string): Promise<RelationKind | undefined> {
-  const rows = await queryRows(
-    connection,
-    `select 'table' as kind from duckdb_tables() where database_name = current_database() and schema_name = $schema and table_name = $name
-     union all
-     select 'view' from duckdb_views() where database_name = current_database() and schema_name = $schema and view_name = $name`,
-    { schema, name },
-  );
-  return rows[0]?.kind as RelationKind | undefined;
 }
 
 async function replaceTable(connection: DuckDBConnection, target: string, existing: RelationKind | undefined, body: string, model?: ModelDefinition): Promise<number> {

@@ -51,8 +51,10 @@ export async function existingRelations(connection: DuckDBConnection): Promise<S
   return new Set((await relationKinds(connection)).keys());
 }
 
+export type RelationKind = 'table' | 'view';
+
 /** Each table and view of the warehouse, by `schema.name` in lower case, and which it is. */
-export async function relationKinds(connection: DuckDBConnection): Promise<Map<string, 'table' | 'view'>> {
+export async function relationKinds(connection: DuckDBConnection): Promise<Map<string, RelationKind>> {
   const rows = await queryRows(
     connection,
     `select lower(schema_name || '.' || table_name) as relation, 'table' as kind from duckdb_tables() where database_name = current_database()

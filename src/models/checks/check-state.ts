@@ -45,8 +45,9 @@ export async function testInputs(connection: DuckDBConnection, tests: readonly P
   const stateOf = async (relation: string): Promise<string> => {
     const known = states.get(relation);
     if (known !== undefined) return known;
-    if (relation.startsWith(`${SOURCE_SCHEMA}.`)) rawColumns ??= await columnsOfRawTables(connection);
-    const state = relation.startsWith(`${SOURCE_SCHEMA}.`) ? await rawContent(connection, relation, rawColumns!.get(relation) ?? []) : (built.get(relation) ?? 'unbuilt');
+    const state = relation.startsWith(`${SOURCE_SCHEMA}.`)
+      ? await rawContent(connection, relation, (rawColumns ??= await columnsOfRawTables(connection)).get(relation) ?? [])
+      : (built.get(relation) ?? 'unbuilt');
     states.set(relation, state);
     return state;
   };
@@ -101,7 +102,11 @@ async function columnsOfRawTables(connection: DuckDBConnection): Promise<Map<str
     [SOURCE_SCHEMA],
   );
   const columns = new Map<string, string[]>();
-  for (const row of rows) columns.set(String(row.relation), [...(columns.get(String(row.relation)) ?? []), String(row.column_name)]);
+  for (const row of rows) {
+    const relation = String(row.relation);
+    if (!columns.has(relation)) columns.set(relation, []);
+    columns.get(relation)!.push(String(row.column_name));
+  }
   return columns;
 }
 
