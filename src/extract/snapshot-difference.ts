@@ -3,11 +3,13 @@ import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { commitFile, sha256File, TMP_SUFFIX } from '../core/atomic-file.js';
+import { SerialQueue } from '../core/serial-queue.js';
 import { openDatabase, queryRows, quoteIdent, quoteLiteral, withConnection } from '../core/duckdb.js';
 import {
   batchSelect, describeParquet, planSchema, fromDataRelative, isLineageColumn, MANIFEST_FILE, parseRunDirName, type RawFile, rawTableName, resourceDir, runDir, toDataRelative, warehousePath,
 } from '../raw-contract/index.js';
 import { findBookkeeping } from '../warehouse/bookkeeping.js';
+import { tableColumns } from '../warehouse/warehouse.js';
 
 /** What a complete snapshot keeps of itself when written as a difference. */
 export interface SnapshotDifference {
@@ -46,12 +48,10 @@ export const KEYS_FILE = 'keys.parquet';
  */
 export function writeAsDifference(input: DifferenceInput): Promise<SnapshotDifference | undefined> {
   // One at a time: the resources of a run commit concurrently, and each attaches the warehouse.
-  const turn = queue.then(() => difference(input));
-  queue = turn.catch(() => undefined);
-  return turn;
+  return comparisons.run(() => difference(input));
 }
 
-let queue: Promise<unknown> = Promise.resolve();
+const comparisons = new SerialQueue();
 
 async function difference(input: DifferenceInput): Promise<SnapshotDifference | undefined> {
   const path = warehousePath(input.dataDir);
@@ -72,7 +72,7 @@ async function difference(input: DifferenceInput): Promise<SnapshotDifference | 
       }
       const target = `warehouse.${quoteIdent(schema)}.${quoteIdent(table)}`;
       if (!(await waitsForNothing(connection, input))) return undefined;
-      const columns = await tableColumns(connection, schema, table);
+      const columns = await tableColumns(connection, schema, table, 'warehouse');
       if (columns === undefined) return undefined;
       const paths = input.files.map((file) => fromDataRelative(input.dataDir, file.path));
       const described = [];
@@ -100,15 +100,6 @@ async function waitsForNothing(connection: DuckDBConnection, input: DifferenceIn
     if (existsSync(join(resourceDir(input.dataDir, input.source, input.resource), folder, MANIFEST_FILE))) return false;
   }
   return true;
-}
-
-async function tableColumns(connection: DuckDBConnection, schema: string, table: string): Promise<Map<string, string> | undefined> {
-  const rows = await queryRows(
-    connection,
-    `select column_name, data_type from duckdb_columns() where database_name = 'warehouse' and schema_name = $1 and table_name = $2 order by column_index`,
-    [schema, table],
-  );
-  return rows.length === 0 ? undefined : new Map(rows.map((row) => [String(row.column_name), String(row.data_type)]));
 }
 
 /** Writes the changed records and the keys, then replaces the snapshot's parts with them. */

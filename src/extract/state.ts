@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import * as z from 'zod';
 import { FanlakeError } from '../core/errors.js';
 import { writeFileAtomic } from '../core/atomic-file.js';
+import { SerialQueue } from '../core/serial-queue.js';
 import { sourceStatePath } from '../raw-contract/index.js';
 import { CODE } from '../core/error-codes.js';
 
@@ -31,7 +32,7 @@ export class SourceState {
   private constructor(
     private readonly path: string,
     private readonly data: z.infer<typeof SourceStateSchema>,
-    private writing: Promise<void> = Promise.resolve(),
+    private readonly writes = new SerialQueue(),
   ) {}
 
   static async open(dataDir: string, source: string): Promise<SourceState> {
@@ -62,12 +63,10 @@ export class SourceState {
   async advance(resource: string, state: ResourceState): Promise<void> {
     this.data.resources[resource] = state;
     const snapshot = `${JSON.stringify(this.data, null, 2)}\n`;
-    const write = this.writing.then(async () => {
+    await this.writes.run(async () => {
       await mkdir(dirname(this.path), { recursive: true });
       await writeFileAtomic(this.path, snapshot);
     });
-    this.writing = write.catch(() => undefined);
-    await write;
   }
 }
 

@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import type { Config } from '../config/load-config.js';
 import { registerSecret } from '../core/secrets.js';
 import { UsageError } from '../core/errors.js';
+import { SerialQueue } from '../core/serial-queue.js';
 import { engagementConnection } from '../sources/engagement/index.js';
 import { JournalWriter } from './journal.js';
 import { HEARTBEAT_MS, readReceiverState, type ReceiverState, coverageGap, writeReceiverState } from './receiver-state.js';
@@ -51,8 +52,8 @@ export async function runReceiver(run: ReceiverRun): Promise<void> {
   let heartbeat: NodeJS.Timeout | undefined;
   let state: ReceiverState | undefined;
   // One write at a time, in order: a heartbeat must not land after the final state.
-  let writing = Promise.resolve();
-  const save = (next: ReceiverState) => (writing = writing.then(() => writeReceiverState(dataDir, next)).catch(() => undefined));
+  const writes = new SerialQueue();
+  const save = (next: ReceiverState) => writes.run(() => writeReceiverState(dataDir, next)).catch(() => undefined);
   try {
     const host = config['listen.host'];
     const bound = await server.listen(host, run.port ?? config['listen.port']);

@@ -2,6 +2,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { queryRows, quoteIdent } from '../core/duckdb.js';
 import { FanlakeError } from '../core/errors.js';
 import { EXTRACTED_AT_COLUMN, isLineageColumn, RUN_ID_COLUMN } from '../raw-contract/index.js';
+import { tableColumns } from '../warehouse/warehouse.js';
 import { batchSelect, type ColumnTypes, describeDrift, describeParquet, planSchema, positionsFromReader } from '../raw-contract/index.js';
 import { CODE } from '../core/error-codes.js';
 
@@ -99,16 +100,6 @@ ${
   await connection.run(`drop table ${WINNERS}`);
   await connection.run(`drop table ${SAME}`);
   return { ...counts, drift: describeDrift(plan) };
-}
-
-/** The table's columns, or undefined when it does not exist. */
-async function tableColumns(connection: DuckDBConnection, schema: string, table: string): Promise<ColumnTypes | undefined> {
-  const rows = await queryRows(
-    connection,
-    `select column_name, data_type from duckdb_columns() where database_name = current_database() and schema_name = $1 and table_name = $2 order by column_index`,
-    [schema, table],
-  );
-  return rows.length === 0 ? undefined : new Map(rows.map((row) => [String(row.column_name), String(row.data_type)]));
 }
 
 async function applySchema(

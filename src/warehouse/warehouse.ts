@@ -53,6 +53,19 @@ export async function existingRelations(connection: DuckDBConnection): Promise<S
 
 export type RelationKind = 'table' | 'view';
 
+/**
+ * A table's columns and their types, in column order; undefined when there is no such table.
+ * `database`: the name the warehouse is attached under, when it is not the connection's own.
+ */
+export async function tableColumns(connection: DuckDBConnection, schema: string, table: string, database?: string): Promise<Map<string, string> | undefined> {
+  const rows = await queryRows(
+    connection,
+    `select column_name, data_type from duckdb_columns() where database_name = coalesce($3, current_database()) and schema_name = $1 and table_name = $2 order by column_index`,
+    [schema, table, database ?? null],
+  );
+  return rows.length === 0 ? undefined : new Map(rows.map((row) => [String(row.column_name), String(row.data_type)]));
+}
+
 /** Each table and view of the warehouse, by `schema.name` in lower case, and which it is. */
 export async function relationKinds(connection: DuckDBConnection): Promise<Map<string, RelationKind>> {
   const rows = await queryRows(

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { quoteLiteral } from '../../src/core/duckdb.js';
+import { SerialQueue } from '../../src/core/serial-queue.js';
 import { REPO, watch, type WatchedProcess } from './cli.js';
 
 /**
@@ -13,12 +14,10 @@ import { REPO, watch, type WatchedProcess } from './cli.js';
  * the one connection.
  */
 export function queryWarehouse(dataDir: string, sql: string): Promise<Record<string, any>[]> {
-  const turn = queries.then(() => queryAttached(join(dataDir, 'warehouse.duckdb'), sql));
-  queries = turn.catch(() => undefined);
-  return turn;
+  return queries.run(() => queryAttached(join(dataDir, 'warehouse.duckdb'), sql));
 }
 
-let queries: Promise<unknown> = Promise.resolve();
+const queries = new SerialQueue();
 let reader: Promise<DuckDBConnection> | undefined;
 
 async function queryAttached(path: string, sql: string): Promise<Record<string, any>[]> {

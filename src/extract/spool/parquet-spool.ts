@@ -4,6 +4,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { IN_MEMORY, openDatabase, withConnection } from '../../core/duckdb.js';
 import { FanlakeError } from '../../core/errors.js';
+import { SerialQueue } from '../../core/serial-queue.js';
 import { commitFile, sha256File } from '../../core/atomic-file.js';
 import { isLineageColumn, partFileName, quarantinePath, runDir, spoolFileName, TMP_SUFFIX, toDataRelative } from '../../raw-contract/index.js';
 import type { RawFile, RawRunRef } from '../../raw-contract/index.js';
@@ -63,19 +64,20 @@ async function writeAll(file: FileHandle, buffers: Uint8Array[]): Promise<void> 
   for (let at = 0; at < rest.length; at += written) written = (await file.write(rest, at)).bytesWritten;
 }
 
-const conversions = new WeakMap<object, Promise<unknown>>();
-
-/** The queue of conversions that open their own DuckDB: one at a time in the process. */
-const FRESH_DUCKDB = {};
-
 /**
  * Conversions sharing one DuckDB, or each opening its own, run one after another: each
  * holds a row group of wide rows in memory, and several at once would break the memory budget.
  */
-function oneAtATime<T>(queue: object, task: () => Promise<T>): Promise<T> {
-  const next = (conversions.get(queue) ?? Promise.resolve()).then(task, task);
-  conversions.set(queue, next.catch(() => undefined));
-  return next;
+const conversions = new WeakMap<KeptConversionDatabase, SerialQueue>();
+
+/** The queue of conversions that open their own DuckDB: one at a time in the process. */
+const FRESH_DUCKDB_CONVERSIONS = new SerialQueue();
+
+function conversionQueue(shared: KeptConversionDatabase | undefined): SerialQueue {
+  if (shared === undefined) return FRESH_DUCKDB_CONVERSIONS;
+  let queue = conversions.get(shared);
+  if (queue === undefined) conversions.set(shared, (queue = new SerialQueue()));
+  return queue;
 }
 
 /** The type undeclared fields get: any JSON value fits, and nested values stay nested. */
@@ -179,7 +181,7 @@ export class ParquetSpool {
   readonly #folded = new Map<string, string>();
   readonly #quarantine: QuarantineWriter;
   readonly #files: RawFile[] = [];
-  #tail: Promise<unknown> = Promise.resolve();
+  readonly #steps = new SerialQueue();
   #state: 'open' | 'failed' | 'finished' | 'aborted' = 'open';
   #spool: FileHandle | undefined;
   #spoolRows = 0;
@@ -274,7 +276,7 @@ export class ParquetSpool {
 
   /** Deletes everything this spool wrote; for a run that failed. Safe to call more than once. */
   async abort(): Promise<void> {
-    await this.#tail.catch(() => undefined);
+    await this.#steps.idle();
     if (this.#state === 'aborted') return;
     this.#state = 'aborted';
     await this.#spool?.close();
@@ -320,9 +322,7 @@ export class ParquetSpool {
         throw error;
       }
     };
-    const next = this.#tail.then(run, run);
-    this.#tail = next.catch(() => undefined);
-    return next;
+    return this.#steps.run(run);
   }
 
   async #append(chunks: readonly Uint8Array[], rows: number): Promise<void> {
@@ -413,7 +413,7 @@ export class ParquetSpool {
     const part = join(this.dir, partFileName(job.part));
     const tmp = `${part}${TMP_SUFFIX}`;
     const shared = this.#options.duckdb;
-    const written = await oneAtATime(shared ?? FRESH_DUCKDB, async () => {
+    const written = await conversionQueue(shared).run(async () => {
       const duckdb = shared ? await shared.instance() : await openDatabase(IN_MEMORY, CONVERSION_DUCKDB);
       try {
         return await withConnection(duckdb, (connection) =>
