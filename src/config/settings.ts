@@ -29,8 +29,17 @@ export const DEFAULT_PROFILE_ID_PATHS = ['customerProfiles[].id', 'customerProfi
 export const IDENTITY_SELECTIONS = ['apiApp', 'all', 'off'] as const;
 export type IdentitySelection = (typeof IDENTITY_SELECTIONS)[number];
 
+/**
+ * The reports' locale and time zone unless set. Known to Intl (test/config/load-config.test.ts
+ * says so), so a default is not asked about: the first question loads ICU's data for the
+ * locale or zone, which every command would then pay at its start, reports or not.
+ */
+export const DEFAULT_REPORT_LOCALE = 'nb-NO';
+export const DEFAULT_REPORT_TIME_ZONE = 'Europe/Oslo';
+
 /** Whether `locale` is a BCP 47 tag `Intl` knows. */
-function isKnownLocale(locale: string): boolean {
+export function isKnownLocale(locale: string): boolean {
+  if (locale === DEFAULT_REPORT_LOCALE) return true;
   try {
     return Intl.NumberFormat.supportedLocalesOf([locale]).length > 0;
   } catch {
@@ -39,7 +48,8 @@ function isKnownLocale(locale: string): boolean {
 }
 
 /** Whether `timeZone` is an IANA zone `Intl` knows. */
-function isKnownTimeZone(timeZone: string): boolean {
+export function isKnownTimeZone(timeZone: string): boolean {
+  if (timeZone === DEFAULT_REPORT_TIME_ZONE) return true;
   try {
     new Intl.DateTimeFormat('en', { timeZone });
     return true;
@@ -203,13 +213,13 @@ export const SETTINGS = [
     description: 'How long one request may take before it is retried' },
   { key: 'http.maxAttempts', env: 'FANLAKE_HTTP_MAX_ATTEMPTS', flag: 'max-attempts', schema: positiveInt.max(20),
     default: 6, description: 'Attempts per request before a retryable failure is final' },
-  { key: 'report.locale', env: 'FANLAKE_REPORT_LOCALE', flag: 'locale', default: 'nb-NO',
+  { key: 'report.locale', env: 'FANLAKE_REPORT_LOCALE', flag: 'locale', default: DEFAULT_REPORT_LOCALE,
     schema: z.string().refine(isKnownLocale, 'must be a BCP 47 locale such as nb-NO or en-GB'),
     description: 'Locale of numbers and dates in reports' },
   { key: 'report.currency', env: 'FANLAKE_REPORT_CURRENCY', flag: 'currency', default: 'NOK',
     schema: z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as NOK'),
     description: 'Currency of amounts in reports' },
-  { key: 'report.timeZone', env: 'FANLAKE_REPORT_TIME_ZONE', flag: 'time-zone', default: 'Europe/Oslo',
+  { key: 'report.timeZone', env: 'FANLAKE_REPORT_TIME_ZONE', flag: 'time-zone', default: DEFAULT_REPORT_TIME_ZONE,
     schema: z.string().refine(isKnownTimeZone, 'must be an IANA time zone such as Europe/Oslo'),
     description: 'Time zone of times shown in reports' },
   { key: 'report.keep', env: 'FANLAKE_REPORT_KEEP', flag: 'keep', schema: positiveInt, default: 30,

@@ -2,6 +2,7 @@ import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { DEFAULT_REPORT_LOCALE, DEFAULT_REPORT_TIME_ZONE } from '../config/settings.js';
 import { type DuckDBBudget, IN_MEMORY, queryRows, withConnection } from '../core/duckdb.js';
 import { errorMessage, FanlakeError, UsageError } from '../core/errors.js';
 import { META_SCHEMA } from '../warehouse/meta-schema.js';
@@ -90,7 +91,7 @@ interface Executed {
 export async function renderReports(options: RenderOptions): Promise<ReportResult[]> {
   const now = options.now ?? new Date();
   const outDir = options.outDir ?? join(options.dataDir, 'reports');
-  const formatter = new ValueFormatter({ locale: options.locale ?? 'nb-NO', currency: options.currency ?? 'NOK', timeZone: options.timeZone ?? 'Europe/Oslo' });
+  const formatter = new ValueFormatter({ locale: options.locale ?? DEFAULT_REPORT_LOCALE, currency: options.currency ?? 'NOK', timeZone: options.timeZone ?? DEFAULT_REPORT_TIME_ZONE });
   return withConnection(IN_MEMORY, async (scratch) => {
     await scratch.run(`set TimeZone = 'UTC'`);
     const catalog = await loadReportCatalog(scratch, options.reportsDir, options.modelsDir);

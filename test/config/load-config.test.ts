@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load-config.js';
-import { defaultMemoryLimit } from '../../src/config/settings.js';
+import { DEFAULT_REPORT_LOCALE, DEFAULT_REPORT_TIME_ZONE, defaultMemoryLimit, isKnownLocale, isKnownTimeZone } from '../../src/config/settings.js';
 import { UsageError } from '../../src/core/errors.js';
 
 function dirWith(files: Record<string, string>): string {
@@ -19,6 +19,16 @@ describe('loadConfig', () => {
     expect(config.dataDir).toBe('./data');
     expect(config['ticketing.url']).toBeUndefined();
     expect(origins.concurrency).toBe('default');
+  });
+
+  it("takes the reports' default locale and time zone as known, which Intl confirms, and refuses what Intl does not know", () => {
+    expect(Intl.NumberFormat.supportedLocalesOf([DEFAULT_REPORT_LOCALE])).toEqual([DEFAULT_REPORT_LOCALE]);
+    expect(new Intl.DateTimeFormat('en', { timeZone: DEFAULT_REPORT_TIME_ZONE }).resolvedOptions().timeZone).toBe(DEFAULT_REPORT_TIME_ZONE);
+    expect([isKnownLocale('en-GB'), isKnownLocale('xx-invalid-tag-')]).toEqual([true, false]);
+    expect([isKnownTimeZone('America/New_York'), isKnownTimeZone('Mars/Olympus_Mons')]).toEqual([true, false]);
+    const { config } = loadConfig({ env: {}, cwd: dirWith({}) });
+    expect([config['report.locale'], config['report.timeZone']]).toEqual([DEFAULT_REPORT_LOCALE, DEFAULT_REPORT_TIME_ZONE]);
+    expect(() => loadConfig({ env: { FANLAKE_REPORT_TIME_ZONE: 'Mars/Olympus_Mons' }, cwd: dirWith({}) })).toThrow(/report\.timeZone: must be an IANA time zone/);
   });
 
   it('lets flags win over the environment, the environment over .env, .env over the file', () => {
