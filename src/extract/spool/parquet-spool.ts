@@ -65,20 +65,11 @@ async function writeAll(file: FileHandle, buffers: Uint8Array[]): Promise<void> 
 }
 
 /**
- * Conversions sharing one DuckDB, or each opening its own, run one after another: each
- * holds a row group of wide rows in memory, and several at once would break the memory budget.
+ * Conversions sharing one DuckDB (its `conversions`), or each opening its own (this queue), run
+ * one after another: each holds a row group of wide rows in memory, and several at once would
+ * break the memory budget.
  */
-const conversions = new WeakMap<KeptConversionDatabase, SerialQueue>();
-
-/** The queue of conversions that open their own DuckDB: one at a time in the process. */
 const FRESH_DUCKDB_CONVERSIONS = new SerialQueue();
-
-function conversionQueue(shared: KeptConversionDatabase | undefined): SerialQueue {
-  if (shared === undefined) return FRESH_DUCKDB_CONVERSIONS;
-  let queue = conversions.get(shared);
-  if (queue === undefined) conversions.set(shared, (queue = new SerialQueue()));
-  return queue;
-}
 
 /** The type undeclared fields get: any JSON value fits, and nested values stay nested. */
 export const UNDECLARED_COLUMN_TYPE = 'JSON';
@@ -110,6 +101,8 @@ const CONVERSION_DUCKDB = { memoryLimit: '160MB', threads: 1, preserveInsertionO
  */
 export class KeptConversionDatabase {
   #opening: Promise<DuckDBInstance> | undefined;
+  /** The conversions on this instance, one at a time (see FRESH_DUCKDB_CONVERSIONS). */
+  readonly conversions = new SerialQueue();
 
   constructor() {
     process.env.DUCKDB_JE_MALLOC_CONF ??= 'narenas:1,tcache:false';
@@ -413,7 +406,7 @@ export class ParquetSpool {
     const part = join(this.dir, partFileName(job.part));
     const tmp = `${part}${TMP_SUFFIX}`;
     const shared = this.#options.duckdb;
-    const written = await conversionQueue(shared).run(async () => {
+    const written = await (shared?.conversions ?? FRESH_DUCKDB_CONVERSIONS).run(async () => {
       const duckdb = shared ? await shared.instance() : await openDatabase(IN_MEMORY, CONVERSION_DUCKDB);
       try {
         return await withConnection(duckdb, (connection) =>
