@@ -5,7 +5,7 @@ import { queryRows, withConnection } from '../../core/duckdb.js';
 import { FanlakeError } from '../../core/errors.js';
 import { warehousePath } from '../../raw-contract/index.js';
 import { CLUB_MAPPINGS, type ClubFile, type ClubMappingName, locateClubFile, readClubFiles } from './club-files.js';
-import { csvField } from './csv-table.js';
+import { csvDelimiter, csvHeaderLine, csvLineEnd, stringifyCsvRows } from './csv-table.js';
 import { suggestConsent, suggestProductLine, suggestSalesChannel, suggestStatusGroup } from './suggest-meaning.js';
 
 /** How the club's files stand on one code the data uses. */
@@ -135,17 +135,20 @@ export async function writeSuggestions(clubDir: string, diagnosis: ClubDiagnosis
     const current = await locateClubFile(spec.name, clubDir);
     let text = current.text;
     if (current.fromDefaults) await writeFile(path, text);
+    // Lines go in as the file has them (a spreadsheet's `;` and CRLF), so it stays one table.
+    const delimiter = csvDelimiter(text, spec);
+    const lineEnd = csvLineEnd(text);
     // The marker column goes at the end of the header; rows written before it lack it, which reads as yes.
-    const [header = ''] = text.split(/\r?\n/, 1);
-    const headerColumns = header.split(',').map((column) => column.trim());
+    const header = csvHeaderLine(text);
+    const headerColumns = header === undefined ? [] : header.split(delimiter).map((column) => column.trim());
     if (!headerColumns.includes('confirmed')) {
       const missing = spec.columns.slice(headerColumns.length);
-      text = text.replace(header, [...headerColumns, ...missing].join(','));
+      const full = [...headerColumns, ...missing].join(delimiter);
+      text = header === undefined ? `${text}${text === '' || text.endsWith('\n') ? '' : lineEnd}${full}${lineEnd}` : text.replace(header, full);
       await writeFile(path, text);
     }
-    const widths = spec.columns.length;
-    const body = lines.map((fields) => fields.slice(0, widths).map(csvField).join(',')).join('\n');
-    await appendFile(path, `${text.endsWith('\n') || text === '' ? '' : '\n'}${body}\n`);
+    const body = stringifyCsvRows(lines.map((fields) => fields.slice(0, spec.columns.length)), delimiter, lineEnd);
+    await appendFile(path, `${text.endsWith('\n') || text === '' ? '' : lineEnd}${body}`);
     added.set(spec.name, lines.length);
   }
   return added;

@@ -22,6 +22,8 @@ export const DEFAULT_CLUB_FILES_DIR = join(DEFAULT_MODELS_DIR, '..', 'defaults',
 
 const whole = z.string().regex(/^-?[0-9]+$/, 'must be a whole number').transform(Number);
 const text = z.string().min(1, 'must not be empty');
+// A name or text as an API sends it, compared exactly: even an empty one is a text a code can carry.
+const apiText = z.string();
 const word = z.string().regex(/^[a-z][a-z0-9_]*$/, 'must be one lowercase word such as club_marketing (letters, digits, _)');
 const yesNo = z
   .enum(['yes', 'no', 'true', 'false', ''], { error: 'must be yes or no' })
@@ -62,7 +64,7 @@ const consentMeanings = {
     .object({
       system: oneOf(['ticketing', 'engagement']),
       consent_id: whole,
-      consent_name: text,
+      consent_name: apiText,
       // empty only in a suggestion not yet confirmed (below)
       purpose: z.enum(['', ...PURPOSES], { error: `must be one of ${PURPOSES.join(', ')} (the club's own words for it go in display_names.csv)` }),
       channel: z.union([oneOf(CHANNELS), z.literal('')]).transform((value) => value || null),
@@ -79,7 +81,7 @@ const orderStatusGroups = {
   describe: 'which group each order status of tickets and merchandise is in, by its id and name',
   columns: ['order_status_id', 'order_status_name', 'status_group', 'confirmed'],
   required: 3,
-  row: z.object({ order_status_id: whole, order_status_name: text, status_group: oneOf(STATUS_GROUPS), confirmed }),
+  row: z.object({ order_status_id: whole, order_status_name: apiText, status_group: oneOf(STATUS_GROUPS), confirmed }),
   key: ['order_status_id', 'order_status_name'],
   sqlColumns: [['order_status_id', 'BIGINT'], ['order_status_name', 'VARCHAR'], ['status_group', 'VARCHAR']],
 } satisfies ClubFileSpec<{ order_status_id: number; order_status_name: string; status_group: string; confirmed: boolean }>;
@@ -89,7 +91,7 @@ const orderTypeGroups = {
   describe: 'which product line each order type of a ticket is, by its id and text',
   columns: ['order_type_id', 'order_type_name', 'product_line', 'confirmed'],
   required: 3,
-  row: z.object({ order_type_id: whole, order_type_name: text, product_line: oneOf(PRODUCT_LINES), confirmed }),
+  row: z.object({ order_type_id: whole, order_type_name: apiText, product_line: oneOf(PRODUCT_LINES), confirmed }),
   key: ['order_type_id', 'order_type_name'],
   sqlColumns: [['order_type_id', 'BIGINT'], ['order_type_name', 'VARCHAR'], ['product_line', 'VARCHAR']],
 } satisfies ClubFileSpec<{ order_type_id: number; order_type_name: string; product_line: string; confirmed: boolean }>;
@@ -99,7 +101,7 @@ const salesChannels = {
   describe: 'one name for each sales channel of tickets and merchandise, and whether it is the club\'s app',
   columns: ['resource', 'channel', 'display_name', 'is_app', 'confirmed'],
   required: 4,
-  row: z.object({ resource: oneOf(['tickets', 'merchandise']), channel: text, display_name: text, is_app: yesNo, confirmed }),
+  row: z.object({ resource: oneOf(['tickets', 'merchandise']), channel: apiText, display_name: text, is_app: yesNo, confirmed }),
   key: ['resource', 'channel'],
   sqlColumns: [['resource', 'VARCHAR'], ['channel', 'VARCHAR'], ['display_name', 'VARCHAR'], ['is_app', 'BOOLEAN']],
 } satisfies ClubFileSpec<{ resource: string; channel: string; display_name: string; is_app: boolean; confirmed: boolean }>;
