@@ -106,7 +106,8 @@ function suggestionLines(finding: CodeFinding): string[][] {
       return [[String(finding.codeId), name, suggestProductLine(name), 'no']];
     default: {
       const { display, app } = suggestSalesChannel(name);
-      return [[finding.source, name, display, app ? 'yes' : 'no', 'no']];
+      // a display name may not be empty, even for a channel the API sends as empty text
+      return [[finding.source, name, display || '(empty)', app ? 'yes' : 'no', 'no']];
     }
   }
 }
