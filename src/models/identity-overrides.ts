@@ -49,9 +49,10 @@ export type IdentityOverride = z.infer<typeof OverrideRow> & { line: number };
 
 /**
  * Reads the overrides file: CSV with the header `record_a,record_b,decision[,note]`, one pair of
- * record keys a line, `#` lines and blank lines ignored, fields quoted with `"` when they hold a
- * comma. A missing file is no decisions, unless `required` (a path the settings named: a typo
- * there should not silently undo every decision).
+ * record keys a line, `#` lines and blank lines ignored, read as the club's other files are
+ * (`parseCsvTable`: quoted fields kept exactly, `,` or `;` between fields). A missing file is no
+ * decisions, unless `required` (a path the settings named: a typo there should not silently undo
+ * every decision).
  *
  * @throws UsageError naming the file and line of the first problem (bad header, field, a record
  *   paired with itself, a pair settled twice).

@@ -112,8 +112,9 @@ export function stringifyCsvRows(rows: readonly (readonly CsvValue[])[], delimit
 /** A value a CSV field can hold; null and undefined are an empty field. */
 export type CsvValue = string | number | boolean | null | undefined;
 
-/** One field as `stringifyCsvRows` writes it (comma-separated). */
+/** One field as `stringifyCsvRows` writes it in a comma-separated line. */
 export function csvField(value: CsvValue): string {
+  // the first of two fields, so an empty value is not a blank line; the `,` and line end cut off
   return stringifyCsvRows([[value, '']]).slice(0, -2);
 }
 
