@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { familiesOf, planRefresh, type RefreshInputs } from '../../src/extract/refresh-plan.js';
 import { SnapshotState } from '../../src/extract/snapshot-state.js';
-import { JournalWriter } from '../../src/listen/journal.js';
+import { JournalWriter } from '../../src/listen/journal-writer.js';
 import type { ReceiverState } from '../../src/listen/receiver-state.js';
 import type { PushSubscription } from '../../src/listen/subscription-api.js';
 import { ENGAGEMENT_ENDPOINTS, type EngagementSettings } from '../../src/sources/engagement/index.js';
