@@ -1,6 +1,6 @@
 import { mkdir, open, unlink } from 'node:fs/promises';
 import { fsyncDir } from '../core/atomic-file.js';
-import { comparePositions, type JournalEntry, journalDir, nextSegmentName, readConsumed, segmentPath, segments, segmentSizes } from './journal.js';
+import { comparePositions, droppedIn, type JournalEntry, journalDir, nextSegmentName, readConsumed, segmentPath, segments, segmentSizes } from './journal.js';
 
 /** The part of a file the writer uses; tests put a failing disk here. */
 export interface JournalFile {
@@ -157,7 +157,13 @@ export class JournalWriter {
     const consumed = await readConsumed(this.dataDir);
     const unconsumed = drop.filter((size) => comparePositions({ segment: size.segment, offset: size.bytes }, consumed) > 0);
     if (unconsumed.length > 0) {
+      // An earlier dropped entry in a segment that goes now is carried on in this one.
       const dropped = { segments: unconsumed.length, bytes: unconsumed.reduce((sum, size) => sum + size.bytes, 0) };
+      for (const size of unconsumed) {
+        const earlier = await droppedIn(this.dataDir, size.segment);
+        dropped.segments += earlier.segments;
+        dropped.bytes += earlier.bytes;
+      }
       await this.write(`${JSON.stringify({ at: this.now().toISOString(), dropped } satisfies JournalEntry)}\n`);
     }
     for (const size of drop) await unlink(segmentPath(this.dataDir, size.segment)).catch(() => undefined);

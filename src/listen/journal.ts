@@ -192,6 +192,17 @@ export async function readChangesSince(dataDir: string, from: JournalPosition | 
   return { ids: [...ids], unparsed, unreadable, dropped, entries, waiting, through };
 }
 
+/** What the `dropped` entries of a segment tell of, summed: a writer dropping that segment carries it on. */
+export async function droppedIn(dataDir: string, segment: string): Promise<{ segments: number; bytes: number }> {
+  const text = await readFile(segmentPath(dataDir, segment), 'utf8').catch(() => '');
+  const sum = { segments: 0, bytes: 0 };
+  for (const line of text.split('\n')) {
+    const dropped = line.includes('"dropped"') ? parseEntry(line)?.dropped : undefined;
+    if (dropped) Object.assign(sum, { segments: sum.segments + dropped.segments, bytes: sum.bytes + dropped.bytes });
+  }
+  return sum;
+}
+
 /** The end of the journal as it is now (the last complete line), undefined for an empty journal. */
 export async function journalEnd(dataDir: string): Promise<JournalPosition | undefined> {
   const all = await segments(dataDir);
