@@ -25,6 +25,9 @@ export interface SettingSpec {
 /** Paths that name changed profiles by default (`listen.profileIdPaths`): the simulator's shape first, then common ones. */
 export const DEFAULT_PROFILE_ID_PATHS = ['customerProfiles[].id', 'customerProfileIds[]', 'customerProfileId', 'customerProfile.id'] as const;
 
+/** The change journal's defaults (`listen.journalSegmentBytes`, `listen.journalMaxBytes`): 4 MiB segments, 64 MiB in all. */
+export const JOURNAL_DEFAULTS = { segmentBytes: 4 * 2 ** 20, maxBytes: 64 * 2 ** 20 } as const;
+
 /** Which linked persons get an identities request (`engagement.identities`). */
 export const IDENTITY_SELECTIONS = ['apiApp', 'all', 'off'] as const;
 export type IdentitySelection = (typeof IDENTITY_SELECTIONS)[number];
@@ -167,9 +170,9 @@ export const SETTINGS = [
     description: 'Requests to any other path the receiver answers per second (404, a burst of as many); more have their connection closed unanswered. Never taken from the deliveries\' allowance' },
   { key: 'listen.settleSeconds', env: 'FANLAKE_LISTEN_SETTLE_SECONDS', flag: 'settle-seconds', schema: z.coerce.number().min(0, 'must be 0 or more'), default: 30,
     description: 'A recorded change is read by a run that starts at least this long after it arrived (the platform may push before it serves the new record); younger ones are left for the next run' },
-  { key: 'listen.journalSegmentBytes', env: 'FANLAKE_LISTEN_JOURNAL_SEGMENT_BYTES', flag: 'journal-segment-bytes', schema: positiveInt.min(4096, 'must be at least 4096'), default: 4_194_304,
+  { key: 'listen.journalSegmentBytes', env: 'FANLAKE_LISTEN_JOURNAL_SEGMENT_BYTES', flag: 'journal-segment-bytes', schema: positiveInt.min(4096, 'must be at least 4096'), default: JOURNAL_DEFAULTS.segmentBytes,
     description: 'The receiver starts a new journal segment once the one it appends to holds this many bytes' },
-  { key: 'listen.journalMaxBytes', env: 'FANLAKE_LISTEN_JOURNAL_MAX_BYTES', flag: 'journal-max-bytes', schema: positiveInt.min(8192, 'must be at least 8192'), default: 67_108_864,
+  { key: 'listen.journalMaxBytes', env: 'FANLAKE_LISTEN_JOURNAL_MAX_BYTES', flag: 'journal-max-bytes', schema: positiveInt.min(8192, 'must be at least 8192'), default: JOURNAL_DEFAULTS.maxBytes,
     description: 'Most bytes the change journal keeps when no run consumes it; beyond, its oldest segments are dropped and the next run takes a full snapshot, saying why' },
   { key: 'listen.profileIdPaths', env: 'FANLAKE_LISTEN_PROFILE_ID_PATHS', flag: 'profile-id-paths', schema: idList, default: DEFAULT_PROFILE_ID_PATHS.join(','),
     description: 'Where a delivery names the changed profiles: dotted paths, [] for each element of a list (comma-separated)' },

@@ -1,5 +1,6 @@
 import { mkdir, open, unlink } from 'node:fs/promises';
 import { fsyncDir } from '../core/atomic-file.js';
+import { JOURNAL_DEFAULTS } from '../config/settings.js';
 import { comparePositions, droppedIn, type JournalEntry, journalDir, nextSegmentName, readConsumed, segmentPath, segments, segmentSizes } from './journal.js';
 
 /** The part of a file the writer uses; tests put a failing disk here. */
@@ -21,9 +22,6 @@ export interface JournalWriterOptions {
   /** Creates a segment file to append to (it must not exist). */
   readonly openFile?: (path: string) => Promise<JournalFile>;
 }
-
-/** The defaults of `listen.journalSegmentBytes` and `listen.journalMaxBytes`. */
-export const JOURNAL_DEFAULTS = { segmentBytes: 4 * 2 ** 20, maxBytes: 64 * 2 ** 20 } as const;
 
 async function openSegmentFile(path: string): Promise<JournalFile> {
   const handle = await open(path, 'ax');

@@ -59,7 +59,8 @@ export class ReceiverServer {
     this.secretDigest = digest(options.secret);
     this.deliveries = new TokenBucket(options.maxRequestsPerSecond, options.clock);
     this.strangers = new TokenBucket(options.maxUnauthenticatedPerSecond, options.clock);
-    this.server = createServer((req, res) => {
+    // Timeouts are enforced every second rather than Node's 30: a caller that never sends its headers holds a socket for 10 s at most.
+    this.server = createServer({ connectionsCheckingInterval: 1_000 }, (req, res) => {
       const handled = this.handle(req, res).catch(() => {
         if (!res.headersSent) res.writeHead(500).end();
         else res.destroy();
