@@ -42,7 +42,9 @@ export async function runReceiver(run: ReceiverRun): Promise<void> {
   }
 
   const host = config['listen.host'];
-  if (config['listen.publicUrl'] === undefined && !isHttpsOrLoopback(`http://${host.includes(':') ? `[${host}]` : host}`)) {
+  const hostInUrl = host.includes(':') ? `[${host}]` : host;
+  // Without a public URL the platform calls the receiver's own address, which carries the secret.
+  if (config['listen.publicUrl'] === undefined && !isHttpsOrLoopback(`http://${hostInUrl}`)) {
     throw new UsageError(`listen.publicUrl is not set, and the receiver would be called over plain http on ${host}, which sends the secret in clear text: set FANLAKE_LISTEN_PUBLIC_URL to the https URL of its TLS reverse proxy`, { key: 'listen.publicUrl' });
   }
   const segmentBytes = config['listen.journalSegmentBytes'];
@@ -68,7 +70,7 @@ export async function runReceiver(run: ReceiverRun): Promise<void> {
   const save = (next: ReceiverState) => writes.run(() => writeReceiverState(dataDir, next)).catch(() => undefined);
   try {
     const bound = await server.listen(host, run.port ?? config['listen.port']);
-    const listeningOn = `http://${host.includes(':') ? `[${host}]` : host}:${bound.port}`;
+    const listeningOn = `http://${hostInUrl}:${bound.port}`;
     const publicUrl = (config['listen.publicUrl'] ?? listeningOn).replace(/\/+$/, '');
     state = { version: 1, pid: process.pid, host: hostname(), segment: journal.segment, listeningOn, publicUrl, heartbeatAt: new Date().toISOString() };
     await writeReceiverState(dataDir, state);
