@@ -25,6 +25,9 @@ export interface SettingSpec {
 /** Paths that name changed profiles by default (`listen.profileIdPaths`): the simulator's shape first, then common ones. */
 export const DEFAULT_PROFILE_ID_PATHS = ['customerProfiles[].id', 'customerProfileIds[]', 'customerProfileId', 'customerProfile.id'] as const;
 
+/** The change journal's defaults (`listen.journalSegmentBytes`, `listen.journalMaxBytes`): 4 MiB segments, 64 MiB in all. */
+export const JOURNAL_DEFAULTS = { segmentBytes: 4 * 2 ** 20, maxBytes: 64 * 2 ** 20 } as const;
+
 /** Which linked persons get an identities request (`engagement.identities`). */
 export const IDENTITY_SELECTIONS = ['apiApp', 'all', 'off'] as const;
 export type IdentitySelection = (typeof IDENTITY_SELECTIONS)[number];
@@ -59,6 +62,17 @@ export function isKnownTimeZone(timeZone: string): boolean {
 }
 
 const url = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
+
+/** Whether `host` (a URL's hostname) is this machine's loopback: 127.0.0.0/8, localhost or ::1. */
+export function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '[::1]' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/** A URL that may carry a secret: https, or plain http only to loopback (tests, the simulator). */
+export function isHttpsOrLoopback(value: string): boolean {
+  const parsed = URL.parse(value);
+  return parsed !== null && (parsed.protocol === 'https:' || isLoopbackHost(parsed.hostname));
+}
 const positiveInt = z.coerce.number().int('must be a whole number').positive('must be positive');
 /** A comma-separated list (environment, flag) or a JSON array (config file). */
 const idList = z
@@ -142,15 +156,24 @@ export const SETTINGS = [
     description: 'Address fanlake listen binds to (keep it on loopback behind a TLS reverse proxy)' },
   { key: 'listen.port', env: 'FANLAKE_LISTEN_PORT', flag: 'listen-port', schema: z.coerce.number().int().min(0).max(65535, 'must be a port number'), default: 8788,
     description: 'Port fanlake listen binds to (listen --port N also sets it; 0 takes any free one)' },
-  { key: 'listen.publicUrl', env: 'FANLAKE_LISTEN_PUBLIC_URL', flag: 'public-url', schema: url.optional(),
-    description: 'The URL the platform calls, where the reverse proxy forwards to the receiver (default: http://HOST:PORT it listens on); the subscription\'s callback is <public URL>/push/<FANLAKE_LISTEN_SECRET>' },
+  { key: 'listen.publicUrl', env: 'FANLAKE_LISTEN_PUBLIC_URL', flag: 'public-url',
+    schema: url.refine(isHttpsOrLoopback, 'must be an https URL (plain http only on loopback: 127.0.0.1, localhost, ::1), since the URL carries the secret').optional(),
+    description: 'The https URL the platform calls, where the TLS reverse proxy forwards to the receiver (default: http://HOST:PORT it listens on, allowed only on loopback); the subscription\'s callback is <public URL>/push/<FANLAKE_LISTEN_SECRET>' },
   { key: 'listen.secret', env: 'FANLAKE_LISTEN_SECRET', secret: true,
     schema: z.string().regex(/^[A-Za-z0-9_-]{32,}$/, 'must be at least 32 letters, digits, - or _ (e.g. openssl rand -hex 32)').optional(),
     description: 'The unguessable last path segment of the callback URL; deliveries to any other path are refused' },
   { key: 'listen.maxBodyBytes', env: 'FANLAKE_LISTEN_MAX_BODY_BYTES', flag: 'max-body-bytes', schema: positiveInt, default: 1_048_576,
     description: 'Largest delivery body the receiver reads; a larger one is refused with 413' },
   { key: 'listen.maxRequestsPerSecond', env: 'FANLAKE_LISTEN_MAX_REQUESTS_PER_SECOND', flag: 'max-requests-per-second', schema: positiveInt, default: 50,
-    description: 'Requests per second the receiver takes over all callers (a burst of as many); more are refused with 429' },
+    description: 'Deliveries per second the receiver takes from the platform, those sent to the secret path (a burst of as many); more are refused with 429' },
+  { key: 'listen.maxUnauthenticatedPerSecond', env: 'FANLAKE_LISTEN_MAX_UNAUTHENTICATED_PER_SECOND', flag: 'max-unauthenticated-per-second', schema: positiveInt, default: 10,
+    description: 'Requests to any other path the receiver answers per second (404, a burst of as many); more have their connection closed unanswered. Never taken from the deliveries\' allowance' },
+  { key: 'listen.settleSeconds', env: 'FANLAKE_LISTEN_SETTLE_SECONDS', flag: 'settle-seconds', schema: z.coerce.number().min(0, 'must be 0 or more'), default: 30,
+    description: 'A recorded change is read by a run that starts at least this long after it arrived (the platform may push before it serves the new record); younger ones are left for the next run' },
+  { key: 'listen.journalSegmentBytes', env: 'FANLAKE_LISTEN_JOURNAL_SEGMENT_BYTES', flag: 'journal-segment-bytes', schema: positiveInt.min(4096, 'must be at least 4096'), default: JOURNAL_DEFAULTS.segmentBytes,
+    description: 'The receiver starts a new journal segment once the one it appends to holds this many bytes' },
+  { key: 'listen.journalMaxBytes', env: 'FANLAKE_LISTEN_JOURNAL_MAX_BYTES', flag: 'journal-max-bytes', schema: positiveInt.min(8192, 'must be at least 8192'), default: JOURNAL_DEFAULTS.maxBytes,
+    description: 'Most bytes the change journal keeps when no run consumes it; beyond, its oldest segments are dropped and the next run takes a full snapshot, saying why' },
   { key: 'listen.profileIdPaths', env: 'FANLAKE_LISTEN_PROFILE_ID_PATHS', flag: 'profile-id-paths', schema: idList, default: DEFAULT_PROFILE_ID_PATHS.join(','),
     description: 'Where a delivery names the changed profiles: dotted paths, [] for each element of a list (comma-separated)' },
   { key: 'dataDir', env: 'FANLAKE_DATA_DIR', flag: 'data-dir', schema: z.string().min(1), default: './data',

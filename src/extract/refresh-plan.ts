@@ -1,7 +1,7 @@
 import { Cron } from 'croner';
 import { UsageError } from '../core/errors.js';
 import { errorMessage } from '../core/errors.js';
-import { type JournalPosition, journalEnd, readChangesSince, readConsumed } from '../listen/journal.js';
+import { type ChangesSince, type JournalPosition, readChangesSince, readConsumedMark } from '../listen/journal.js';
 import { coverageGap, type ReceiverState } from '../listen/receiver-state.js';
 import type { PushSubscription } from '../listen/subscription-api.js';
 import { type ChildRequest, type EndpointDeclaration, tablesOf } from '../sources/endpoint-declaration.js';
@@ -20,6 +20,8 @@ export interface RefreshInputs<S> {
   /** Tables whose endpoints are read in full every run, as without a subscription. */
   readonly readEveryRun: readonly string[];
   readonly snapshots: SnapshotState;
+  /** A recorded change is taken only by a run that starts at least this long after it arrived (`listen.settleSeconds`). */
+  readonly settleSeconds: number;
   /** The receiver's state; undefined when `fanlake listen` never ran with this data directory. */
   readonly receiver: ReceiverState | undefined;
   /** Reads the receiver's subscription; a string says why it could not be read. */
@@ -56,7 +58,9 @@ export interface RefreshPlan<S> {
  * `--full-refresh`, when none was taken yet or the snapshot schedule has a slot since the
  * last one, when the receiver did not cover every change since that snapshot began (down,
  * restarted, never validated), when the subscription is missing, disabled, not validated
- * or reports `failingSince`, or when a delivery named no profile. Families without a
+ * or reports `failingSince`, or when the journal cannot say what changed (a delivery that
+ * named no profile, an unreadable line, segments dropped over its bound, a damaged consumed
+ * mark). Only changes that arrived `settleSeconds` before the run are taken. Families without a
  * change signal are read in full when their slot of the schedule is due (or they are
  * listed in `readEveryRun`, or asked for), and left as they are otherwise.
  */
@@ -99,11 +103,12 @@ export async function planRefresh<S>(inputs: RefreshInputs<S>): Promise<RefreshP
         continue;
       }
       changes = decision.through === undefined ? undefined : { through: decision.through, mode: 'targeted', profiles: decision.ids.length };
+      const later = decision.waiting > 0 ? `; ${plural(decision.waiting, 'change')} that arrived less than listen.settleSeconds (${inputs.settleSeconds} s) before this run left for the next` : '';
       if (decision.ids.length === 0) {
-        for (const table of tables) skipped.set(table, 'no customer profile changed since the last run (push subscription)');
+        for (const table of tables) skipped.set(table, `no customer profile changed since the last run (push subscription)${later}`);
         continue;
       }
-      notes.set(root, `re-read ${decision.ids.length} changed customer profile${decision.ids.length === 1 ? '' : 's'} (push subscription)`);
+      notes.set(root, `re-read ${plural(decision.ids.length, 'changed customer profile')} (push subscription)${later}`);
       read.push(...members.map((name) => (name === root ? byKeyDeclaration(rootEndpoint, decision.ids) : { ...byName.get(name)!, readsSubset: true })));
       continue;
     }
@@ -124,12 +129,20 @@ export async function planRefresh<S>(inputs: RefreshInputs<S>): Promise<RefreshP
 
 type ChangeSignalDecision =
   | { mode: 'full'; why: string; through: JournalPosition | undefined }
-  | { mode: 'targeted'; ids: string[]; through: JournalPosition | undefined };
+  | { mode: 'targeted'; ids: string[]; waiting: number; through: JournalPosition | undefined };
 
-/** Full snapshot or targeted re-read for the family with the change signal, and how far into the journal it covers. */
+/**
+ * Full snapshot or targeted re-read for the family with the change signal, and how far into
+ * the journal it covers. Either way only changes that arrived `settleSeconds` before the run
+ * count as covered: the platform may push a change before it serves the new record, so a read
+ * right after the push could miss it. Younger ones are left for the next run.
+ */
 async function changeSignalDecision<S>(inputs: RefreshInputs<S>, root: string, due: string | undefined): Promise<ChangeSignalDecision> {
-  // A full snapshot covers every change recorded before it started.
-  const full = async (why: string): Promise<ChangeSignalDecision> => ({ mode: 'full', why, through: await journalEnd(inputs.dataDir) });
+  const consumed = await readConsumedMark(inputs.dataDir);
+  const changes = await readChangesSince(inputs.dataDir, consumed.position, { settledBefore: new Date(inputs.now.getTime() - inputs.settleSeconds * 1000) });
+  const troubles = journalTroubles(changes, consumed.damaged);
+  // A full snapshot covers every change recorded before it started; what the journal could not say is said with its reason.
+  const full = (why: string): ChangeSignalDecision => ({ mode: 'full', why: [why, ...troubles].join('; '), through: changes.through });
   if (inputs.fullRefresh) return full('--full-refresh');
   if (due) return full(due);
   const gap = coverageGap(inputs.receiver, inputs.snapshots.lastFull(root)!, inputs.now);
@@ -140,9 +153,22 @@ async function changeSignalDecision<S>(inputs: RefreshInputs<S>, root: string, d
   if (!subscription) return full(`the push subscription ${subscriptionId} no longer exists`);
   if (!subscription.isEnabled || !subscription.isValidated) return full(`the push subscription ${subscriptionId} is ${subscription.isEnabled ? 'not validated' : 'disabled'}`);
   if (subscription.failingSince) return full(`the push subscription reports failingSince ${subscription.failingSince}`);
-  const changes = await readChangesSince(inputs.dataDir, await readConsumed(inputs.dataDir));
-  if (changes.unparsed > 0) return full(`${changes.unparsed} deliver${changes.unparsed === 1 ? 'y' : 'ies'} named no customer profile fanlake could read`);
-  return { mode: 'targeted', ids: changes.ids, through: changes.through };
+  if (troubles.length > 0) return { mode: 'full', why: troubles.join('; '), through: changes.through };
+  return { mode: 'targeted', ids: changes.ids, waiting: changes.waiting, through: changes.through };
+}
+
+/** What in the journal leaves changes unknown, each a reason for a full snapshot. */
+function journalTroubles(changes: ChangesSince, consumedDamaged: boolean): string[] {
+  const troubles: string[] = [];
+  if (consumedDamaged) troubles.push('listen/consumed.json is damaged, so which recorded changes are in the warehouse is unknown (it is written anew)');
+  for (const drop of changes.dropped) troubles.push(`the change journal went over listen.journalMaxBytes with no run consuming it: ${plural(drop.segments, 'segment')} (${drop.bytes} bytes) dropped unread at ${drop.at}`);
+  if (changes.unreadable > 0) troubles.push(`${plural(changes.unreadable, 'unreadable line')} in the change journal (skipped)`);
+  if (changes.unparsed > 0) troubles.push(`${changes.unparsed} deliver${changes.unparsed === 1 ? 'y' : 'ies'} named no customer profile fanlake could read`);
+  return troubles;
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }
 
 /**

@@ -115,6 +115,7 @@ async function engagementPlan(config: Config, connection: SourceConnection, now:
     fullRefresh,
     only,
     snapshotCron: config['engagement.snapshotCron'],
+    settleSeconds: config['listen.settleSeconds'],
     readEveryRun: config['engagement.readEveryRun'],
     snapshots: await SnapshotState.open(config.dataDir, 'engagement'),
     receiver: await readReceiverState(config.dataDir),

@@ -1,26 +1,26 @@
-import { mkdir, open, readdir, readFile, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { mkdir, readdir, readFile, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod';
-import { fsyncDir, writeFileAtomic } from '../core/atomic-file.js';
-import { CODE } from '../core/error-codes.js';
-import { FanlakeError } from '../core/errors.js';
+import { writeFileAtomic } from '../core/atomic-file.js';
 
 /**
  * The change journal: every CustomerProfile change `fanlake listen` acknowledged, one JSON
  * line each, appended and fsynced before the platform gets its 200, so a change it was
  * told we have survives any crash. Extraction reads what was appended since the last
  * consumed position; load marks a position consumed once the re-read records are in the
- * warehouse.
+ * warehouse. The writer is in journal-writer.ts.
  *
  * ```
- * $DATA/listen/journal/<segment>.ndjson   one segment per receiver start (named by its start time), append-only
+ * $DATA/listen/journal/<segment>.ndjson   append-only segments, named by their start time; a new one per receiver start and at a size limit
  * $DATA/listen/consumed.json              the position up to which changes are in the warehouse
  * $DATA/listen/receiver.json              the receiver's state (see receiver-state.ts)
  * ```
  *
  * A receiver killed mid-write leaves at most one line without its newline at the end of its
  * segment: that change was never acknowledged, so readers ignore it, and the next receiver
- * writes a segment of its own.
+ * writes a segment of its own. Any other line that is not an entry (damaged by a disk, or
+ * written by hand) is skipped and counted: what it named is unknown, so runs answer it with a
+ * full snapshot, and nothing in the journal can stop a run or `status`.
  */
 
 export const LISTEN_DIR = 'listen';
@@ -35,12 +35,32 @@ export const journalPositionSchema = z.object({
 });
 export type JournalPosition = z.infer<typeof journalPositionSchema>;
 
-/** One acknowledged delivery: the profiles it named, or that it named none we could read. */
+/** One line of the journal: an acknowledged delivery, or the writer's word that it dropped segments. */
+export const journalEntrySchema = z.object({
+  /** When the receiver took it. */
+  at: z.iso.datetime(),
+  /** The profiles a delivery named. */
+  ids: z.array(z.string()).optional(),
+  /** A delivery whose payload named no profile we could find: the next run takes a full snapshot. */
+  unparsed: z.literal(true).optional(),
+  /** Unconsumed segments the writer removed to keep the journal within its bound: the next run takes a full snapshot. */
+  dropped: z.object({ segments: z.number().int().positive(), bytes: z.number().int().nonnegative() }).optional(),
+}).refine((entry) => entry.ids !== undefined || entry.unparsed !== undefined || entry.dropped !== undefined, 'names no change');
+/** One line of the journal, as the writer appends it. */
 export interface JournalEntry {
   readonly at: string;
   readonly ids?: readonly string[];
-  /** A delivery whose payload named no profile we could find: the next run takes a full snapshot. */
   readonly unparsed?: true;
+  readonly dropped?: { readonly segments: number; readonly bytes: number };
+}
+
+/** How a journal is read. */
+export interface ReadOptions {
+  /**
+   * Only entries that arrived at or before this are taken; reading stops at the first younger
+   * one, which is left (with everything after it) for a later read. Absent: every entry.
+   */
+  readonly settledBefore?: Date;
 }
 
 /** What the journal holds after a position. */
@@ -49,8 +69,15 @@ export interface ChangesSince {
   readonly ids: string[];
   /** Deliveries whose payload named no profile. */
   readonly unparsed: number;
+  /** Lines that are no entry (partial bytes of a failed append, garbage): skipped, what they named unknown. */
+  readonly unreadable: number;
+  /** Times the writer dropped unconsumed segments to stay within its bound. */
+  readonly dropped: readonly { readonly at: string; readonly segments: number; readonly bytes: number }[];
+  /** Entries taken. */
   readonly entries: number;
-  /** The end of the last complete line read; the given position when nothing followed it. */
+  /** Lines left for a later read: they arrived after `settledBefore` (or follow one that did). */
+  readonly waiting: number;
+  /** The end of the last line taken; the given position when nothing followed it. */
   readonly through: JournalPosition | undefined;
 }
 
@@ -62,7 +89,7 @@ export function journalDir(dataDir: string): string {
   return join(listenDir(dataDir), 'journal');
 }
 
-function segmentPath(dataDir: string, segment: string): string {
+export function segmentPath(dataDir: string, segment: string): string {
   return join(journalDir(dataDir), `${segment}.ndjson`);
 }
 
@@ -77,64 +104,8 @@ export function comparePositions(a: JournalPosition | undefined, b: JournalPosit
   return a.offset - b.offset;
 }
 
-/**
- * Appends entries to a segment of its own. Appends that arrive while a write is syncing go
- * together in the next write and sync (a group commit), so a burst of deliveries costs one
- * fsync per batch, not one per delivery; each `append` resolves once its line is on disk.
- */
-export class JournalWriter {
-  private queue: { line: string; done: () => void; failed: (error: unknown) => void }[] = [];
-  private flushing = false;
-  private closed = false;
-
-  private constructor(
-    private readonly handle: FileHandle,
-    readonly segment: string,
-  ) {}
-
-  static async open(dataDir: string): Promise<JournalWriter> {
-    await mkdir(journalDir(dataDir), { recursive: true });
-    const segment = nextSegmentName(new Date(), (await segments(dataDir)).at(-1));
-    const handle = await open(segmentPath(dataDir, segment), 'ax');
-    // The new name must survive a power cut as well as the lines written into it.
-    await fsyncDir(journalDir(dataDir));
-    return new JournalWriter(handle, segment);
-  }
-
-  append(entry: JournalEntry): Promise<void> {
-    if (this.closed) return Promise.reject(new Error('the change journal is closed'));
-    return new Promise((done, failed) => {
-      this.queue.push({ line: `${JSON.stringify(entry)}\n`, done, failed });
-      if (!this.flushing) void this.flush();
-    });
-  }
-
-  /** Waits for what is queued, then closes the segment. */
-  async close(): Promise<void> {
-    this.closed = true;
-    while (this.flushing || this.queue.length > 0) await new Promise((resolve) => setTimeout(resolve, 5));
-    await this.handle.close();
-  }
-
-  private async flush(): Promise<void> {
-    this.flushing = true;
-    while (this.queue.length > 0) {
-      const batch = this.queue;
-      this.queue = [];
-      try {
-        await this.handle.appendFile(batch.map((item) => item.line).join(''));
-        await this.handle.datasync();
-        for (const item of batch) item.done();
-      } catch (error) {
-        for (const item of batch) item.failed(error);
-      }
-    }
-    this.flushing = false;
-  }
-}
-
 /** Segment names in the journal, oldest first. */
-async function segments(dataDir: string): Promise<string[]> {
+export async function segments(dataDir: string): Promise<string[]> {
   const names = await readdir(journalDir(dataDir)).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return [] as string[];
     throw error;
@@ -142,33 +113,94 @@ async function segments(dataDir: string): Promise<string[]> {
   return names.filter((name) => name.endsWith('.ndjson')).map((name) => name.slice(0, -'.ndjson'.length)).filter((name) => SEGMENT_PATTERN.test(name)).sort();
 }
 
+/** Each segment with its size in bytes, oldest first (one removed meanwhile is left out). */
+export async function segmentSizes(dataDir: string): Promise<{ segment: string; bytes: number }[]> {
+  const sizes: { segment: string; bytes: number }[] = [];
+  for (const segment of await segments(dataDir)) {
+    const info = await stat(segmentPath(dataDir, segment)).catch(() => undefined);
+    if (info) sizes.push({ segment, bytes: info.size });
+  }
+  return sizes;
+}
+
 /**
  * The changes appended after `from` (the whole journal without it), up to the last complete
- * line of each segment as it is now. A receiver may be appending meanwhile: what it adds
- * later is read by the next run.
+ * line of each segment as it is now, and with `settledBefore` only those settled by then. A
+ * receiver may be appending meanwhile: what it adds later is read by the next run. A segment
+ * removed meanwhile (consumed, or dropped by the writer, which says so in a later segment
+ * first) is passed over.
  */
-export async function readChangesSince(dataDir: string, from: JournalPosition | undefined): Promise<ChangesSince> {
+export async function readChangesSince(dataDir: string, from: JournalPosition | undefined, options: ReadOptions = {}): Promise<ChangesSince> {
+  const settled = options.settledBefore?.getTime() ?? Number.POSITIVE_INFINITY;
   const ids = new Set<string>();
+  const dropped: ChangesSince['dropped'][number][] = [];
   let unparsed = 0;
+  let unreadable = 0;
   let entries = 0;
+  let waiting = 0;
   let through = from;
+  let stopped = false;
   for (const segment of await segments(dataDir)) {
     if (from && segment < from.segment) continue;
     const start = from && segment === from.segment ? from.offset : 0;
-    const bytes = await readFile(segmentPath(dataDir, segment));
-    const end = bytes.lastIndexOf(0x0a) + 1;
-    if (end > start) {
-      for (const line of bytes.subarray(start, end).toString('utf8').split('\n')) {
-        if (line === '') continue;
-        const entry = parseEntry(line, segment);
-        entries++;
-        if (entry.unparsed) unparsed++;
-        for (const id of entry.ids ?? []) ids.add(id);
-      }
+    const bytes = await readFile(segmentPath(dataDir, segment)).catch(() => undefined);
+    if (bytes === undefined) continue;
+    const end = Math.max(start, bytes.lastIndexOf(0x0a) + 1);
+    if (stopped) {
+      waiting += linesIn(bytes, start, end);
+      continue;
     }
-    if (end >= start) through = { segment, offset: Math.max(end, start) };
+    // The end of the last line taken; unreadable lines are taken only with a settled line after them.
+    let taken = start;
+    let pending = 0;
+    for (let offset = start; offset < end; ) {
+      const lineEnd = bytes.indexOf(0x0a, offset) + 1;
+      const line = bytes.subarray(offset, lineEnd - 1).toString('utf8');
+      offset = lineEnd;
+      if (line.trim() === '') {
+        if (pending === 0) taken = lineEnd;
+        continue;
+      }
+      const entry = parseEntry(line);
+      if (entry === undefined) {
+        pending++;
+        continue;
+      }
+      if (Date.parse(entry.at) > settled) {
+        stopped = true;
+        break;
+      }
+      unreadable += pending;
+      pending = 0;
+      taken = lineEnd;
+      entries++;
+      if (entry.unparsed) unparsed++;
+      if (entry.dropped) dropped.push({ at: entry.at, ...entry.dropped });
+      for (const id of entry.ids ?? []) ids.add(id);
+    }
+    if (!stopped && pending > 0) {
+      // Nothing after them says when they were written: the segment's last change does.
+      const modified = (await stat(segmentPath(dataDir, segment)).catch(() => undefined))?.mtimeMs ?? Number.POSITIVE_INFINITY;
+      if (modified <= settled) {
+        unreadable += pending;
+        taken = end;
+      } else stopped = true;
+    }
+    if (stopped) waiting += linesIn(bytes, taken, end);
+    through = { segment, offset: taken };
   }
-  return { ids: [...ids], unparsed, entries, through };
+  return { ids: [...ids], unparsed, unreadable, dropped, entries, waiting, through };
+}
+
+/** What the `dropped` entries of a segment tell of, summed: a writer dropping that segment carries it on. */
+export async function droppedIn(dataDir: string, segment: string): Promise<{ segments: number; bytes: number }> {
+  const text = await readFile(segmentPath(dataDir, segment), 'utf8').catch(() => '');
+  const sum = { segments: 0, bytes: 0 };
+  for (const line of text.split('\n')) {
+    const dropped = line.includes('"dropped"') ? parseEntry(line)?.dropped : undefined;
+    if (dropped) Object.assign(sum, { segments: sum.segments + dropped.segments, bytes: sum.bytes + dropped.bytes });
+  }
+  return sum;
 }
 
 /** The end of the journal as it is now (the last complete line), undefined for an empty journal. */
@@ -182,45 +214,54 @@ export async function journalEnd(dataDir: string): Promise<JournalPosition | und
 
 const consumedSchema = z.object({ version: z.literal(1), position: journalPositionSchema, at: z.iso.datetime() });
 
-/** Up to where changes are in the warehouse; undefined when nothing was consumed yet. */
-export async function readConsumed(dataDir: string): Promise<JournalPosition | undefined> {
+/** The consumed mark: up to where changes are in the warehouse, and whether its file is damaged. */
+export interface ConsumedMark {
+  /** Undefined when nothing was consumed yet, or the file is damaged. */
+  readonly position: JournalPosition | undefined;
+  /** The file exists and is not a mark: which changes are in is unknown, so the next run takes a full snapshot. */
+  readonly damaged: boolean;
+}
+
+export async function readConsumedMark(dataDir: string): Promise<ConsumedMark> {
   let text: string;
   try {
     text = await readFile(consumedPath(dataDir), 'utf8');
   } catch {
-    return undefined;
+    return { position: undefined, damaged: false };
   }
   const parsed = consumedSchema.safeParse(safeJson(text));
-  if (!parsed.success) {
-    throw new FanlakeError(CODE.E_JOURNAL_INVALID, `${consumedPath(dataDir)} is damaged; move it away and the next run re-reads every recorded change`);
-  }
-  return parsed.data.position;
+  return parsed.success ? { position: parsed.data.position, damaged: false } : { position: undefined, damaged: true };
+}
+
+/** Up to where changes are in the warehouse; undefined when nothing was consumed yet (or its file is damaged). */
+export async function readConsumed(dataDir: string): Promise<JournalPosition | undefined> {
+  return (await readConsumedMark(dataDir)).position;
 }
 
 /**
  * Marks changes up to `position` consumed (it only moves forward), then removes segments
- * wholly before it, except the receiver's own (it may still append there).
+ * wholly before it, except the newest and the receiver's own (it may still append there).
  */
 export async function markConsumed(dataDir: string, position: JournalPosition, keepSegment?: string): Promise<void> {
-  const current = await readConsumed(dataDir).catch(() => undefined);
+  const current = await readConsumed(dataDir);
   if (comparePositions(position, current) <= 0) return;
   await mkdir(listenDir(dataDir), { recursive: true });
   await writeFileAtomic(consumedPath(dataDir), `${JSON.stringify({ version: 1, position, at: new Date().toISOString() })}\n`);
-  for (const segment of await segments(dataDir)) {
+  const all = await segments(dataDir);
+  for (const segment of all.slice(0, -1)) {
     if (segment >= position.segment || segment === keepSegment) continue;
     await unlink(segmentPath(dataDir, segment)).catch(() => undefined);
   }
 }
 
-/** Bytes the journal holds, for `status`. */
-export async function journalBytes(dataDir: string): Promise<number> {
-  let total = 0;
-  for (const segment of await segments(dataDir)) total += (await stat(segmentPath(dataDir, segment)).catch(() => ({ size: 0 }))).size;
-  return total;
+/** The segments and bytes the journal holds, for `status`. */
+export async function journalSize(dataDir: string): Promise<{ segments: number; bytes: number }> {
+  const sizes = await segmentSizes(dataDir);
+  return { segments: sizes.length, bytes: sizes.reduce((sum, size) => sum + size.bytes, 0) };
 }
 
 /** The name of a segment started at `now`: after `newest` even when the clock says otherwise. */
-function nextSegmentName(now: Date, newest: string | undefined): string {
+export function nextSegmentName(now: Date, newest: string | undefined): string {
   const stamp = (date: Date) => date.toISOString().replace(/[-:.]/g, '');
   let name = stamp(now);
   if (newest !== undefined && name <= newest) {
@@ -230,12 +271,17 @@ function nextSegmentName(now: Date, newest: string | undefined): string {
   return name;
 }
 
-function parseEntry(line: string, segment: string): JournalEntry {
-  const value = safeJson(line) as JournalEntry | undefined;
-  if (value === undefined || typeof value !== 'object' || value === null || (value.ids !== undefined && !Array.isArray(value.ids))) {
-    throw new FanlakeError(CODE.E_JOURNAL_INVALID, `change journal segment ${segment} holds a line that is not a change`);
-  }
-  return value;
+/** A line as an entry; undefined when it is none. */
+function parseEntry(line: string): z.infer<typeof journalEntrySchema> | undefined {
+  const parsed = journalEntrySchema.safeParse(safeJson(line));
+  return parsed.success ? parsed.data : undefined;
+}
+
+/** Complete lines between two offsets. */
+function linesIn(bytes: Buffer, from: number, to: number): number {
+  let lines = 0;
+  for (let at = bytes.indexOf(0x0a, from); at >= 0 && at < to; at = bytes.indexOf(0x0a, at + 1)) lines++;
+  return lines;
 }
 
 function safeJson(text: string): unknown {

@@ -1,17 +1,24 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { JournalWriter } from './journal.js';
+import type { JournalWriter } from './journal-writer.js';
 import { decodeBody, type PushMessage, readPushMessage } from './push-payload.js';
+import { type MonotonicClock, TokenBucket } from './token-bucket.js';
 
 export interface ReceiverServerOptions {
   readonly journal: JournalWriter;
   /** The unguessable last path segment deliveries must be sent to (`.../push/<secret>`). */
   readonly secret: string;
   readonly maxBodyBytes: number;
-  /** Requests per second over all callers (the platform arrives through one proxy); a burst of as many is allowed. */
+  /** Deliveries per second (requests to the secret path; the platform arrives through one proxy); a burst of as many is allowed. */
   readonly maxRequestsPerSecond: number;
+  /** Requests to any other path answered per second (a burst of as many); beyond, their connection is closed unanswered. */
+  readonly maxUnauthenticatedPerSecond: number;
   readonly profileIdPaths: readonly string[];
+  /** The clock of both rate limits (tests move one by hand); `performance.now` by default. */
+  readonly clock?: MonotonicClock;
+  /** The time a delivery is recorded at (tests pin it); the wall clock by default. */
+  readonly now?: () => Date;
   /** Told about each delivery recorded and each one refused, for the log. */
   readonly onEvent?: (event: ReceiverEvent) => void;
 }
@@ -26,18 +33,23 @@ export type ReceiverEvent =
 export const PUSH_PATH = '/push/';
 
 /**
- * The receiver's HTTP side. A request is taken only when it is a POST to `.../push/<secret>`
- * (compared in constant time), within the rate and the body size; anything else is refused
- * without reading its body: 429 over the rate, 404 for any other path (the secret is not
- * confirmed or denied), 405 for another method, 413 for a body too large. A validation
- * token is handed to whoever waits for it; changes are appended to the journal and
- * fsynced before the 200, so an acknowledged change is never lost.
+ * The receiver's HTTP side. The secret path is checked first, in constant time, before
+ * anything that costs: a request to any other path is answered 404 and its connection
+ * closed, within a bound of its own (`maxUnauthenticatedPerSecond`); beyond that bound its
+ * connection is closed unanswered. So a flood of strangers never takes the deliveries'
+ * allowance, nor a socket for longer than its headers. A request to the secret path is taken
+ * within the deliveries' rate and body size, without reading its body otherwise: 429 over the
+ * rate, 405 for another method, 413 for a body too large. A validation token is handed to
+ * whoever waits for it; changes are appended to the journal and fsynced before the 200, so an
+ * acknowledged change is never lost.
  */
 export class ReceiverServer {
   private readonly server: Server;
   private readonly secretDigest: Buffer;
-  private tokens = 0;
-  private refilledAt = performance.now();
+  /** The platform's allowance: only requests that carry the secret take from it. */
+  private readonly deliveries: TokenBucket;
+  /** Everyone else's. */
+  private readonly strangers: TokenBucket;
   private readonly tokenWaiters: { subscriptionId?: string; resolve: (token: string) => void }[] = [];
   /** Tokens that arrived before anyone asked for them. */
   private readonly earlyTokens: { token: string; subscriptionId?: string }[] = [];
@@ -45,8 +57,10 @@ export class ReceiverServer {
 
   constructor(private readonly options: ReceiverServerOptions) {
     this.secretDigest = digest(options.secret);
-    this.tokens = options.maxRequestsPerSecond;
-    this.server = createServer((req, res) => {
+    this.deliveries = new TokenBucket(options.maxRequestsPerSecond, options.clock);
+    this.strangers = new TokenBucket(options.maxUnauthenticatedPerSecond, options.clock);
+    // Timeouts are enforced every second rather than Node's 30: a caller that never sends its headers holds a socket for 10 s at most.
+    this.server = createServer({ connectionsCheckingInterval: 1_000 }, (req, res) => {
       const handled = this.handle(req, res).catch(() => {
         if (!res.headersSent) res.writeHead(500).end();
         else res.destroy();
@@ -97,21 +111,30 @@ export class ReceiverServer {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (!this.takeToken()) return this.refuse(req, res, 429, 'over the rate limit', { 'retry-after': '1' });
-    const url = new URL(req.url ?? '/', 'http://receiver');
-    if (!this.authorized(url.pathname)) return this.refuse(req, res, 404, 'not the callback path');
+    const target = req.url ?? '/';
+    const query = target.indexOf('?');
+    if (!this.authorized(query < 0 ? target : target.slice(0, query))) return this.turnAway(req, res);
+    if (!this.deliveries.take()) return this.refuse(req, res, 429, 'over the rate limit', { 'retry-after': '1' });
     if (req.method !== 'POST') return this.refuse(req, res, 405, `method ${req.method}`, { allow: 'POST' });
     const declared = Number(req.headers['content-length'] ?? 0);
     if (declared > this.options.maxBodyBytes) return this.refuse(req, res, 413, `body of ${declared} bytes`);
     const body = await this.readBody(req);
     if (body === undefined) return this.refuse(req, res, 413, `body over ${this.options.maxBodyBytes} bytes`);
+    const url = new URL(target, 'http://receiver');
     const message = readPushMessage(decodeBody(body, req.headers['content-type']), url.searchParams, this.options.profileIdPaths);
     await this.take(message);
     res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end('ok');
   }
 
+  /** A request without the secret: 404 within its own bound, else its connection closed unanswered (nothing logged). */
+  private turnAway(req: IncomingMessage, res: ServerResponse): void {
+    if (this.strangers.take()) return this.refuse(req, res, 404, 'not the callback path');
+    req.socket.on('error', () => undefined);
+    req.socket.destroy();
+  }
+
   private async take(message: PushMessage): Promise<void> {
-    const at = new Date().toISOString();
+    const at = (this.options.now?.() ?? new Date()).toISOString();
     switch (message.kind) {
       case 'validation': {
         this.options.onEvent?.({ type: 'validation', subscriptionId: message.subscriptionId });
@@ -134,17 +157,6 @@ export class ReceiverServer {
     const at = pathname.lastIndexOf(PUSH_PATH);
     if (at < 0) return false;
     return timingSafeEqual(digest(pathname.slice(at + PUSH_PATH.length)), this.secretDigest);
-  }
-
-  /** A token bucket over every caller: refilled continuously up to one second's worth. */
-  private takeToken(): boolean {
-    const now = performance.now();
-    const rate = this.options.maxRequestsPerSecond;
-    this.tokens = Math.min(rate, this.tokens + ((now - this.refilledAt) / 1000) * rate);
-    this.refilledAt = now;
-    if (this.tokens < 1) return false;
-    this.tokens -= 1;
-    return true;
   }
 
   /** The body, or undefined once it grows past the limit (the rest is not read). */

@@ -4,7 +4,8 @@ import { registerSecret } from '../core/secrets.js';
 import { UsageError } from '../core/errors.js';
 import { SerialQueue } from '../core/serial-queue.js';
 import { engagementConnection } from '../sources/engagement/index.js';
-import { JournalWriter } from './journal.js';
+import { isHttpsOrLoopback } from '../config/settings.js';
+import { JournalWriter } from './journal-writer.js';
 import { HEARTBEAT_MS, readReceiverState, type ReceiverState, coverageGap, writeReceiverState } from './receiver-state.js';
 import { PUSH_PATH, type ReceiverEvent, ReceiverServer } from './receiver-server.js';
 import { registerSubscription } from './register-subscription.js';
@@ -40,12 +41,25 @@ export async function runReceiver(run: ReceiverRun): Promise<void> {
     throw new UsageError(`another fanlake listen (pid ${previous.pid}) receives for ${dataDir}; stop it first`);
   }
 
-  const journal = await JournalWriter.open(dataDir);
+  const host = config['listen.host'];
+  const hostInUrl = host.includes(':') ? `[${host}]` : host;
+  // Without a public URL the platform calls the receiver's own address, which carries the secret.
+  if (config['listen.publicUrl'] === undefined && !isHttpsOrLoopback(`http://${hostInUrl}`)) {
+    throw new UsageError(`listen.publicUrl is not set, and the receiver would be called over plain http on ${host}, which sends the secret in clear text: set FANLAKE_LISTEN_PUBLIC_URL to the https URL of its TLS reverse proxy`, { key: 'listen.publicUrl' });
+  }
+  const segmentBytes = config['listen.journalSegmentBytes'];
+  const maxBytes = config['listen.journalMaxBytes'];
+  if (maxBytes < 2 * segmentBytes) {
+    throw new UsageError(`listen.journalMaxBytes (${maxBytes}) must be at least twice listen.journalSegmentBytes (${segmentBytes}): the bound keeps the live segment and one before it`, { key: 'listen.journalMaxBytes' });
+  }
+
+  const journal = await JournalWriter.open(dataDir, { segmentBytes, maxBytes });
   const server = new ReceiverServer({
     journal,
     secret,
     maxBodyBytes: config['listen.maxBodyBytes'],
     maxRequestsPerSecond: config['listen.maxRequestsPerSecond'],
+    maxUnauthenticatedPerSecond: config['listen.maxUnauthenticatedPerSecond'],
     profileIdPaths: config['listen.profileIdPaths'],
     onEvent: run.onEvent,
   });
@@ -55,14 +69,14 @@ export async function runReceiver(run: ReceiverRun): Promise<void> {
   const writes = new SerialQueue();
   const save = (next: ReceiverState) => writes.run(() => writeReceiverState(dataDir, next)).catch(() => undefined);
   try {
-    const host = config['listen.host'];
     const bound = await server.listen(host, run.port ?? config['listen.port']);
-    const listeningOn = `http://${host.includes(':') ? `[${host}]` : host}:${bound.port}`;
+    const listeningOn = `http://${hostInUrl}:${bound.port}`;
     const publicUrl = (config['listen.publicUrl'] ?? listeningOn).replace(/\/+$/, '');
     state = { version: 1, pid: process.pid, host: hostname(), segment: journal.segment, listeningOn, publicUrl, heartbeatAt: new Date().toISOString() };
     await writeReceiverState(dataDir, state);
     heartbeat = setInterval(() => {
-      state = { ...state!, heartbeatAt: new Date().toISOString() };
+      // The segment moves when the journal rotates: load keeps the one named here.
+      state = { ...state!, segment: journal.segment, heartbeatAt: new Date().toISOString() };
       void save(state);
     }, HEARTBEAT_MS);
     heartbeat.unref();

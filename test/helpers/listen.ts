@@ -12,6 +12,8 @@ export function listenEnv(sim: Simulator, dataDir: string, extra: Record<string,
     FANLAKE_ENGAGEMENT_ORG_ID: sim.options.orgId,
     FANLAKE_DATA_DIR: dataDir,
     FANLAKE_LISTEN_SECRET: LISTEN_SECRET,
+    // A run takes what was pushed before it at once; waiting for changes to settle is test/extract/refresh-plan.test.ts's.
+    FANLAKE_LISTEN_SETTLE_SECONDS: '0',
     ...extra,
   };
 }

@@ -11,7 +11,7 @@ import { EXTRACTION_STATUSES, listExtractionSummaries, readExtractionSummary, wa
 import { findBookkeeping } from '../../warehouse/bookkeeping.js';
 import { withWarehouseReader } from '../../warehouse/warehouse.js';
 import { SnapshotState } from '../../extract/snapshot-state.js';
-import { readChangesSince, readConsumed } from '../../listen/journal.js';
+import { type ChangesSince, journalSize, readChangesSince, readConsumedMark } from '../../listen/journal.js';
 import { coverageGap, readReceiverState } from '../../listen/receiver-state.js';
 import type { CommandModule } from '../command.js';
 import { out, table } from '../output.js';
@@ -76,13 +76,27 @@ async function printReceiver(dataDir: string): Promise<void> {
   if (!receiver) return;
   const lastFull = (await SnapshotState.open(dataDir, 'engagement')).lastFull('customer_profiles');
   const gap = coverageGap(receiver, lastFull ?? new Date());
-  const waiting = await readChangesSince(dataDir, await readConsumed(dataDir));
+  const consumed = await readConsumedMark(dataDir);
+  const waiting = await readChangesSince(dataDir, consumed.position);
   const state =
     gap !== undefined ? `${gap}: the next run takes a full engagement snapshot`
     : lastFull === undefined ? `up since ${receiver.coveredSince}; no full engagement snapshot yet, the next run takes one`
     : `up, every change recorded since ${receiver.coveredSince}`;
   out.result(`\npush receiver (subscription ${receiver.subscriptionId ?? 'none yet'}): ${state}`);
   out.result(`  ${waiting.ids.length} changed customer profiles recorded and not loaded yet; last full snapshot ${lastFull?.toISOString() ?? 'none yet'}`);
+  out.result(`  ${await journalLine(dataDir, waiting, consumed.damaged)}`);
+}
+
+/** The change journal's size, and what in it the next run cannot read (which makes it take a full snapshot). */
+async function journalLine(dataDir: string, waiting: ChangesSince, consumedDamaged: boolean): Promise<string> {
+  const size = await journalSize(dataDir);
+  const troubles = [
+    ...(waiting.unreadable > 0 ? [`${waiting.unreadable} unreadable line${waiting.unreadable === 1 ? '' : 's'} skipped`] : []),
+    ...waiting.dropped.map((drop) => `${drop.segments} unread segment${drop.segments === 1 ? '' : 's'} dropped at ${drop.at} (over listen.journalMaxBytes)`),
+    ...(consumedDamaged ? ['listen/consumed.json damaged'] : []),
+  ];
+  const state = troubles.length > 0 ? `${troubles.join(', ')}: the next run takes a full snapshot` : 'no unreadable lines';
+  return `change journal: ${(size.bytes / 1e6).toFixed(1)} MB in ${size.segments} segment${size.segments === 1 ? '' : 's'}; ${state}`;
 }
 
 /** Each schedule's last outcome (with failed deliveries) and next slot. */
