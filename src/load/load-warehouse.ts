@@ -218,7 +218,6 @@ async function prepareTable(
   const first = pending[0]!;
   const current = pending.some(isDifference) ? await readDifferenceBase(connection, first.source, first.resource) : undefined;
   const { apply: manifests, skip: skipped } = splitByBase(pending, current);
-  if (skipped.length > 0) Object.assign(result, { runs: manifests.map((manifest) => manifest.runId), skippedRuns: skipped.map(({ manifest }) => manifest.runId), warnings: skipped.map(({ warning }) => warning) });
   const files: string[] = [];
   for (const manifest of manifests) files.push(...(await verifyRunFiles(dataDir, manifest)));
   // Runs are oldest first; the newest declaration of key and cursor applies.
@@ -231,6 +230,7 @@ async function prepareTable(
     });
   }
   const { schema, table: name } = rawTableName(newest.source, newest.resource);
+  if (skipped.length > 0) Object.assign(result, { runs: manifests.map((manifest) => manifest.runId), skippedRuns: skipped.map(({ manifest }) => manifest.runId), warnings: skipped.map(({ warning }) => warning) });
   return {
     manifests,
     skipped,

@@ -1,6 +1,10 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { splitByBase } from '../../src/load/difference-bases.js';
-import type { DifferenceBase, Manifest } from '../../src/raw-contract/index.js';
+import { loadWarehouse } from '../../src/load/load-warehouse.js';
+import { type DifferenceBase, type Manifest, writeManifest } from '../../src/raw-contract/index.js';
+import { tempDataDir, warehouseRows, writeRun } from './raw-fixtures.js';
 
 const FILE = { path: 'raw/engagement/people/run=x/keys.parquet', rows: 1, bytes: 1, sha256: '0'.repeat(64) };
 
@@ -46,5 +50,31 @@ describe('splitByBase', () => {
   it('judges each difference alone: a skipped one does not change the state the next is checked against', () => {
     const onD: DifferenceBase = { runId: D, loadedAt: '2026-06-01T03:05:00.000000Z', rows: 12 };
     expect(split([run(B, onD), run(C, onA)], onA)).toEqual({ apply: [C], skip: [`${B} E_LOAD_DIFFERENCE_BASE`] });
+  });
+});
+
+describe('a load with a difference onto another state', () => {
+  it('leaves the table as it was, records the difference as skipped, asks for the resource whole, and never takes it again', async () => {
+    const dataDir = await tempDataDir();
+    const warehouse = join(dataDir, 'warehouse.duckdb');
+    const people = (extractedAt: string, names: string[]) =>
+      writeRun(dataDir, { source: 'engagement', resource: 'people', extractedAt, columns: { id: 'BIGINT', name: 'VARCHAR' }, primaryKey: ['id'], snapshot: true, pages: [names.map((name, id) => ({ id, name }))] });
+    await people('2026-06-01T00:00:00.000Z', ['Ada', 'Grace']);
+    expect((await loadWarehouse({ dataDir }))[0]).toMatchObject({ status: 'ok', inserted: 2 });
+
+    // A difference cut against a load this warehouse never made (the one it was taken on was lost).
+    const written = await people('2026-06-01T01:00:00.000Z', ['Ada', 'Grace Hopper']);
+    const difference: Manifest = { ...written, keys: written.files[0]!, base: { runId: written.runId, loadedAt: '2026-06-01T00:30:00.000000Z', rows: 2 } };
+    await writeManifest(dataDir, difference);
+    const [result] = await loadWarehouse({ dataDir });
+    expect(result).toMatchObject({ status: 'skipped', runs: [], skippedRuns: [written.runId], inserted: 0, updated: 0 });
+    expect(result!.warnings!.map((warning) => warning.code)).toEqual(['E_LOAD_DIFFERENCE_BASE']);
+    expect(await warehouseRows(warehouse, 'select name from raw.engagement_people order by id')).toEqual([{ name: 'Ada' }, { name: 'Grace' }]);
+    expect(await warehouseRows(warehouse, 'select resource, run_id, code from meta.skipped_runs')).toEqual([{ resource: 'people', run_id: written.runId, code: 'E_LOAD_DIFFERENCE_BASE' }]);
+    expect(JSON.parse(readFileSync(join(dataDir, 'state', 'engagement-snapshots.json'), 'utf8')).whole).toEqual({ people: expect.stringContaining(written.runId) });
+
+    const [again] = await loadWarehouse({ dataDir });
+    expect(again).toMatchObject({ status: 'skipped', runs: [] });
+    expect(again!.skippedRuns).toBeUndefined();
   });
 });
