@@ -46,8 +46,10 @@ export const KEYS_FILE = 'keys.parquet';
  * Compared with the warehouse as it is, which is only the state the records will be merged
  * into when no earlier run of the resource waits to be loaded: otherwise (or without a
  * warehouse, a table, or the same columns and types in table and files) the snapshot stays
- * whole, and undefined is returned. The warehouse is attached read-only to an in-memory
- * DuckDB for the comparison; a warehouse that cannot be opened leaves the snapshot whole too.
+ * whole, and undefined is returned. The state compared with is returned as `base`, for the
+ * manifest: the load applies the difference onto that state only (load/difference-bases.ts).
+ * The warehouse is attached read-only to an in-memory DuckDB for the comparison; a warehouse
+ * that cannot be opened leaves the snapshot whole too.
  */
 export function writeAsDifference(input: DifferenceInput): Promise<SnapshotDifference | undefined> {
   // One at a time: the resources of a run commit concurrently, and each attaches the warehouse.
