@@ -134,9 +134,9 @@ function withPlanNotes(results: readonly ResourceResult[], plan: RefreshPlan<Eng
 /**
  * Records the families read in full whose every table completed as the source's latest
  * snapshots, forgets the marks of the tables read in full that completed (a load asked for
- * them whole, and they were written whole), and
- * returns how far into the change journal the run reaches, when the family the changes
- * concern completed (read in full, re-read by key, or nothing to re-read).
+ * them whole, and they were written whole), and returns how far into the change journal the
+ * run reaches, when the family the changes concern completed (read in full, re-read by key,
+ * or nothing to re-read).
  */
 async function recordSnapshots(state: SnapshotState, plan: RefreshPlan<EngagementSettings>, results: readonly ResourceResult[], runId: string, startedAt: Date): Promise<ExtractRunResult['changes']> {
   const status = new Map(results.map((result) => [result.resource, result.status]));
