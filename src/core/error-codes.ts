@@ -52,6 +52,7 @@ export const ERROR_CODES = {
   E_LOAD_PREPARE: { area: 'load', retryable: false, meaning: 'Reading a table\'s new raw files failed.' },
   E_LOAD_MERGE: { area: 'load', retryable: false, meaning: 'Merging a table\'s new rows into the warehouse failed.' },
   E_LOAD_ROLLED_BACK: { area: 'load', retryable: false, meaning: 'A table merged but was rolled back because another part of the load failed.' },
+  E_LOAD_DIFFERENCE_BASE: { area: 'load', retryable: false, meaning: 'A warning, not a failure: a snapshot difference was taken against another warehouse state than the one it would be applied onto (a restored or rebuilt warehouse, a run loaded out of order); the load skipped it and the next extract writes the resource whole.' },
   E_LOAD_META: { area: 'load', retryable: false, meaning: 'Recording the run records in meta failed.' },
 
   E_MODEL_PROJECT: { area: 'models', retryable: false, meaning: 'The SQL project is broken (header, parse, missing reference, cycle): nothing was built.' },

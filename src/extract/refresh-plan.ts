@@ -56,7 +56,7 @@ export interface RefreshPlan<S> {
  * profile, its people, consents, identities and loyalty) reads only the profiles the
  * journal names since the last consumed position, unless a full snapshot is needed: on
  * `--full-refresh`, when none was taken yet or the snapshot schedule has a slot since the
- * last one, when the receiver did not cover every change since that snapshot began (down,
+ * last one, when a load skipped a difference of one of its tables (SnapshotState.markWhole), when the receiver did not cover every change since that snapshot began (down,
  * restarted, never validated), when the subscription is missing, disabled, not validated
  * or reports `failingSince`, or when the journal cannot say what changed (a delivery that
  * named no profile, an unreadable line, segments dropped over its bound, a damaged consumed
@@ -78,8 +78,10 @@ export async function planRefresh<S>(inputs: RefreshInputs<S>): Promise<RefreshP
   const byName = new Map(endpoints.map((endpoint) => [endpoint.name, endpoint]));
   const tablesOfFamily = (root: string) => familyTables(endpoints, families, root);
   const schedule = cronOf(inputs.snapshotCron);
-  /** Why a family is due for a full read by the schedule, or undefined when its last full read is recent enough. */
+  /** Why a family is due for a full read (by the schedule, or a load that skipped a difference of it), or undefined when its last full read is recent enough. */
   const dueBySchedule = (root: string): string | undefined => {
+    const marked = tablesOfFamily(root).map((table) => inputs.snapshots.wholeNeeded(table)).find((why) => why !== undefined);
+    if (marked) return marked;
     const last = inputs.snapshots.lastFull(root);
     if (!last) return 'no full snapshot yet';
     const slot = schedule.nextRun(last);

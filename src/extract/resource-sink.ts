@@ -1,6 +1,6 @@
 import { duckdbColumns, itemValidator } from '../sources/fields.js';
 import type { TableSpec } from '../sources/resource-spec.js';
-import { type RawFile, writeManifest } from '../raw-contract/index.js';
+import { type DifferenceBase, type RawFile, writeManifest } from '../raw-contract/index.js';
 import { writeAsDifference } from './snapshot-difference.js';
 import { type KeptConversionDatabase, ParquetSpool, type SpoolResult } from './spool/index.js';
 import { PageScanner, type ScannedPage } from './spool/page-scanner.js';
@@ -159,12 +159,12 @@ export class ResourceSink {
    * `asDifference` such a snapshot keeps only what the warehouse lacks, and its keys
    * (`writeAsDifference`; `seen` then counts the records read, `rows` those kept).
    */
-  async commit(details: { snapshot: boolean; windows?: unknown[]; asDifference?: boolean }): Promise<SpoolResult & { keys?: RawFile; seen?: number }> {
-    let written: SpoolResult & { keys?: RawFile; seen?: number } = await this.spool.finish();
+  async commit(details: { snapshot: boolean; windows?: unknown[]; asDifference?: boolean }): Promise<SpoolResult & { keys?: RawFile; base?: DifferenceBase; seen?: number }> {
+    let written: SpoolResult & { keys?: RawFile; base?: DifferenceBase; seen?: number } = await this.spool.finish();
     if (details.snapshot && details.asDifference && written.files.length > 0) {
       const { dataDir, runId } = this.run;
       const cut = await writeAsDifference({ dataDir, source: this.spec.source, resource: this.spec.name, runId, primaryKey: this.spec.primaryKey, files: written.files });
-      if (cut) written = { ...written, files: cut.files, rows: cut.rows, keys: cut.keys, seen: written.rows };
+      if (cut) written = { ...written, files: cut.files, rows: cut.rows, keys: cut.keys, base: cut.base, seen: written.rows };
     }
     const at = this.run.runStartedAt.toISOString();
     await writeManifest(this.run.dataDir, {
@@ -178,7 +178,7 @@ export class ResourceSink {
       primaryKey: [...this.spec.primaryKey],
       cursorField: this.spec.cursorField,
       snapshot: details.snapshot,
-      ...(written.keys ? { keys: written.keys } : {}),
+      ...(written.keys ? { keys: written.keys, base: written.base } : {}),
       columns: written.columns,
       files: written.files,
       rows: written.rows,

@@ -84,12 +84,13 @@ export async function runExtraction(request: ExtractRequest): Promise<ExtractRun
         if (source === 'ticketing') {
           results.push(...(await extractDeclarations({ ...run, windows: await windowOptions(config, request.fullRefresh ?? false) }, TICKETING_RESOURCES)));
         } else {
-          const plan = await engagementPlan(config, connection, runStartedAt, request.fullRefresh ?? false, only);
-          const read = await extractDeclarations({ ...run, differences: true, snapshot: engagementOptions(config) }, plan.endpoints);
+          const snapshots = await SnapshotState.open(config.dataDir, 'engagement');
+          const plan = await engagementPlan(config, connection, snapshots, runStartedAt, request.fullRefresh ?? false, only);
+          const read = await extractDeclarations({ ...run, differences: true, whole: snapshots.wholeTables(), snapshot: engagementOptions(config) }, plan.endpoints);
           const engagement = [...withPlanNotes(read, plan), ...[...plan.skipped].filter(([name]) => !only || only.includes(name)).map(([name, why]) => skippedResult(source, name, why))];
           results.push(...engagement);
           if (!only) for (const [name, why] of Object.entries(USER_SCOPED)) results.push(skippedResult('engagement', name, why));
-          changes = await recordSnapshots(config.dataDir, plan, engagement, runId, runStartedAt);
+          changes = await recordSnapshots(snapshots, plan, engagement, runId, runStartedAt);
         }
       } finally {
         await client.close();
@@ -106,7 +107,7 @@ export async function runExtraction(request: ExtractRequest): Promise<ExtractRun
 }
 
 /** How this run reads the engagement API: in full, by changed key, or left for the snapshot schedule (see planRefresh). */
-async function engagementPlan(config: Config, connection: SourceConnection, now: Date, fullRefresh: boolean, only: readonly string[] | undefined) {
+async function engagementPlan(config: Config, connection: SourceConnection, snapshots: SnapshotState, now: Date, fullRefresh: boolean, only: readonly string[] | undefined) {
   const api = new SubscriptionApi({ connection, timeoutMs: config['http.timeoutMs'], maxAttempts: config['http.maxAttempts'] });
   return planRefresh({
     endpoints: ENGAGEMENT_ENDPOINTS,
@@ -117,7 +118,7 @@ async function engagementPlan(config: Config, connection: SourceConnection, now:
     snapshotCron: config['engagement.snapshotCron'],
     settleSeconds: config['listen.settleSeconds'],
     readEveryRun: config['engagement.readEveryRun'],
-    snapshots: await SnapshotState.open(config.dataDir, 'engagement'),
+    snapshots,
     receiver: await readReceiverState(config.dataDir),
     subscription: (id) => api.get(id),
   });
@@ -133,16 +134,19 @@ function withPlanNotes(results: readonly ResourceResult[], plan: RefreshPlan<Eng
 
 /**
  * Records the families read in full whose every table completed as the source's latest
- * snapshots, and returns how far into the change journal the run reaches, when the family
- * the changes concern completed (read in full, re-read by key, or nothing to re-read).
+ * snapshots, forgets the marks of the tables read in full that completed (a load asked for
+ * them whole, and they were written whole), and returns how far into the change journal the
+ * run reaches, when the family the changes concern completed (read in full, re-read by key,
+ * or nothing to re-read).
  */
-async function recordSnapshots(dataDir: string, plan: RefreshPlan<EngagementSettings>, results: readonly ResourceResult[], runId: string, startedAt: Date): Promise<ExtractRunResult['changes']> {
+async function recordSnapshots(state: SnapshotState, plan: RefreshPlan<EngagementSettings>, results: readonly ResourceResult[], runId: string, startedAt: Date): Promise<ExtractRunResult['changes']> {
   const status = new Map(results.map((result) => [result.resource, result.status]));
   // Skipped is not failed: an opt-in left off, a module the organization lacks, or nothing to re-read.
   const completed = (root: string) => familyTables(ENGAGEMENT_ENDPOINTS, plan.families, root).every((table) => status.get(table) === 'ok' || status.get(table) === 'skipped');
   const complete = [...plan.fullRoots].filter((root) => status.get(root) === 'ok' && completed(root));
-  const state = await SnapshotState.open(dataDir, 'engagement');
-  await state.record(complete, runId, startedAt);
+  // A table read in full that completed was written whole whatever its family did (a mark is per table).
+  const written = [...plan.fullRoots].flatMap((root) => familyTables(ENGAGEMENT_ENDPOINTS, plan.families, root)).filter((table) => status.get(table) === 'ok');
+  await state.record(complete, runId, startedAt, written);
   const signalled = ENGAGEMENT_ENDPOINTS.find((endpoint) => endpoint.byKey)?.name;
   return plan.changes && signalled && completed(signalled) ? plan.changes : undefined;
 }

@@ -6,9 +6,10 @@ import { commitFile, sha256File, TMP_SUFFIX } from '../core/atomic-file.js';
 import { SerialQueue } from '../core/serial-queue.js';
 import { openDatabase, queryRows, quoteIdent, quoteLiteral, withConnection } from '../core/duckdb.js';
 import {
-  batchSelect, describeParquet, planSchema, fromDataRelative, isLineageColumn, MANIFEST_FILE, parseRunDirName, type RawFile, rawTableName, resourceDir, runDir, toDataRelative, warehousePath,
+  batchSelect, describeParquet, type DifferenceBase, planSchema, fromDataRelative, isLineageColumn, MANIFEST_FILE, parseRunDirName, type RawFile, rawTableName, resourceDir, runDir, toDataRelative, warehousePath,
 } from '../raw-contract/index.js';
 import { findBookkeeping } from '../warehouse/bookkeeping.js';
+import { readDifferenceBase } from '../warehouse/difference-base.js';
 import { tableColumns } from '../warehouse/warehouse.js';
 
 /** What a complete snapshot keeps of itself when written as a difference. */
@@ -18,6 +19,8 @@ export interface SnapshotDifference {
   readonly rows: number;
   /** The key of every record the snapshot saw: the load's evidence of what is still there. */
   readonly keys: RawFile;
+  /** The warehouse state it was cut against: the load applies it onto that state only. */
+  readonly base: DifferenceBase;
 }
 
 export interface DifferenceInput {
@@ -43,8 +46,10 @@ export const KEYS_FILE = 'keys.parquet';
  * Compared with the warehouse as it is, which is only the state the records will be merged
  * into when no earlier run of the resource waits to be loaded: otherwise (or without a
  * warehouse, a table, or the same columns and types in table and files) the snapshot stays
- * whole, and undefined is returned. The warehouse is attached read-only to an in-memory
- * DuckDB for the comparison; a warehouse that cannot be opened leaves the snapshot whole too.
+ * whole, and undefined is returned. The state compared with is returned as `base`, for the
+ * manifest: the load applies the difference onto that state only (load/difference-bases.ts).
+ * The warehouse is attached read-only to an in-memory DuckDB for the comparison; a warehouse
+ * that cannot be opened leaves the snapshot whole too.
  */
 export function writeAsDifference(input: DifferenceInput): Promise<SnapshotDifference | undefined> {
   // One at a time: the resources of a run commit concurrently, and each attaches the warehouse.
@@ -72,6 +77,8 @@ async function difference(input: DifferenceInput): Promise<SnapshotDifference | 
       }
       const target = `warehouse.${quoteIdent(schema)}.${quoteIdent(table)}`;
       if (!(await waitsForNothing(connection, input))) return undefined;
+      const base = await readDifferenceBase(connection, input.source, input.resource, 'warehouse');
+      if (base === undefined) return undefined;
       const columns = await tableColumns(connection, schema, table, 'warehouse');
       if (columns === undefined) return undefined;
       const paths = input.files.map((file) => fromDataRelative(input.dataDir, file.path));
@@ -79,19 +86,21 @@ async function difference(input: DifferenceInput): Promise<SnapshotDifference | 
       for (const file of paths) described.push({ path: file, columns: await describeParquet(connection, file) });
       const plan = planSchema(columns, described.map((file) => file.columns));
       if (plan.added.length > 0 || plan.widened.length > 0) return undefined;
-      return await cut(connection, input, target, plan.target, described);
+      return { ...(await cut(connection, input, target, plan.target, described)), base };
     });
   } finally {
     instance.closeSync();
   }
 }
 
-/** True when every earlier run of the resource with a manifest is in the warehouse's load ledger. */
+/** True when every earlier run of the resource with a manifest is in the warehouse's load ledger, or skipped by a load for good. */
 async function waitsForNothing(connection: DuckDBConnection, input: DifferenceInput): Promise<boolean> {
   const ledger = await findBookkeeping(connection, 'load_ledger', 'warehouse');
   if (ledger === undefined) return false;
+  const skipped = await findBookkeeping(connection, 'skipped_runs', 'warehouse');
+  const accounted = skipped === undefined ? ledger : `(select source, resource, run_id from ${ledger} union all select source, resource, run_id from ${skipped})`;
   const loaded = new Set(
-    (await queryRows(connection, `select run_id from ${ledger} where source = $1 and resource = $2`, [input.source, input.resource])).map((row) => String(row.run_id)),
+    (await queryRows(connection, `select run_id from ${accounted} where source = $1 and resource = $2`, [input.source, input.resource])).map((row) => String(row.run_id)),
   );
   const folders = await readdir(resourceDir(input.dataDir, input.source, input.resource)).catch(() => [] as string[]);
   for (const folder of folders) {
@@ -109,7 +118,7 @@ async function cut(
   target: string,
   columns: Map<string, string>,
   files: { path: string; columns: Map<string, string> }[],
-): Promise<SnapshotDifference> {
+): Promise<Omit<SnapshotDifference, 'base'>> {
   const dir = runDir(input.dataDir, input);
   // The batch's columns are the table's, cast where a file lacks one; the output keeps the files' own.
   await connection.run(`create or replace temp view snapshot_batch as\n${batchSelect(files, columns)}`);

@@ -6,7 +6,9 @@ import { RAW_SCHEMA, rawTableName, readRunManifest, warehousePath as warehousePa
 import type { ExtractionSummary, Manifest } from '../raw-contract/index.js';
 import { discoverRuns } from './discover-runs.js';
 import type { CompletedRun } from './discover-runs.js';
-import { loadedRuns, recordLoads, runKey } from './load-ledger.js';
+import { loadedRuns, recordLoads, recordSkips, runKey } from './load-ledger.js';
+import { isDifference, requestWholeSnapshots, type SkippedDifference, splitByBase } from './difference-bases.js';
+import { readDifferenceBase } from '../warehouse/difference-base.js';
 import { mergeTable } from './merge-table.js';
 import type { TableMergeInput } from './merge-table.js';
 import { verifyRunFiles } from './verify-files.js';
@@ -19,7 +21,7 @@ import { comparePositions, markConsumed } from '../listen/journal.js';
 import { readReceiverState } from '../listen/receiver-state.js';
 
 export const LOAD_STATUSES = ['ok', 'failed', 'skipped'] as const;
-/** `ok`: merged and committed; `failed`: nothing of it committed (see `error`); `skipped`: no new runs. */
+/** `ok`: merged and committed; `failed`: nothing of it committed (see `error`); `skipped`: no new runs to merge. */
 export type LoadStatus = (typeof LOAD_STATUSES)[number];
 
 /** The outcome for one raw table. Counts are those committed: zero unless `status` is `ok`. */
@@ -30,6 +32,13 @@ export interface TableLoadResult {
   resource: string;
   /** Run ids merged (or attempted, when failed), oldest first. */
   runs: string[];
+  /**
+   * Differences passed over for good, oldest first: taken against another warehouse state
+   * (see `warnings`). Recorded in `meta.skipped_runs`; their raw files stay.
+   */
+  skippedRuns?: string[];
+  /** Why each of `skippedRuns` was skipped (`E_LOAD_DIFFERENCE_BASE`): warnings, not failures. */
+  warnings?: FanlakeError[];
   /** Rows read from the new files, duplicates included. */
   rowsIn: number;
   /** Keys new to the table. */
@@ -64,7 +73,9 @@ export interface LoadWarehouseOptions extends DatabaseOptions {
 interface PreparedTable {
   result: TableLoadResult;
   input: TableMergeInput;
+  /** The runs to merge; none when every pending run is a skipped difference. */
   manifests: Manifest[];
+  skipped: SkippedDifference[];
 }
 
 /**
@@ -73,7 +84,10 @@ interface PreparedTable {
  * All tables and the ledger change in ONE transaction, so a failure or a kill leaves the
  * warehouse exactly as before. A table whose runs cannot be read (bad manifest, missing or
  * altered file) is reported `failed` before the transaction starts and left out; the others
- * still load. Never throws for a table's problem, only when the warehouse cannot be opened.
+ * still load. A snapshot difference taken against another state of its table than the one
+ * it would be applied onto is skipped with a warning (see `splitByBase`), recorded as such,
+ * and the next extract writes the resource whole. Never throws for a table's problem, only
+ * when the warehouse cannot be opened.
  */
 export async function loadWarehouse(options: LoadWarehouseOptions): Promise<TableLoadResult[]> {
   const warehousePath = options.warehousePath ?? warehousePathOf(options.dataDir);
@@ -92,15 +106,16 @@ export async function loadWarehouse(options: LoadWarehouseOptions): Promise<Tabl
         results.push(result);
         if (pending.length === 0) continue;
         try {
-          ready.push({ result, ...(await prepareTable(options.dataDir, result.table, pending)) });
+          ready.push({ result, ...(await prepareTable(connection, options.dataDir, result, pending)) });
         } catch (error) {
           fail(result, toLoadError(error, CODE.E_LOAD_PREPARE, result.table));
         }
       }
       const summaries = await pendingRunSummaries(connection, options.dataDir);
+      await requestWholeSnapshots(options.dataDir, ready.flatMap((table) => table.skipped));
       if (ready.length > 0) await mergeAll(connection, ready, options.dataDir, summaries, options.onEvent);
       else if (summaries.length > 0) await recordSummariesOnly(connection, summaries);
-      if (ready.every((table) => table.result.status === 'ok')) await consumeChanges(options.dataDir, summaries, results);
+      if (ready.every((table) => table.result.status !== 'failed')) await consumeChanges(options.dataDir, summaries, results);
       return results;
     },
     options,
@@ -114,12 +129,13 @@ async function mergeAll(
   summaries: readonly ExtractionSummary[],
   onEvent: LoadWarehouseOptions['onEvent'],
 ): Promise<void> {
-  onEvent?.({ type: 'load-started', tables: tables.length, runs: tables.reduce((sum, table) => sum + table.manifests.length, 0) });
+  onEvent?.({ type: 'load-started', tables: tables.filter((table) => table.manifests.length > 0).length, runs: tables.reduce((sum, table) => sum + table.manifests.length, 0) });
   let current: PreparedTable | undefined;
   await connection.run('begin transaction');
   try {
     await connection.run(`create schema if not exists ${quoteIdent(RAW_SCHEMA)}`);
     for (const table of tables) {
+      if (table.manifests.length === 0) continue;
       current = table;
       Object.assign(table.result, await mergeTable(connection, table.input), { status: 'ok' });
       table.result.unchanged = (table.result.unchanged ?? 0) + (await markSeenKeys(connection, table.input.schema, table.input.table, dataDir, table.manifests));
@@ -129,6 +145,7 @@ async function mergeAll(
     current = undefined;
     const manifests = tables.flatMap((table) => table.manifests);
     await recordLoads(connection, manifests);
+    await recordSkips(connection, tables.flatMap((table) => table.skipped));
     // Run records travel in the same transaction: meta never describes data that is not in.
     await ensureMetaSchema(connection);
     await recordRunSummaries(connection, summaries);
@@ -158,10 +175,11 @@ async function mergeAll(
  * Marks the change journal consumed up to where the runs just committed reach (a targeted
  * run's re-read profiles, a full snapshot's start), so the next run does not read them
  * again. After the commit, outside it: a crash in between only makes the next run re-read
- * those profiles. A run with a table that failed to load is left out: its changes stay.
+ * those profiles. A run with a table that failed to load, or with a skipped difference, is
+ * left out: its changes stay.
  */
 async function consumeChanges(dataDir: string, summaries: readonly ExtractionSummary[], results: readonly TableLoadResult[]): Promise<void> {
-  const failedRuns = new Set(results.filter((result) => result.status === 'failed').flatMap((result) => result.runs));
+  const failedRuns = new Set(results.flatMap((result) => [...(result.status === 'failed' ? result.runs : []), ...(result.skippedRuns ?? [])]));
   const reached = summaries
     .filter((summary) => summary.changes && !failedRuns.has(summary.runId))
     .map((summary) => summary.changes!.through)
@@ -183,21 +201,27 @@ async function recordSummariesOnly(connection: DuckDBConnection, summaries: read
   }
 }
 
-/** Reads and checks a table's pending runs; nothing here touches the warehouse. */
+/**
+ * Reads and checks a table's pending runs, and sets aside the differences that do not fit
+ * the table's state (noted on `result`); nothing here changes the warehouse.
+ */
 async function prepareTable(
+  connection: DuckDBConnection,
   dataDir: string,
-  table: string,
+  result: TableLoadResult,
   runs: CompletedRun[],
 ): Promise<Omit<PreparedTable, 'result'>> {
-  const manifests: Manifest[] = [];
+  const table = result.table;
+  const pending: Manifest[] = [];
+  for (const run of runs) pending.push(await readRunManifest(dataDir, run));
+  // The table's state is read only when a difference asks for it: a row count is cheap, not free.
+  const first = pending[0]!;
+  const current = pending.some(isDifference) ? await readDifferenceBase(connection, first.source, first.resource) : undefined;
+  const { apply: manifests, skip: skipped } = splitByBase(pending, current);
   const files: string[] = [];
-  for (const run of runs) {
-    const manifest = await readRunManifest(dataDir, run);
-    files.push(...(await verifyRunFiles(dataDir, manifest)));
-    manifests.push(manifest);
-  }
+  for (const manifest of manifests) files.push(...(await verifyRunFiles(dataDir, manifest)));
   // Runs are oldest first; the newest declaration of key and cursor applies.
-  const newest = manifests[manifests.length - 1];
+  const newest = manifests.at(-1) ?? pending.at(-1)!;
   const keys = JSON.stringify(newest.primaryKey);
   const changed = manifests.find((manifest) => JSON.stringify(manifest.primaryKey) !== keys);
   if (changed !== undefined) {
@@ -206,8 +230,10 @@ async function prepareTable(
     });
   }
   const { schema, table: name } = rawTableName(newest.source, newest.resource);
+  if (skipped.length > 0) Object.assign(result, { runs: manifests.map((manifest) => manifest.runId), skippedRuns: skipped.map(({ manifest }) => manifest.runId), warnings: skipped.map(({ warning }) => warning) });
   return {
     manifests,
+    skipped,
     input: { schema, table: name, primaryKey: newest.primaryKey, cursorField: newest.cursorField, files },
   };
 }

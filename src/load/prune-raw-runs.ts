@@ -24,7 +24,7 @@ export interface PruneResult {
 
 /**
  * Removes raw runs older than the retention. Their rows stay in the warehouse; only runs the
- * ledger records as loaded go, and never the newest run of a resource nor its newest
+ * ledger records as loaded (or `meta.skipped_runs` as skipped for good) go, and never the newest run of a resource nor its newest
  * snapshot, which `load` compares the next snapshot against. Call it holding the writer
  * lock: it must not race a load.
  */
@@ -73,6 +73,11 @@ async function readLedger(dataDir: string, budget: DuckDBBudget | undefined): Pr
       const key = runKey({ source: String(row.source), resource: String(row.resource), runId: String(row.run_id) });
       loaded.add(key);
       if (row.newest_snapshot === true) newestSnapshots.add(key);
+    }
+    // Differences the load skipped for good are accounted for in meta.skipped_runs: they age out like loaded runs.
+    const skipped = await findBookkeeping(connection, 'skipped_runs');
+    if (skipped !== undefined) {
+      for (const row of await queryRows(connection, `select source, resource, run_id from ${skipped}`)) loaded.add(runKey({ source: String(row.source), resource: String(row.resource), runId: String(row.run_id) }));
     }
     return { loaded, newestSnapshots };
   }, budget);

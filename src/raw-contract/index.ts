@@ -15,8 +15,8 @@
  */
 export * from './raw-layout.js';
 export * from './data-dir.js';
-export { manifestSchema, rawFileSchema, readManifest, readRunManifest, writeManifest } from './manifest.js';
-export type { Manifest, RawFile } from './manifest.js';
+export { differenceBaseSchema, manifestSchema, rawFileSchema, readManifest, readRunManifest, writeManifest } from './manifest.js';
+export type { DifferenceBase, Manifest, RawFile } from './manifest.js';
 export { EXTRACTION_STATUSES, extractionSummarySchema, listExtractionSummaries, readExtractionSummary, writeExtractionSummary } from './extraction-summary.js';
 export type { ExtractionSummary, ExtractionSummaryFile } from './extraction-summary.js';
 export { EXTRACTED_AT_COLUMN, isLineageColumn, LINEAGE_COLUMNS, RUN_ID_COLUMN, VANISHED_COLUMN } from './lineage.js';

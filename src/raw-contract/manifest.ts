@@ -22,6 +22,21 @@ export type RawFile = z.infer<typeof rawFileSchema>;
 const isoTimestamp = z.iso.datetime({ offset: true });
 
 /**
+ * The warehouse state a snapshot difference was cut against, and the only state the load
+ * applies it onto (docs/decisions.md, "Differences that know their base"): the run last
+ * loaded into the raw table, with the time of the load that loaded it (another load of the
+ * same run, as in a rebuilt warehouse, is another state), and the table's row count.
+ */
+export const differenceBaseSchema = z.object({
+  runId: z.string().regex(RUN_ID_PATTERN),
+  /** `loaded_at` of that run's ledger row, to the microsecond, in UTC. */
+  loadedAt: z.string().min(1),
+  rows: z.number().int().nonnegative(),
+});
+
+export type DifferenceBase = z.infer<typeof differenceBaseSchema>;
+
+/**
  * `_manifest.json`: written last into a run folder, its presence marks the resource-run
  * complete. Everything the loader needs travels here, so the loader never asks the source
  * declarations (a run stays loadable after the declaration changed).
@@ -48,6 +63,8 @@ export const manifestSchema = z
      * load takes as seen, and whose absence marks a record vanished).
      */
     keys: rawFileSchema.optional(),
+    /** With `keys`: the warehouse state the difference was cut against (absent in manifests of an earlier fanlake). */
+    base: differenceBaseSchema.optional(),
     /** Column name → DuckDB type of the Parquet files: declared columns, then undeclared ones as JSON. */
     columns: z.record(z.string(), z.string()),
     files: z.array(rawFileSchema),

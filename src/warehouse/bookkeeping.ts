@@ -22,6 +22,20 @@ export const BOOKKEEPING_TABLES = {
     is_snapshot boolean not null,
     files json not null`,
   /**
+   * One row per resource-run the load passed over for good: a snapshot difference taken
+   * against another state of the warehouse than the one it would be applied onto
+   * (load/difference-bases.ts). Written in the load's transaction; with the ledger, every
+   * complete run is accounted for, and none of these is loaded later.
+   */
+  skipped_runs: `
+    source varchar not null,
+    resource varchar not null,
+    run_id varchar not null,
+    extracted_at timestamptz not null,
+    skipped_at timestamptz not null,
+    code varchar not null,
+    reason varchar not null`,
+  /**
    * The last successful build of each model: its fingerprint, definition and content
    * signature; null definition and content for a model last built by a fanlake that kept
    * neither (models/build-state.ts).
@@ -53,7 +67,7 @@ export function bookkeepingRelation(table: BookkeepingTable): string {
 }
 
 /** Where fanlake kept each table before schema `meta` held them, next to the raw tables. */
-const EARLIER_RELATIONS: Record<BookkeepingTable, { schema: string; table: string }> = {
+const EARLIER_RELATIONS: Partial<Record<BookkeepingTable, { schema: string; table: string }>> = {
   load_ledger: { schema: 'raw', table: '_fanlake_loads' },
   build_state: { schema: 'raw', table: '_fanlake_builds' },
   check_state: { schema: 'raw', table: '_fanlake_checks' },
@@ -74,7 +88,7 @@ export async function ensureBookkeeping(connection: DuckDBConnection): Promise<v
       const relation = bookkeepingRelation(table);
       await connection.run(`create table if not exists ${relation} (${columns}\n)`);
       const earlier = EARLIER_RELATIONS[table];
-      if (!(await tableExists(connection, earlier.schema, earlier.table))) continue;
+      if (earlier === undefined || !(await tableExists(connection, earlier.schema, earlier.table))) continue;
       // by name: columns an older version had not declared yet stay null
       await connection.run(`insert into ${relation} by name select * from ${earlier.schema}.${earlier.table}`);
       await connection.run(`drop table ${earlier.schema}.${earlier.table}`);
@@ -97,6 +111,7 @@ export async function findBookkeeping(connection: DuckDBConnection, table: Bookk
   const within = database === undefined ? '' : `${quoteIdent(database)}.`;
   if (await tableExists(connection, META_SCHEMA, table, database)) return `${within}${bookkeepingRelation(table)}`;
   const earlier = EARLIER_RELATIONS[table];
+  if (earlier === undefined) return undefined;
   return (await tableExists(connection, earlier.schema, earlier.table, database)) ? `${within}${earlier.schema}.${earlier.table}` : undefined;
 }
 

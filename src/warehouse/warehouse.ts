@@ -29,15 +29,21 @@ export async function withWarehouseReader<T>(dataDir: string, fn: (connection: D
 
 /**
  * Runs one statement on a warehouse opened read-only for it alone. `onRunning` is handed the
- * connection while the statement runs (and `undefined` after), so the shell can interrupt it.
+ * connection once the statement has begun (and `undefined` after it ended), so the shell can
+ * interrupt it.
  *
  * @throws FanlakeError `E_SQL_QUERY` when DuckDB rejects the statement.
  */
 export function runReadOnlyStatement(dataDir: string, sql: string, budget: DuckDBBudget, onRunning?: (connection: DuckDBConnection | undefined) => void) {
   return withWarehouseReader(dataDir, async (connection) => {
-    onRunning?.(connection);
     try {
-      return await queryColumnsAndRows(connection, sql);
+      if (onRunning === undefined) return await queryColumnsAndRows(connection, sql);
+      // Handed out once the statement is pending, not before: DuckDB forgets an interrupt
+      // that comes before a statement begins, and a Ctrl-C then did nothing.
+      const pending = await connection.start(sql);
+      onRunning(connection);
+      const reader = await pending.readAll();
+      return { columns: reader.columnNames(), rows: reader.getRowsJson() };
     } catch (error) {
       throw new FanlakeError(WAREHOUSE_ERROR_CODES.queryFailed, errorMessage(error), { cause: error });
     } finally {

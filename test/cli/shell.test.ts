@@ -154,16 +154,15 @@ describe('fanlake shell on a terminal', () => {
     const type = (text: string) => terminal.child.stdin!.write(text);
     await terminal.waitFor(/fanlake> /);
     type('select count(*) as endless from range(1000000000000) as a(x) where x % 7 = 99;\r');
-    // Ctrl-C until the query is cancelled: one that comes before the statement has started
-    // only clears the (empty) input line, as it would for a person.
-    const cancelled = terminal.waitFor(/INTERRUPT|[Ii]nterrupted/);
-    let pressing = true;
-    void cancelled.finally(() => (pressing = false));
-    while (pressing) {
+    // Ctrl-C until the query is cancelled. Each press has one answer: one that comes before
+    // the statement has begun only clears the (empty) input line and echoes `^C`, as it would
+    // for a person, and is pressed again; one that comes after cancels it.
+    const cancelled = terminal.waitFor(/INTERRUPT|[Ii]nterrupted/).then(() => 'cancelled' as const);
+    for (let presses = 1; ; presses++) {
       type('\x03');
-      await Promise.race([cancelled, new Promise<void>((resolve) => setTimeout(resolve, 100))]);
+      const cleared = terminal.waitFor(/\^C\r?\n/, 'stdout', presses).then(() => 'cleared' as const);
+      if ((await Promise.race([cancelled, cleared])) === 'cancelled') break;
     }
-    await cancelled;
     type('select 6 * 7 as answer;\r');
     await terminal.waitFor(/answer[\s\S]*42/);
     type('\x04');

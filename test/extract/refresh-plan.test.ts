@@ -66,6 +66,27 @@ describe('planRefresh', () => {
     expect(plan.changes).toMatchObject({ mode: 'targeted', profiles: 2 });
   });
 
+  it('reads in full the families of tables a load skipped a difference of, until a run wrote them whole', async () => {
+    const dataDir = tempDataDir();
+    const journal = await JournalWriter.open(dataDir);
+    await journal.append({ at: 'a', ids: ['1000001'] });
+    await journal.close();
+    const planned = await inputs({ dataDir });
+    await planned.snapshots.markWhole(new Map([['people', 'the load skipped difference run r2 of people'], ['participants', 'the load skipped difference run r2 of participants']]));
+    const plan = await planRefresh({ ...planned, snapshots: await SnapshotState.open(dataDir, 'engagement') });
+    expect(plan.endpoints.map((e) => e.name)).toEqual(['customer_profiles', 'consents', 'identities', 'loyalty_summaries', 'participants', 'subscriptions']);
+    expect(plan.endpoints.some((e) => e.readsSubset)).toBe(false);
+    expect(plan.notes.get('customer_profiles')).toBe('full snapshot: the load skipped difference run r2 of people');
+    expect(plan.changes).toMatchObject({ mode: 'full' });
+
+    const state = await SnapshotState.open(dataDir, 'engagement');
+    expect([...state.wholeTables()]).toEqual(['people', 'participants']);
+    await state.record(['customer_profiles'], 'r3', NOW, ['customer_profiles', 'people']);
+    const after = await SnapshotState.open(dataDir, 'engagement');
+    expect([...after.wholeTables()]).toEqual(['participants']);
+    expect(after.lastFull('customer_profiles')).toEqual(NOW);
+  });
+
   it('takes a full snapshot of the profiles when the subscription is disabled or a delivery named no profile', async () => {
     const disabled = await planRefresh(await inputs({ subscription: async () => ({ ...healthy, isEnabled: false }) }));
     expect(disabled.notes.get('customer_profiles')).toBe('full snapshot: the push subscription 64 is disabled');

@@ -9,7 +9,7 @@ import { tempDataDir, warehouseRows, warehouseState, writeRun } from './raw-fixt
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 // The loader's own modules, compiled so a plain `node` child can run them.
-const CHILD_SOURCES = ['src/core', 'src/config', 'src/raw-contract', 'src/load', 'src/warehouse', 'src/listen'];
+const CHILD_SOURCES = ['src/core', 'src/config', 'src/raw-contract', 'src/load', 'src/warehouse', 'src/listen', 'src/extract'];
 
 let work: string;
 

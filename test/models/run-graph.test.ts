@@ -15,7 +15,8 @@ describe('runGraph', () => {
         expect(inFlight).toBe(0);
         inFlight++;
         started.push(node);
-        await new Promise((resolve) => setTimeout(resolve, 10));
+        // A turn of the event loop: a node started beside this one would run now and see inFlight 1.
+        await new Promise((resolve) => setImmediate(resolve));
         inFlight--;
         return { failed: false, value: node };
       },

@@ -1,7 +1,7 @@
 import type { Argv } from 'yargs';
 import { loadWarehouse } from '../../load/index.js';
 import { warehousePath as pathOf } from '../../raw-contract/index.js';
-import { summarizeLoad } from '../../pipeline/steps/load.js';
+import { describeWarning, summarizeLoad } from '../../pipeline/steps/load.js';
 import { stepExitCode } from '../../pipeline/steps/step.js';
 import { duckdbBudget } from '../../config/duckdb-budget.js';
 import type { CommandModule } from '../command.js';
@@ -23,6 +23,7 @@ export const loadCommand: CommandModule<{ format?: StageFormat }> = {
       out.result(JSON.stringify(stageDocument('load', startedAt, summary), null, 2));
       return stepExitCode(summary);
     }
+    for (const r of results) for (const warning of r.warnings ?? []) out.warn(describeWarning(warning));
     if (results.every((r) => r.status === 'skipped')) {
       out.info('nothing new to load');
       return 0;

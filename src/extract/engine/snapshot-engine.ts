@@ -25,6 +25,8 @@ export interface SnapshotRun<S> extends RunContext {
   readonly only?: readonly string[];
   /** Complete snapshots keep only what the warehouse lacks, and their keys (see `writeAsDifference`). */
   readonly differences?: boolean;
+  /** Tables written whole all the same: the load skipped a difference of them (SnapshotState.markWhole). */
+  readonly whole?: ReadonlySet<string>;
 }
 
 
@@ -207,7 +209,7 @@ export async function extractSnapshot<S>(run: SnapshotRun<S>, endpoints: readonl
       const snapshot = failedChildren === 0 && !endpoint.readsSubset;
       for (const { sink } of opened) {
         const name = sink.spec.name;
-        const written = await sink.commit({ snapshot, asDifference: run.differences });
+        const written = await sink.commit({ snapshot, asDifference: run.differences && !run.whole?.has(name) });
         const own = name === endpoint.name;
         const notes = [
           ...(failedChildren === 0 ? [] : [own ? `${failedChildren} child requests failed after retries${failedChildren > outcome.errors.length ? `; the first ${outcome.errors.length} are listed` : ''}` : `read with ${endpoint.name}, whose child requests failed`]),

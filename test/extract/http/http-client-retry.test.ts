@@ -91,8 +91,11 @@ describe('retries', () => {
     };
     server = await startServer([stallMidBody, json(200, page)]);
     const response = await clientFor({ timeoutMs: 300 }).getJson(`${server.origin}/v1/items`);
-    expect(response).toMatchObject({ body: page, attempts: 2 });
-    expect(events[0].reason).toBe('E_HTTP_TIMEOUT');
+    expect(response.body).toEqual(page);
+    // The stalled attempt timed out; on a machine busy enough, so may the quick one after it,
+    // and the next answers: every retry is a timeout's, whatever the machine's speed.
+    expect(response.attempts).toBeGreaterThanOrEqual(2);
+    expect(events.map((event) => event.reason)).toEqual(Array(response.attempts - 1).fill('E_HTTP_TIMEOUT'));
   });
 
   it('retries a refused connection', async () => {

@@ -11,20 +11,42 @@ interface Received {
   body: any;
 }
 
+interface Hook {
+  url: string;
+  received: Received[];
+  /** Resolves with what `probe` finds among the requests received, now or once a request brings it. */
+  until<T>(probe: () => T | undefined): Promise<T>;
+  close(): Promise<void>;
+}
+
 /** A loopback callback that records what it is sent and answers with `status()`. */
-async function callback(status: () => number = () => 200): Promise<{ url: string; received: Received[]; close(): Promise<void> }> {
+async function callback(status: () => number = () => 200): Promise<Hook> {
   const received: Received[] = [];
+  // Each waiter looks again on every request: no polling, no deadline but the test's own.
+  const waiters = new Set<() => void>();
   const server: Server = createServer((request: IncomingMessage, response) => {
     let text = '';
     request.on('data', (chunk) => (text += chunk));
     request.on('end', () => {
       received.push({ path: request.url ?? '', contentType: String(request.headers['content-type']), body: JSON.parse(text) });
       response.writeHead(status()).end();
+      for (const look of [...waiters]) look();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, received, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  const until = <T>(probe: () => T | undefined) =>
+    new Promise<T>((resolve) => {
+      const look = () => {
+        const value = probe();
+        if (value === undefined) return;
+        waiters.delete(look);
+        resolve(value);
+      };
+      waiters.add(look);
+      look();
+    });
+  return { url: `http://127.0.0.1:${port}`, received, until, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
 let cleanup: (() => Promise<void>)[] = [];
@@ -49,21 +71,12 @@ async function send(sim: Simulator, method: 'POST' | 'PUT' | 'DELETE', path: str
   return { status: response.status, body: text ? JSON.parse(text) : undefined };
 }
 
-async function until<T>(probe: () => T | undefined, what: string): Promise<T> {
-  for (let waited = 0; waited < 5000; waited += 10) {
-    const value = probe();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 /** Creates a subscription to `url` and completes its handshake; returns its id. */
-async function subscribe(sim: Simulator, hook: Awaited<ReturnType<typeof callback>>, path = '/hooks/{org}/profiles'): Promise<string> {
+async function subscribe(sim: Simulator, hook: Hook, path = '/hooks/{org}/profiles'): Promise<string> {
   const created = await send(sim, 'POST', 'pushservice/subscriptions', { subscriptions: { event: 'CustomerProfile', url: `${hook.url}${path}` } });
   expect(created.status).toBe(201);
   const { id } = created.body.subscriptions;
-  const token = await until(() => hook.received.find((r) => r.body.subscriptions?.id === id)?.body.subscriptions.validationToken as string | undefined, 'the validation token');
+  const token = await hook.until(() => hook.received.find((r) => r.body.subscriptions?.id === id)?.body.subscriptions.validationToken as string | undefined);
   expect((await send(sim, 'PUT', `pushservice/subscriptions/${id}`, { subscriptions: { validationToken: token, isEnabled: true } })).status).toBe(200);
   return id;
 }
@@ -79,7 +92,7 @@ describe('engagement push subscriptions', () => {
     expect(subscription).toMatchObject({ type: 'subscriptions', event: 'CustomerProfile', isEnabled: false, isValidated: false, failingSince: null });
     expect(subscription).not.toHaveProperty('validationToken');
 
-    const validation = await until(() => hook.received[0], 'the validation call');
+    const validation = await hook.until(() => hook.received[0]);
     expect(validation.path).toBe(`/hooks/${sim.options.orgId}/profiles`);
     expect(validation.contentType).toBe('application/vnd.api+json; charset=utf-8');
     expect(validation.body).toEqual({ subscriptions: { id: subscription.id, event: 'CustomerProfile', validationToken: expect.stringMatching(/^[\w-]{32}$/) } });
@@ -112,7 +125,7 @@ describe('engagement push subscriptions', () => {
     const id = await subscribe(sim, hook);
     // Created but never validated: no deliveries.
     expect((await send(sim, 'POST', 'pushservice/subscriptions', { subscriptions: { event: 'CustomerProfile', url: `${pending.url}/p` } })).status).toBe(201);
-    await until(() => pending.received[0], 'the second validation call');
+    await pending.until(() => pending.received[0]);
 
     // A profile with a consent not revoked yet, so the change revokes it.
     const consentsNow = await adminRows(sim, 'consents');
