@@ -31,7 +31,7 @@ let listed: string[];
 let inForce: Record<string, unknown>[];
 let churn: Record<string, unknown>[];
 let status: string;
-let checked: { code: number; stdout: string };
+let checked: { code: number | null; stdout: string };
 
 const fans = async () => new Map((await queryWarehouse(dataDir, 'select record_key, fan_id from intermediate.int_identity_clusters')).map((row) => [String(row.record_key), String(row.fan_id)]));
 
