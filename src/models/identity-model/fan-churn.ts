@@ -30,12 +30,13 @@ export interface MovedRecord {
 }
 
 /**
- * The moved records of two relations of `(record_key, fan_id)` as a query, for counting, listing
- * and writing to a file: one row per record on both sides whose fan_id differs.
+ * The CTEs comparing two relations of `(record_key, fan_id)`: `pairs` (each record on both
+ * sides with its fan before and after), `merged` (fans after holding records of several fans
+ * before), `split` (fans before whose records went to several fans after) and `moved` (each
+ * record whose fan_id differs, and how).
  */
-export function movedRecordsSql(before: string, after: string): string {
-  return `with
-    pairs as (
+function comparisonCtes(before: string, after: string): string {
+  return `pairs as (
         select before_fans.record_key, before_fans.fan_id as fan_before, after_fans.fan_id as fan_after
         from ${before} as before_fans
         inner join ${after} as after_fans
@@ -46,46 +47,47 @@ export function movedRecordsSql(before: string, after: string): string {
     ),
     split as (
         select fan_before from pairs group by fan_before having count(distinct fan_after) > 1
-    )
-    select
-        pairs.record_key,
-        pairs.fan_before,
-        pairs.fan_after,
-        case
-            when merged.fan_after is not null and split.fan_before is not null then 'merge and split'
-            when merged.fan_after is not null then 'merge'
-            when split.fan_before is not null then 'split'
-            else 'renamed'
-        end as how,
-    from pairs
-    left join merged
-        on merged.fan_after = pairs.fan_after
-    left join split
-        on split.fan_before = pairs.fan_before
-    where pairs.fan_before <> pairs.fan_after`;
+    ),
+    moved as (
+        select
+            pairs.record_key,
+            pairs.fan_before,
+            pairs.fan_after,
+            case
+                when merged.fan_after is not null and split.fan_before is not null then 'merge and split'
+                when merged.fan_after is not null then 'merge'
+                when split.fan_before is not null then 'split'
+                else 'renamed'
+            end as how,
+        from pairs
+        left join merged
+            on merged.fan_after = pairs.fan_after
+        left join split
+            on split.fan_before = pairs.fan_before
+        where pairs.fan_before <> pairs.fan_after
+    )`;
+}
+
+/** Every record whose fan_id differs between `before` and `after`, as a query: record_key, fan_before, fan_after, how. */
+export function movedRecordsSql(before: string, after: string): string {
+  return `with ${comparisonCtes(before, after)} select * from moved`;
 }
 
 /** Compares the fans of `before` and `after` (relations with record_key and fan_id). */
 export async function compareFans(connection: DuckDBConnection, before: string, after: string, examples = 5): Promise<FanChurn> {
   const [row] = await queryRows(
     connection,
-    `with moved as (${movedRecordsSql(before, after)}),
-    pairs as (
-        select before_fans.fan_id as fan_before, after_fans.fan_id as fan_after
-        from ${before} as before_fans
-        inner join ${after} as after_fans
-            on after_fans.record_key = before_fans.record_key
-    )
+    `with ${comparisonCtes(before, after)}
     select
         (select count(distinct fan_id) from ${before}) as fans_before,
         (select count(distinct fan_id) from ${after}) as fans_after,
         (select count(*) from ${before}) as records_before,
         (select count(*) from ${after}) as records_after,
         (select count(*) from moved) as records_moved,
-        (select count(*) from (select fan_after from pairs group by fan_after having count(distinct fan_before) > 1)) as fans_merged,
-        (select count(*) from (select fan_before from pairs group by fan_before having count(distinct fan_after) > 1)) as fans_split`,
+        (select count(*) from merged) as fans_merged,
+        (select count(*) from split) as fans_split`,
   );
-  const listed = examples > 0 ? await queryRows(connection, `select * from (${movedRecordsSql(before, after)}) order by record_key limit ${Number(examples)}`) : [];
+  const listed = examples > 0 ? await queryRows(connection, `${movedRecordsSql(before, after)} order by record_key limit ${Number(examples)}`) : [];
   return {
     fansBefore: Number(row!.fans_before),
     fansAfter: Number(row!.fans_after),

@@ -84,7 +84,7 @@ export async function previewCandidate(options: Omit<BuildModelsOptions, 'select
       await connection.run(
         `copy (
             select record_key, fan_before as fan_id_now, fan_after as fan_id_after, how
-            from (${movedRecordsSql(now, 'intermediate.int_identity_clusters')})
+            from (${movedRecordsSql(now, 'intermediate.int_identity_clusters')}) as moved
             order by record_key
         ) to ${quoteLiteral(movedFile)} (format csv, header)`,
       );
