@@ -10,7 +10,8 @@ import { clubBackground, writeRawTables } from '../warehouse/identity-fixture.js
 
 /**
  * The identity model in force stays usable when sql/identity/ changes under it: it predicts
- * under the configuration it was trained with, and the build only says a retrain is due. A
+ * under the configuration it was trained with, and the build only says a retrain is due,
+ * unless identityAutoRetrain lets it train and apply one itself. A
  * warehouse whose model was stored without its configuration (an older fanlake; here the club
  * model of identity-model-fixture.ts) adopts it as in force when it fits the files.
  */
@@ -20,9 +21,16 @@ let dataDir: string;
 let changedModels: string;
 const events: BuildEvent[][] = [];
 
-const build = async (modelsDir?: string) => {
+const build = async (modelsDir?: string, autoRetrain = false) => {
   const seen: BuildEvent[] = [];
-  const results = await buildModels({ dataDir, select: SELECT, threads: 1, ...(modelsDir ? { modelsDir } : {}), onEvent: (event) => seen.push(event) });
+  const results = await buildModels({
+    dataDir,
+    select: SELECT,
+    threads: 1,
+    ...(modelsDir ? { modelsDir } : {}),
+    identityTraining: { mode: 'auto', autoRetrain },
+    onEvent: (event) => seen.push(event),
+  });
   expect(results.filter((result) => result.error).map((result) => result.error!.message)).toEqual([]);
   events.push(seen);
 };
@@ -34,6 +42,10 @@ let levelsBefore: unknown[];
 let levelsAfter: unknown[];
 let fansBefore: unknown[];
 let fansAfter: unknown[];
+let levelsRetrained: unknown[];
+let inForceBefore: unknown[];
+let modelsBefore: unknown[];
+let dueChurn: unknown;
 
 beforeAll(async () => {
   dataDir = tempDataDir();
@@ -50,24 +62,36 @@ beforeAll(async () => {
   await build(changedModels);
   levelsAfter = await levels();
   fansAfter = await fans();
+  inForceBefore = await queryWarehouse(dataDir, 'select model_version, applied_by from meta.identity_model_in_force');
+  modelsBefore = await queryWarehouse(dataDir, 'select count(*)::integer as models, count(definition)::integer as with_definition from meta.identity_models');
+  dueChurn = (await queryWarehouse(dataDir, 'select records_moved::integer as moved, retrain_due from meta.identity_fan_churn order by built_at desc limit 1'))[0];
+  await build(changedModels, true);
+  levelsRetrained = await levels();
 }, 120_000);
 
 describe('the identity model in force', () => {
-  it('adopts the model an older fanlake stored when it fits the configuration', async () => {
-    expect(await queryWarehouse(dataDir, 'select model_version, applied_by from meta.identity_model_in_force')).toEqual([{ model_version: 1, applied_by: 'adopted' }]);
+  it('adopts the model an older fanlake stored when it fits the configuration', () => {
+    expect(inForceBefore).toEqual([{ model_version: 1, applied_by: 'adopted' }]);
     expect(events[0]!.some((event) => event.type === 'identity-trained' || event.type === 'identity-retrain-due')).toBe(false);
-    const [stored] = await queryWarehouse(dataDir, 'select definition is not null as has_definition from meta.identity_models');
-    expect(stored).toEqual({ has_definition: true });
+    expect(modelsBefore).toEqual([{ models: 1, with_definition: 1 }]);
   });
 
-  it('keeps predicting under its own configuration when the files change, and says a retrain is due', async () => {
+  it('keeps predicting under its own configuration when the files change, trains nothing and says a retrain is due', () => {
     expect(levelsBefore.map((row) => (row as { level: string }).level)).toContain('alike');
     expect(levelsAfter).toEqual(levelsBefore);
     expect(fansAfter).toEqual(fansBefore);
     const due = events[1]!.find((event) => event.type === 'identity-retrain-due');
     expect(due).toMatchObject({ version: 1, reason: expect.stringContaining('the identity configuration (sql/identity/) changed since version 1 was trained') });
-    expect(await queryWarehouse(dataDir, 'select count(*)::integer as models from meta.identity_models')).toEqual([{ models: 1 }]);
-    const [churn] = await queryWarehouse(dataDir, 'select records_moved::integer as moved, retrain_due from meta.identity_fan_churn order by built_at desc limit 1');
-    expect(churn).toMatchObject({ moved: 0, retrain_due: expect.stringContaining('configuration') });
+    expect(dueChurn).toMatchObject({ moved: 0, retrain_due: expect.stringContaining('configuration') });
+  });
+
+  it('is retrained under the files and put in force by build itself with identityAutoRetrain, reported as applied', async () => {
+    const trained = events[2]!.find((event) => event.type === 'identity-trained');
+    expect(trained).toMatchObject({ appliedBy: 'autoRetrain', model: { version: 2 }, reason: expect.stringContaining('configuration') });
+    expect(levelsRetrained.map((row) => (row as { level: string }).level)).not.toContain('alike');
+    const inForce = await queryWarehouse(dataDir, 'select model_version, applied_by from meta.identity_model_in_force order by applied_at');
+    expect(inForce.at(-1)).toEqual({ model_version: 2, applied_by: 'autoRetrain' });
+    const [churn] = await queryWarehouse(dataDir, 'select model_version, model_applied, retrain_due from meta.identity_fan_churn order by built_at desc limit 1');
+    expect(churn).toEqual({ model_version: 2, model_applied: true, retrain_due: null });
   });
 });
