@@ -31,6 +31,8 @@ let listed: string[];
 let inForce: Record<string, unknown>[];
 let churn: Record<string, unknown>[];
 let status: string;
+let statusDue: string;
+let doctor: string;
 let checked: { code: number | null; stdout: string };
 
 const fans = async () => new Map((await queryWarehouse(dataDir, 'select record_key, fan_id from intermediate.int_identity_clusters')).map((row) => [String(row.record_key), String(row.fan_id)]));
@@ -58,6 +60,7 @@ beforeAll(async () => {
   expect(build.code, build.stderr).toBe(0);
   built = build;
   fansAfterBuild = await fans();
+  statusDue = await runCliOk(['status'], env);
 
   trained = await runCliOk(['identity', 'train'], env);
   fansAfterTrain = await fans();
@@ -72,6 +75,7 @@ beforeAll(async () => {
   churn = await queryWarehouse(dataDir, 'select model_version, model_applied, records_moved::integer as records_moved, retrain_due from meta.identity_fan_churn order by built_at');
   status = await runCliOk(['status'], env);
   checked = await runCli(['check'], env);
+  doctor = (await runCli(['doctor'], env)).stdout;
 }, 300_000);
 
 afterAll(async () => {
@@ -85,6 +89,8 @@ describe('identity keys move only when someone decides', () => {
     expect(churn.at(-2)).toMatchObject({ model_version: 1, model_applied: false });
     expect(String(churn.at(-2)!.retrain_due)).toMatch(/records grew by 5\d% since version 1/);
     expect(built.stdout + built.stderr).toMatch(/a retrain is due \(the records grew by 5\d%.*version 1 stays in force/);
+    expect(statusDue).toContain('identity model version 1 in force');
+    expect(statusDue).toMatch(/a retrain is due: the records grew by 5\d%/);
   });
 
   it('identity train lists the fans that would merge and the records whose fan_id would move, and moves none', () => {
@@ -102,8 +108,9 @@ describe('identity keys move only when someone decides', () => {
     expect(churn.at(-1)).toMatchObject({ model_version: 2, model_applied: true, records_moved: listed.length, retrain_due: null });
   });
 
-  it('status shows the model in force and the last build\'s churn; check warns of it', () => {
+  it('status and doctor show the model in force and the last build\'s churn; check warns of it', () => {
     expect(status).toContain('identity model version 2 in force');
+    expect(doctor).toContain('identity model version 2 in force since');
     expect(status).toContain(`${listed.length} of ${fansAfterBuild.size} records' fan_id moved`);
     expect(checked.code).toBe(0);
     expect(checked.stdout).toMatch(/tests\/identity_fan_churn\s.*warn/);
