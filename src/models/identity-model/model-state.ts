@@ -45,7 +45,8 @@ export class IdentityModelState {
   /**
    * The model in force. A warehouse of an older fanlake has none recorded: its newest model
    * was in force when it fitted the configuration, so that one is adopted (and given the
-   * configuration it fits); otherwise the first build trains one.
+   * configuration it fits), as is a candidate `identity train` stored before any build;
+   * otherwise the first build trains one.
    */
   static async read(connection: DuckDBConnection, config: IdentityModelConfig | undefined, thresholds: IdentityThresholds, options: IdentityTrainingOptions): Promise<IdentityModelState> {
     if (!config) return new IdentityModelState(config, undefined, thresholds, options);
@@ -55,7 +56,7 @@ export class IdentityModelState {
     if (!inForce) {
       const newest = await readStoredModel(connection);
       if (newest?.definitionHash === config.definitionHash) {
-        await putInForce(connection, newest.version, 'adopted', 'the newest model fitting the configuration, in force before fanlake recorded which version is');
+        await putInForce(connection, newest.version, 'adopted', 'none was in force: the newest stored model fitting the configuration');
         model = newest;
       }
     }
