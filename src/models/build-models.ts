@@ -174,7 +174,8 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
           if (outcome && !identityReported) options.onEvent?.(outcome);
           identityReported = true;
         }
-        const fans = relation === FANS_RELATION ? await FanSnapshot.take(main, existing.has(relation.toLowerCase())) : undefined;
+        // what cannot be snapshotted (a fans table of another shape) is built without its churn
+        const fans = relation === FANS_RELATION ? await FanSnapshot.take(main, existing.has(relation.toLowerCase())).catch(() => undefined) : undefined;
         const fingerprint = inputs.fingerprint(relation, contentOf);
         const last = lastBuilds.get(relation);
         const unchanged = !options.fullRefresh && node.kind === 'model' && existing.has(relation.toLowerCase()) && last?.fingerprint === fingerprint;
