@@ -4,6 +4,7 @@ import { queryRows, quoteLiteral, withConnection } from '../../core/duckdb.js';
 import { FanlakeError } from '../../core/errors.js';
 import { CODE } from '../../core/error-codes.js';
 import { warehousePath } from '../../raw-contract/index.js';
+import { ensureMetaSchema } from '../../warehouse/meta-schema.js';
 import { buildModels, type BuildModelsOptions, type ModelResult } from '../build-models.js';
 import { defaultOverridesFile } from '../identity-overrides.js';
 import { compareFans, type FanChurn, movedRecordsSql } from './fan-churn.js';
@@ -42,6 +43,7 @@ export async function previewCandidate(options: Omit<BuildModelsOptions, 'select
     throw new FanlakeError(CODE.E_WAREHOUSE_MISSING, `no warehouse at ${source} yet: run fanlake extract and fanlake load first`, { context: { path: source } });
   }
   const pending = await withConnection(source, async (connection) => {
+    await ensureMetaSchema(connection);
     const newest = await readStoredModel(connection);
     const inForce = await readInForce(connection);
     return newest && newest.version !== inForce?.version ? newest : undefined;
