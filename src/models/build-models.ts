@@ -23,10 +23,11 @@ import { BuildInputs, contentSignature, readBuildState, recordBuild } from './bu
 import { type RelationKind, relationKinds } from '../warehouse/warehouse.js';
 import { dropRemovedModels } from './drop-removed-models.js';
 import { UsageError } from '../core/errors.js';
-import { readIdentityModelConfig, type IdentityModelConfig } from './identity-model/config.js';
-import { DEFAULT_IDENTITY_THRESHOLDS, identityModelMacros, type IdentityThresholds } from './identity-model/macros.js';
-import { readStoredModel, type StoredModel } from './identity-model/store.js';
-import { trainIdentityModel } from './identity-model/train.js';
+import { readIdentityModelConfig } from './identity-model/config.js';
+import { DEFAULT_IDENTITY_THRESHOLDS, type IdentityThresholds } from './identity-model/macros.js';
+import { IdentityModelState, type IdentityModelOutcome, type IdentityTrainingOptions } from './identity-model/model-state.js';
+import { compareFans, recordChurn, type RecordedChurn } from './identity-model/fan-churn.js';
+import { newRunId } from '../raw-contract/index.js';
 
 export const BUILD_STATUSES = ['ok', 'unchanged', 'failed', 'skipped', 'dropped'] as const;
 /**
@@ -58,7 +59,8 @@ export interface ModelResult {
 export type BuildEvent =
   | { type: 'build-started'; nodes: number }
   | { type: 'node-finished'; result: ModelResult }
-  | { type: 'identity-trained'; model: StoredModel; reason: string; seconds: number };
+  | IdentityModelOutcome
+  | { type: 'identity-churn'; churn: RecordedChurn };
 
 export interface BuildModelsOptions extends DatabaseOptions {
   dataDir: string;
@@ -83,11 +85,14 @@ export interface BuildModelsOptions extends DatabaseOptions {
   /** The identity model's link and review thresholds (match probabilities); defaults: DEFAULT_IDENTITY_THRESHOLDS. */
   identityThresholds?: IdentityThresholds;
   /**
-   * When the identity model is trained, just before the model that predicts with it builds:
-   * `auto` when none is stored for the configuration or the records grew by the configuration's
-   * `retrain_growth` since (the default); `always` (`fanlake identity train`).
+   * When the identity model is trained, just before the model that predicts with it builds (see
+   * IdentityTrainingOptions); default `{ mode: 'auto' }`: only when none is in force.
    */
-  identityTraining?: 'auto' | 'always';
+  identityTraining?: IdentityTrainingOptions;
+  /** Share of records whose fan_id a build may move before the data test identity_fan_churn warns (setting identityChurnWarnShare); default DEFAULT_CHURN_WARN_SHARE. */
+  identityChurnWarnShare?: number;
+  /** Names this build in meta.identity_fan_churn: the run's id under `fanlake run`; a new one when absent. */
+  buildId?: string;
   onEvent?: (event: BuildEvent) => void;
 }
 
@@ -112,7 +117,7 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
   const instance = await openDatabase(options.warehousePath ?? warehousePath(options.dataDir), options);
   const main = await instance.connect();
   try {
-    const identityModel = await IdentityModelState.read(main, identityConfig, identityThresholds);
+    const identityModel = await IdentityModelState.read(main, identityConfig, identityThresholds, options.identityTraining ?? { mode: 'auto' });
     const graph = await buildGraph(project, main, [
       ...settingMacros(options.macroSettings ?? DEFAULT_MACRO_SETTINGS),
       identityOverridesMacro(overrides, overridesFile),
@@ -155,17 +160,22 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
     const optional = new Set(project.sources.filter((source) => source.optional).map((source) => source.relation.toLowerCase()));
 
     const results = new Map<string, ModelResult>();
-    let trainingReported = false;
+    let identityReported = false;
     const outcomes = await runGraph({
       order,
       parentsOf: (relation) => graph.nodes.get(relation)!.parents,
       run: async (relation) => {
         const node = graph.nodes.get(relation)!;
         if (node.kind === 'model' && callsMacro(graph, node.macros, IDENTITY_MODEL_MACRO)) {
-          const trained = await identityModel.trainIfNeeded(main, options.identityTraining ?? 'auto', inputs);
-          if (trained && !trainingReported) options.onEvent?.({ type: 'identity-trained', ...trained });
-          trainingReported = true;
+          const outcome = await identityModel.prepare(main, async (macro) => {
+            await main.run(macro.sql);
+            inputs.replaceMacro(macro.name, macro.sql);
+          });
+          if (outcome && !identityReported) options.onEvent?.(outcome);
+          identityReported = true;
         }
+        // what cannot be snapshotted (a fans table of another shape) is built without its churn
+        const fans = relation === FANS_RELATION ? await FanSnapshot.take(main, existing.has(relation.toLowerCase())).catch(() => undefined) : undefined;
         const fingerprint = inputs.fingerprint(relation, contentOf);
         const last = lastBuilds.get(relation);
         const unchanged = !options.fullRefresh && node.kind === 'model' && existing.has(relation.toLowerCase()) && last?.fingerprint === fingerprint;
@@ -187,6 +197,20 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
               result = { ...identity(node), status: 'failed', seconds: result.seconds, error: modelFailure(MODEL_ERROR_CODES.modelFailed, relation, cause) };
             }
             result.seconds = Math.round((result.seconds + (performance.now() - started) / 1000) * 1000) / 1000;
+          }
+        }
+        if (fans && (result.status === 'ok' || result.status === 'unchanged')) {
+          try {
+            const churn = await recordChurn(main, {
+              ...(await fans.compare(main)),
+              buildId: options.buildId ?? newRunId(),
+              modelVersion: identityModel.version,
+              warnShare: options.identityChurnWarnShare ?? DEFAULT_CHURN_WARN_SHARE,
+              ...(identityModel.retrainDue === undefined ? {} : { retrainDue: identityModel.retrainDue }),
+            });
+            options.onEvent?.({ type: 'identity-churn', churn });
+          } catch (cause) {
+            result = { ...result, status: 'failed', error: modelFailure(MODEL_ERROR_CODES.modelFailed, relation, cause) };
           }
         }
         results.set(relation, result);
@@ -217,8 +241,34 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
 
 /** The macro whose callers predict with the stored identity model: it is trained, when it must be, just before the first of them builds. */
 const IDENTITY_MODEL_MACRO = 'identity_model';
-/** The macros training rewrites. */
-const TRAINED_MACROS = new Set(['identity_model', 'identity_model_version', 'identity_prior_weight']);
+
+/** The model that gives each record its fan: its fan_ids before and after it builds are the build's churn. */
+const FANS_RELATION = 'intermediate.int_identity_clusters';
+
+/** Default of the setting identityChurnWarnShare: a build that moves more than this share of the records' fan_ids is warned about. */
+export const DEFAULT_CHURN_WARN_SHARE = 0.05;
+
+/** Each record's fan_id as the fans' model held it before this build wrote it, in a temp table. */
+class FanSnapshot {
+  private static readonly TABLE = 'fan_ids_before_build';
+
+  static async take(connection: DuckDBConnection, exists: boolean): Promise<FanSnapshot> {
+    await connection.run(
+      exists
+        ? `create or replace temp table ${FanSnapshot.TABLE} as select record_key, fan_id from ${FANS_RELATION}`
+        : `create or replace temp table ${FanSnapshot.TABLE} (record_key varchar, fan_id varchar)`,
+    );
+    return new FanSnapshot();
+  }
+
+  async compare(connection: DuckDBConnection) {
+    try {
+      return await compareFans(connection, FanSnapshot.TABLE, FANS_RELATION, 0);
+    } finally {
+      await connection.run(`drop table if exists ${FanSnapshot.TABLE}`);
+    }
+  }
+}
 
 /** Whether `macros`, or a macro they call in turn, is `name`. */
 function callsMacro(graph: ModelGraph, macros: readonly string[], name: string, seen = new Set<string>()): boolean {
@@ -236,60 +286,6 @@ function checkedThresholds(thresholds: IdentityThresholds): IdentityThresholds {
     throw new UsageError(`the identity review threshold (${thresholds.review}) must be below the link threshold (${thresholds.link})`);
   }
   return thresholds;
-}
-
-/** The identity model a build predicts with: its configuration, the stored model, and training when it is due. */
-class IdentityModelState {
-  private training: Promise<{ model: StoredModel; reason: string; seconds: number } | undefined> | undefined;
-
-  private constructor(
-    private readonly config: IdentityModelConfig | undefined,
-    private model: StoredModel | undefined,
-    private readonly thresholds: IdentityThresholds,
-  ) {}
-
-  /** The newest stored model for the configuration; a model trained under another configuration is not used. */
-  static async read(connection: DuckDBConnection, config: IdentityModelConfig | undefined, thresholds: IdentityThresholds): Promise<IdentityModelState> {
-    const stored = config ? await readStoredModel(connection) : undefined;
-    return new IdentityModelState(config, stored?.definitionHash === config?.definitionHash ? stored : undefined, thresholds);
-  }
-
-  macros(): MacroDefinition[] {
-    return this.config ? identityModelMacros(this.config, this.model, this.thresholds) : [];
-  }
-
-  /**
-   * Trains (once per build) when asked to, when no model fits the configuration, or when the
-   * records grew by the configuration's share since the last training; then writes the new
-   * model's macros into the warehouse and into `inputs`, so the models that predict with it
-   * build again.
-   */
-  trainIfNeeded(connection: DuckDBConnection, when: 'auto' | 'always', inputs: BuildInputs) {
-    this.training ??= (async () => {
-      if (!this.config) return undefined;
-      const reason = when === 'always' ? 'asked to (fanlake identity train)' : await this.dueReason(connection, this.config);
-      if (reason === undefined) return undefined;
-      const started = performance.now();
-      this.model = await trainIdentityModel(connection, this.config);
-      for (const macro of this.macros().filter((candidate) => TRAINED_MACROS.has(candidate.name))) {
-        await connection.run(macro.sql);
-        inputs.replaceMacro(macro.name, macro.sql);
-      }
-      return { model: this.model, reason, seconds: (performance.now() - started) / 1000 };
-    })();
-    return this.training;
-  }
-
-  private async dueReason(connection: DuckDBConnection, config: IdentityModelConfig): Promise<string | undefined> {
-    if (!this.model) return 'no model is stored for this configuration';
-    const [row] = await queryRows(connection, 'select count(*) as records from intermediate.int_identity_records');
-    const records = Number(row!.records);
-    const growth = records / Math.max(this.model.records, 1) - 1;
-    if (growth >= config.training.retrain_growth) {
-      return `the records grew by ${Math.round(growth * 100)}% since version ${this.model.version} (${this.model.records} → ${records}; retrain_growth ${config.training.retrain_growth})`;
-    }
-    return undefined;
-  }
 }
 
 /** The graph of the SQL project, parsed with a throwaway in-memory DuckDB; for tools and tests. */

@@ -116,7 +116,7 @@
  * file is gone are dropped alike.
  * After a build, `<dataDir>/lineage.json` describes every model, its parents and its columns.
  */
-export { buildModels, loadModelGraph, BUILD_STATUSES } from './build-models.js';
+export { buildModels, loadModelGraph, BUILD_STATUSES, DEFAULT_CHURN_WARN_SHARE } from './build-models.js';
 export type { BuildEvent, BuildModelsOptions, BuildStatus, ModelResult } from './build-models.js';
 export { checksFailed, runChecks, TEST_STATUSES } from './checks/run-checks.js';
 export type { RunChecksOptions, TestResult, TestStatus } from './checks/run-checks.js';

@@ -80,7 +80,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
     return result.summary;
   });
   await run('load', () => loadStep(options));
-  await run('build', () => buildStep(options));
+  await run('build', () => buildStep(options, { runId }));
   await run('check', () => checkStep(options));
   await run('report', async () => {
     const result = await reportStep(options, { names: options.reports, params: options.params });

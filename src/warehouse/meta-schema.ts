@@ -5,8 +5,9 @@ export const META_SCHEMA = 'meta';
 
 /**
  * The run records, declared once: `load` writes the first three in its transaction, `check`
- * writes `check_results`, training the identity model the last two. Reports may read exactly
- * these tables of `meta`.
+ * writes `check_results`, training the identity model `identity_models` and its levels, putting
+ * a version in force `identity_model_in_force`, and each build `identity_fan_churn`. Reports may
+ * read exactly these tables of `meta`.
  */
 export const META_TABLES = {
   /**
@@ -81,7 +82,9 @@ export const META_TABLES = {
     prior double not null,
     prior_pairs bigint not null,
     u_sample_pairs bigint not null,
-    sessions json not null`,
+    sessions json not null,
+    definition json,
+    records_signature varchar`,
   /** One row per comparison level of each trained identity model: m, u and the evidence behind them. */
   identity_model_levels: `
     model_version integer not null,
@@ -92,6 +95,39 @@ export const META_TABLES = {
     u double,
     u_pairs bigint not null,
     m_sessions integer not null`,
+  /**
+   * One row each time an identity model version was put in force (src/models/identity-model/in-force.ts):
+   * the newest row's version is the one `build` predicts with. `applied_by`: `first build`,
+   * `identity train --apply`, `autoRetrain` or `adopted` (a warehouse of an older fanlake).
+   */
+  identity_model_in_force: `
+    model_version integer not null,
+    applied_at timestamptz not null,
+    applied_by varchar not null,
+    reason varchar not null`,
+  /**
+   * One row per build that built the fans (int_identity_clusters): how many fans and records
+   * there were before and after it, records present on both sides whose fan_id moved, fans
+   * merged (one after holds records of several before) and split (the records of one before
+   * went to several), and why a retrain is due under the model in force (NULL: none is).
+   * `warn_share`: the setting identityChurnWarnShare at that build, which the data test
+   * identity_fan_churn compares `moved_share` with.
+   */
+  identity_fan_churn: `
+    build_id varchar not null,
+    built_at timestamptz not null,
+    model_version integer not null,
+    model_applied boolean not null,
+    fans_before bigint not null,
+    fans_after bigint not null,
+    records_before bigint not null,
+    records_after bigint not null,
+    records_moved bigint not null,
+    fans_merged bigint not null,
+    fans_split bigint not null,
+    moved_share double not null,
+    warn_share double not null,
+    retrain_due varchar`,
 } as const;
 
 export type MetaTable = keyof typeof META_TABLES;
@@ -113,4 +149,6 @@ export async function ensureMetaSchema(connection: DuckDBConnection): Promise<vo
 const ADDED_COLUMNS: readonly { table: MetaTable; column: string }[] = [
   { table: 'extraction_runs', column: `errors json default '[]'` },
   { table: 'check_results', column: 'carried_from varchar' },
+  { table: 'identity_models', column: 'definition json' },
+  { table: 'identity_models', column: 'records_signature varchar' },
 ];

@@ -1,7 +1,7 @@
 import type { Argv } from 'yargs';
 import { buildModels, LINEAGE_FILE } from '../../models/index.js';
 import { ensureClubDir } from '../../models/club/club-files.js';
-import { buildSettingsFrom, summarizeBuild } from '../../pipeline/steps/build.js';
+import { buildSettingsFrom, IdentityReport, summarizeBuild } from '../../pipeline/steps/build.js';
 import { stepExitCode } from '../../pipeline/steps/step.js';
 import type { CommandModule } from '../command.js';
 import { out, table } from '../output.js';
@@ -38,19 +38,17 @@ export function createBuildCommand(defaults: BuildCommandDefaults = {}): Command
       const startedAt = new Date();
       const created = await ensureClubDir(config['club.dir']);
       if (created) out.info(created);
+      const identity = new IdentityReport();
       const results = await buildModels({
         dataDir: config.dataDir,
         modelsDir: defaults.modelsDir,
         select: args.select,
         fullRefresh: args['full-refresh'],
         ...buildSettingsFrom(config),
-        onEvent: (event) => {
-          if (event.type === 'identity-trained') {
-            out.info(`trained identity model version ${event.model.version} in ${event.seconds.toFixed(1)} s: ${event.reason}`);
-          }
-        },
+        onEvent: identity.onEvent,
       });
-      const summary = summarizeBuild(results);
+      const built = summarizeBuild(results);
+      const summary = { ...built, counts: { ...built.counts, ...identity.counts }, notes: [...identity.notes, ...built.notes] };
       if (args.format === 'json') {
         out.result(JSON.stringify(stageDocument('build', startedAt, summary), null, 2));
         return stepExitCode(summary);
@@ -70,6 +68,7 @@ export function createBuildCommand(defaults: BuildCommandDefaults = {}): Command
         else if (r.status === 'dropped') out.info(`${r.schema}.${r.model} dropped: ${r.reason}`);
         else if (r.reason) out.warn(`${r.schema}.${r.model} skipped: ${r.reason}`);
       }
+      for (const note of identity.notes) out.info(note);
       const count = (status: string) => results.filter((r) => r.status === status).length;
       const failed = count('failed');
       const dropped = count('dropped') > 0 ? `, ${count('dropped')} dropped` : '';

@@ -1,6 +1,11 @@
 import type { Argv } from 'yargs';
 import { diagnoseClub, doctorVerdict, writeSuggestions } from '../../models/club/club-doctor.js';
 import { CLUB_MAPPINGS } from '../../models/club/club-files.js';
+import { existsSync } from 'node:fs';
+import { identityStateLines } from '../../models/identity-model/state-report.js';
+import { warehousePath } from '../../raw-contract/index.js';
+import { withWarehouseReader } from '../../warehouse/warehouse.js';
+import { duckdbBudget } from '../../config/duckdb-budget.js';
 import type { CommandModule } from '../command.js';
 import { out, table } from '../output.js';
 
@@ -28,7 +33,8 @@ export const doctorCommand: CommandModule<DoctorArgs> = {
     if (added.size > 0) diagnosis = await diagnoseClub({ dataDir: config.dataDir, clubDir });
 
     if (args.format === 'json') {
-      out.result(JSON.stringify({ clubDir, files: diagnosis.files.map((file) => ({ name: file.name, path: file.path, fromDefaults: file.fromDefaults })), findings: diagnosis.findings, written: Object.fromEntries(added), open: diagnosis.open.length }, null, 2));
+      const identity = existsSync(warehousePath(config.dataDir)) ? await withWarehouseReader(config.dataDir, identityStateLines, duckdbBudget(config)) : [];
+      out.result(JSON.stringify({ clubDir, identity, files: diagnosis.files.map((file) => ({ name: file.name, path: file.path, fromDefaults: file.fromDefaults })), findings: diagnosis.findings, written: Object.fromEntries(added), open: diagnosis.open.length }, null, 2));
       return diagnosis.open.length > 0 ? 1 : 0;
     }
     for (const file of diagnosis.files.filter((candidate) => CLUB_MAPPINGS.some((spec) => spec.name === candidate.name))) {
@@ -41,6 +47,8 @@ export const doctorCommand: CommandModule<DoctorArgs> = {
       );
     }
     for (const [file, rows] of added) out.result(`\nadded ${rows} suggestion${rows === 1 ? '' : 's'} to ${clubDir}/${file}.csv: check each, correct it where it is wrong, and set confirmed to yes`);
+    const identity = existsSync(warehousePath(config.dataDir)) ? await withWarehouseReader(config.dataDir, identityStateLines, duckdbBudget(config)) : [];
+    if (identity.length > 0) out.result(`\n${identity.join('\n')}`);
     out.result(`\n${doctorVerdict(diagnosis)}`);
     if (diagnosis.open.some((finding) => finding.state === 'contradicting')) {
       out.result('contradicting: the mapping knows the id under another name or text, so it may mean something else at this club; map the pair as it is in the data');

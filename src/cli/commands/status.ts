@@ -10,6 +10,7 @@ import { nextSlots, wallTime } from '../../schedule/slots.js';
 import { EXTRACTION_STATUSES, listExtractionSummaries, readExtractionSummary, warehousePath } from '../../raw-contract/index.js';
 import { findBookkeeping } from '../../warehouse/bookkeeping.js';
 import { withWarehouseReader } from '../../warehouse/warehouse.js';
+import { identityStateLines } from '../../models/identity-model/state-report.js';
 import { SnapshotState } from '../../extract/snapshot-state.js';
 import { type ChangesSince, journalSize, readChangesSince, readConsumedMark } from '../../listen/journal.js';
 import { coverageGap, readReceiverState } from '../../listen/receiver-state.js';
@@ -51,21 +52,24 @@ export const statusCommand: CommandModule<object> = {
       out.result('\nno warehouse yet (run fanlake load)');
       return 0;
     }
-    const loads = await withWarehouseReader(
+    const { loads, identity } = await withWarehouseReader(
       dataDir,
       async (connection) => {
+        const identity = await identityStateLines(connection);
         const ledger = await findBookkeeping(connection, 'load_ledger');
-        if (ledger === undefined) return [];
-        return queryRows(
+        if (ledger === undefined) return { loads: [], identity };
+        const loads = await queryRows(
           connection,
           `select source || '_' || resource as "table", count(*) as runs, sum(rows) as rows_loaded, max(loaded_at)::varchar as last_loaded, max(extracted_at)::varchar as newest_extract, (now() - max(extracted_at))::varchar as age
            from ${ledger} group by all order by 1`,
         );
+        return { loads, identity };
       },
       duckdbBudget(config),
     );
     out.result(`\nwarehouse ${warehousePath(dataDir)}`);
     out.result(table(['raw table', 'runs', 'rows loaded', 'last loaded', 'newest extract', 'age'], loads.map((r) => [String(r.table), Number(r.runs), Number(r.rows_loaded), String(r.last_loaded), String(r.newest_extract), String(r.age)])));
+    if (identity.length > 0) out.result(`\n${identity.join('\n')}`);
     return 0;
   },
 };

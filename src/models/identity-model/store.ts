@@ -1,6 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { insertRows, queryRows, quoteLiteral } from '../../core/duckdb.js';
 import { ensureMetaSchema } from '../../warehouse/meta-schema.js';
+import type { IdentityModelConfig } from './config.js';
 
 /** Where trained identity models are kept (declared in warehouse/meta-schema.ts): one row per training, and its levels. Reports may read both. */
 export const MODELS_TABLE = 'meta.identity_models';
@@ -34,15 +35,23 @@ export interface StoredModel {
   /** What each EM session did (rule, pairs, iterations, converged, its own λ). */
   sessions: unknown[];
   levels: StoredLevel[];
+  /**
+   * The configuration it was trained under, so that it predicts as it was trained whatever the
+   * files say now; absent for a model stored by an older fanlake (its definitionHash names it).
+   */
+  definition?: IdentityModelConfig;
+  /** What the records it was trained on held (build-state.ts contentSignature): a candidate trained on the records as they are is applied without training again. */
+  recordsSignature?: string;
 }
 
-/** The newest stored model, or undefined when none was trained (or the tables do not exist yet). */
+/** The newest stored model, or version `version`; undefined when there is none (or the tables do not exist yet). */
 export async function readStoredModel(connection: DuckDBConnection, version?: number): Promise<StoredModel | undefined> {
   const exists = await queryRows(connection, `select 1 from duckdb_tables() where schema_name = 'meta' and table_name = 'identity_models'`);
   if (exists.length === 0) return undefined;
   const [row] = await queryRows(
     connection,
-    `select model_version, cast(trained_at as varchar) as trained_at, definition_hash, records, prior, prior_pairs, u_sample_pairs, cast(sessions as varchar) as sessions
+    `select model_version, cast(trained_at as varchar) as trained_at, definition_hash, records, prior, prior_pairs, u_sample_pairs, cast(sessions as varchar) as sessions,
+         cast(definition as varchar) as definition, records_signature
      from ${MODELS_TABLE} ${version === undefined ? '' : `where model_version = ${Number(version)}`} order by model_version desc limit 1`,
   );
   if (!row) return undefined;
@@ -59,6 +68,8 @@ export async function readStoredModel(connection: DuckDBConnection, version?: nu
     priorPairs: Number(row.prior_pairs),
     uSamplePairs: Number(row.u_sample_pairs),
     sessions: JSON.parse(String(row.sessions)) as unknown[],
+    ...(row.definition === null || row.definition === undefined ? {} : { definition: JSON.parse(String(row.definition)) as IdentityModelConfig }),
+    ...(row.records_signature === null || row.records_signature === undefined ? {} : { recordsSignature: String(row.records_signature) }),
     levels: levels.map((level) => ({
       comparison: String(level.comparison),
       levelIndex: Number(level.level_index),
@@ -79,7 +90,8 @@ export async function storeModel(connection: DuckDBConnection, model: Omit<Store
   await connection.run('begin transaction');
   try {
     await connection.run(
-      `insert into ${MODELS_TABLE} values (${version}, now(), ${quoteLiteral(model.definitionHash)}, ${model.records}, ${model.prior}, ${model.priorPairs}, ${model.uSamplePairs}, ${quoteLiteral(JSON.stringify(model.sessions))})`,
+      `insert into ${MODELS_TABLE} values (${version}, now(), ${quoteLiteral(model.definitionHash)}, ${model.records}, ${model.prior}, ${model.priorPairs}, ${model.uSamplePairs}, ${quoteLiteral(JSON.stringify(model.sessions))},
+         ${model.definition ? quoteLiteral(JSON.stringify(model.definition)) : 'null'}, ${model.recordsSignature ? quoteLiteral(model.recordsSignature) : 'null'})`,
     );
     await insertRows(
       connection,

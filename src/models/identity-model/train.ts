@@ -24,7 +24,7 @@ import { storeModel, type StoredLevel, type StoredModel } from './store.js';
  * plainly and stops on convergence, which a recursive CTE could only express by carrying every
  * iteration's state along.
  */
-export async function trainIdentityModel(connection: DuckDBConnection, config: IdentityModelConfig): Promise<StoredModel> {
+export async function trainIdentityModel(connection: DuckDBConnection, config: IdentityModelConfig, recordsSignature?: string): Promise<StoredModel> {
   const comparisons = configuredComparisons(config);
   const [counted] = await queryRows(connection, 'select count(*) as records from intermediate.int_identity_comparables');
   const recordCount = Number(counted!.records);
@@ -67,6 +67,8 @@ export async function trainIdentityModel(connection: DuckDBConnection, config: I
     uSamplePairs: [...u.values()][0]?.total ?? 0,
     sessions: sessions.map((session) => ({ rule: session.rule, pairs: session.pairs, iterations: session.iterations, converged: session.converged, lambda: session.lambda, trained: [...session.m.keys()] })),
     levels,
+    definition: config,
+    ...(recordsSignature === undefined ? {} : { recordsSignature }),
   });
 }
 

@@ -1,4 +1,4 @@
-import { buildModels, type ModelResult } from '../../models/index.js';
+import { buildModels, DEFAULT_CHURN_WARN_SHARE, type BuildEvent, type ModelResult } from '../../models/index.js';
 import { ensureClubDir } from '../../models/club/club-files.js';
 import { DEFAULT_IDENTITY_THRESHOLDS } from '../../models/identity-model/macros.js';
 import type { StepSummary } from '../run-summary.js';
@@ -10,6 +10,8 @@ import { type StepContext, statusOf, stepErrors } from './step.js';
 export interface BuildStepOptions {
   select?: readonly string[];
   fullRefresh?: boolean;
+  /** The run's id, which names the build in meta.identity_fan_churn. */
+  runId?: string;
 }
 
 /**
@@ -45,19 +47,45 @@ export function buildSettingsFrom(config: Config) {
       link: config['models.identityLinkThreshold'] ?? DEFAULT_IDENTITY_THRESHOLDS.link,
       review: config['models.identityReviewThreshold'] ?? DEFAULT_IDENTITY_THRESHOLDS.review,
     },
+    identityTraining: { mode: 'auto' as const, autoRetrain: config['models.identityAutoRetrain'] ?? false },
+    identityChurnWarnShare: config['models.identityChurnWarnShare'] ?? DEFAULT_CHURN_WARN_SHARE,
+  };
+}
+
+/** What a build did about the identity model and the fans, as notes and counts of its step (see identityNotes). */
+export class IdentityReport {
+  readonly notes: string[] = [];
+  readonly counts: Record<string, number> = {};
+
+  /** Takes the build's identity events; pass it as (part of) onEvent. */
+  readonly onEvent = (event: BuildEvent): void => {
+    if (event.type === 'identity-trained') {
+      this.notes.push(`identity model version ${event.model.version} trained and put in force (${event.appliedBy}): ${event.reason}`);
+    } else if (event.type === 'identity-retrain-due') {
+      this.notes.push(`identity model: a retrain is due (${event.reason}); version ${event.version} stays in force: fanlake identity train shows what a new version would change, --apply puts it in force`);
+    } else if (event.type === 'identity-churn') {
+      const churn = event.churn;
+      Object.assign(this.counts, { fans: churn.fansAfter, fan_ids_moved: churn.recordsMoved, fans_merged: churn.fansMerged, fans_split: churn.fansSplit });
+      this.notes.push(
+        `fans: ${churn.fansBefore} → ${churn.fansAfter} under identity model version ${churn.modelVersion}${churn.modelApplied ? ' (newly in force)' : ''}; ${churn.recordsMoved} of ${churn.recordsBefore} records' fan_id moved (${churn.fansMerged} fans merged, ${churn.fansSplit} split)`,
+      );
+    }
   };
 }
 
 /** Runs the SQL models in dependency order. */
 export async function buildStep(context: StepContext, options: BuildStepOptions = {}): Promise<Omit<StepSummary, 'step' | 'seconds'>> {
   const created = await ensureClubDir(context.config['club.dir']);
+  const identity = new IdentityReport();
   const results = await buildModels({
     dataDir: context.config.dataDir,
     modelsDir: context.modelsDir,
     select: options.select,
     fullRefresh: options.fullRefresh,
     ...buildSettingsFrom(context.config),
+    ...(options.runId === undefined ? {} : { buildId: options.runId }),
+    onEvent: identity.onEvent,
   });
   const summary = summarizeBuild(results);
-  return created ? { ...summary, notes: [created, ...summary.notes] } : summary;
+  return { ...summary, counts: { ...summary.counts, ...identity.counts }, notes: [...(created ? [created] : []), ...identity.notes, ...summary.notes] };
 }
