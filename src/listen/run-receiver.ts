@@ -3,6 +3,7 @@ import type { Config } from '../config/load-config.js';
 import { registerSecret } from '../core/secrets.js';
 import { UsageError } from '../core/errors.js';
 import { SerialQueue } from '../core/serial-queue.js';
+import type { SourceConnection } from '../sources/connection.js';
 import { engagementConnection } from '../sources/engagement/index.js';
 import { JournalWriter } from './journal.js';
 import { HEARTBEAT_MS, readReceiverState, type ReceiverState, coverageGap, writeReceiverState } from './receiver-state.js';
@@ -22,24 +23,34 @@ export interface ReceiverRun {
 }
 
 /**
+ * What the receiver needs from the configuration, checked before anything starts: a
+ * UsageError (exit 2) names what is missing. Registers the secrets for masking.
+ */
+export function receiverSettings(config: Config): { connection: SourceConnection; secret: string } {
+  const outcome = engagementConnection(config);
+  if ('skipped' in outcome) throw new UsageError(`the push receiver receives the engagement API's pushes, but ${outcome.skipped}`);
+  const secret = config['listen.secret'];
+  if (!secret) throw new UsageError('FANLAKE_LISTEN_SECRET is not set: set an unguessable path token of at least 32 characters in the environment or .env (e.g. openssl rand -hex 32)');
+  registerSecret(secret);
+  registerSecret(outcome.connection.authorization.replace(/^Basic /, ''));
+  return { connection: outcome.connection, secret };
+}
+
+/**
  * `fanlake listen`: binds the receiver, points the organization's subscription at it
  * (registering, re-pointing or validating it as needed), then records deliveries until
  * stopped. Its state file tells extraction since when every change is in the journal.
  */
 export async function runReceiver(run: ReceiverRun): Promise<void> {
   const { config } = run;
-  const outcome = engagementConnection(config);
-  if ('skipped' in outcome) throw new UsageError(`fanlake listen receives the engagement API's pushes, but ${outcome.skipped}`);
-  const secret = config['listen.secret'];
-  if (!secret) throw new UsageError('FANLAKE_LISTEN_SECRET is not set: set an unguessable path token of at least 32 characters in the environment or .env (e.g. openssl rand -hex 32)');
-  registerSecret(secret);
-  registerSecret(outcome.connection.authorization.replace(/^Basic /, ''));
+  const { connection, secret } = receiverSettings(config);
   const { dataDir } = config;
   const previous = await readReceiverState(dataDir);
   if (previous && previous.host === hostname() && previous.pid !== process.pid && coverageGap(previous, new Date(0)) === undefined) {
     throw new UsageError(`another fanlake listen (pid ${previous.pid}) receives for ${dataDir}; stop it first`);
   }
 
+  let lastDeliveryAt = previous?.lastDeliveryAt;
   const journal = await JournalWriter.open(dataDir);
   const server = new ReceiverServer({
     journal,
@@ -47,7 +58,11 @@ export async function runReceiver(run: ReceiverRun): Promise<void> {
     maxBodyBytes: config['listen.maxBodyBytes'],
     maxRequestsPerSecond: config['listen.maxRequestsPerSecond'],
     profileIdPaths: config['listen.profileIdPaths'],
-    onEvent: run.onEvent,
+    onEvent: (event) => {
+      // Kept in memory and written with the next heartbeat: a delivery costs no extra write.
+      if (event.type === 'changes' || event.type === 'unreadable') lastDeliveryAt = new Date().toISOString();
+      run.onEvent?.(event);
+    },
   });
   let heartbeat: NodeJS.Timeout | undefined;
   let state: ReceiverState | undefined;
@@ -59,18 +74,18 @@ export async function runReceiver(run: ReceiverRun): Promise<void> {
     const bound = await server.listen(host, run.port ?? config['listen.port']);
     const listeningOn = `http://${host.includes(':') ? `[${host}]` : host}:${bound.port}`;
     const publicUrl = (config['listen.publicUrl'] ?? listeningOn).replace(/\/+$/, '');
-    state = { version: 1, pid: process.pid, host: hostname(), segment: journal.segment, listeningOn, publicUrl, heartbeatAt: new Date().toISOString() };
+    state = { version: 1, pid: process.pid, host: hostname(), segment: journal.segment, listeningOn, publicUrl, heartbeatAt: new Date().toISOString(), ...(lastDeliveryAt ? { lastDeliveryAt } : {}) };
     await writeReceiverState(dataDir, state);
     heartbeat = setInterval(() => {
-      state = { ...state!, heartbeatAt: new Date().toISOString() };
+      state = { ...state!, heartbeatAt: new Date().toISOString(), ...(lastDeliveryAt ? { lastDeliveryAt } : {}) };
       void save(state);
     }, HEARTBEAT_MS);
     heartbeat.unref();
 
-    const api = new SubscriptionApi({ connection: outcome.connection, timeoutMs: config['http.timeoutMs'], maxAttempts: config['http.maxAttempts'] });
+    const api = new SubscriptionApi({ connection, timeoutMs: config['http.timeoutMs'], maxAttempts: config['http.maxAttempts'] });
     const subscription = await registerSubscription({ api, server, callbackUrl: `${publicUrl}${PUSH_PATH}${secret}`, previousId: previous?.subscriptionId, publicUrl });
     const now = new Date().toISOString();
-    state = { ...state, subscriptionId: subscription.id, coveredSince: now, heartbeatAt: now };
+    state = { ...state, subscriptionId: subscription.id, coveredSince: now, heartbeatAt: now, ...(lastDeliveryAt ? { lastDeliveryAt } : {}) };
     await save(state);
     run.onReady(listeningOn, subscription.id);
     if (!run.stop.aborted) await new Promise((resolve) => run.stop.addEventListener('abort', resolve, { once: true }));
@@ -78,6 +93,6 @@ export async function runReceiver(run: ReceiverRun): Promise<void> {
     clearInterval(heartbeat);
     await server.close();
     await journal.close();
-    if (state) await save({ ...state, heartbeatAt: new Date().toISOString(), stoppedAt: new Date().toISOString() });
+    if (state) await save({ ...state, heartbeatAt: new Date().toISOString(), stoppedAt: new Date().toISOString(), ...(lastDeliveryAt ? { lastDeliveryAt } : {}) });
   }
 }

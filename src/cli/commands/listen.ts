@@ -1,10 +1,19 @@
 import type { Argv } from 'yargs';
+import type { ReceiverEvent } from '../../listen/receiver-server.js';
 import { runReceiver } from '../../listen/run-receiver.js';
 import type { CommandModule } from '../command.js';
 import { out } from '../output.js';
 
 interface ListenArgs {
   port?: number;
+}
+
+/** One line on stderr per delivery recorded or request refused (`listen`, and the receiver of `schedule`). */
+export function printReceiverEvent(event: ReceiverEvent): void {
+  if (event.type === 'changes') out.info(`recorded ${event.ids} changed customer profile${event.ids === 1 ? '' : 's'}`);
+  else if (event.type === 'unreadable') out.warn(`recorded a delivery that names no profile (${event.why}): the next run takes a full snapshot`);
+  else if (event.type === 'validation') out.info('validation token received');
+  else out.warn(`refused a request: ${event.status} (${event.why})`);
 }
 
 export const listenCommand: CommandModule<ListenArgs> = {
@@ -41,12 +50,7 @@ export const listenCommand: CommandModule<ListenArgs> = {
         out.info(`subscription ${subscriptionId} enabled and validated; recording changes in ${config.dataDir}/listen/journal/`);
         out.result(`listening on ${listeningOn}`);
       },
-      onEvent: (event) => {
-        if (event.type === 'changes') out.info(`recorded ${event.ids} changed customer profile${event.ids === 1 ? '' : 's'}`);
-        else if (event.type === 'unreadable') out.warn(`recorded a delivery that names no profile (${event.why}): the next run takes a full snapshot`);
-        else if (event.type === 'validation') out.info('validation token received');
-        else out.warn(`refused a request: ${event.status} (${event.why})`);
-      },
+      onEvent: printReceiverEvent,
     });
     out.info('receiver stopped');
     return 0;
