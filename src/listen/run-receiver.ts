@@ -1,11 +1,13 @@
+import { unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
+import { join } from 'node:path';
 import type { Config } from '../config/load-config.js';
 import { registerSecret } from '../core/secrets.js';
 import { UsageError } from '../core/errors.js';
 import { SerialQueue } from '../core/serial-queue.js';
 import type { SourceConnection } from '../sources/connection.js';
 import { engagementConnection } from '../sources/engagement/index.js';
-import { JournalWriter } from './journal.js';
+import { journalDir, JournalWriter } from './journal.js';
 import { HEARTBEAT_MS, readReceiverState, type ReceiverState, coverageGap, writeReceiverState } from './receiver-state.js';
 import { PUSH_PATH, type ReceiverEvent, ReceiverServer } from './receiver-server.js';
 import { registerSubscription } from './register-subscription.js';
@@ -93,6 +95,8 @@ export async function runReceiver(run: ReceiverRun): Promise<void> {
     clearInterval(heartbeat);
     await server.close();
     await journal.close();
+    // A receiver that never bound (restarted again and again under fanlake schedule) leaves no empty segment behind.
+    if (!state) await unlink(join(journalDir(dataDir), `${journal.segment}.ndjson`)).catch(() => undefined);
     if (state) await save({ ...state, heartbeatAt: new Date().toISOString(), stoppedAt: new Date().toISOString(), ...(lastDeliveryAt ? { lastDeliveryAt } : {}) });
   }
 }

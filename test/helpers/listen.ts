@@ -1,5 +1,5 @@
-import type { Simulator } from '../../src/simulator/simulator.js';
 import { join } from 'node:path';
+import type { Simulator } from '../../src/simulator/simulator.js';
 import { REPO, spawnCli, watch, type WatchedProcess } from './cli.js';
 
 /** The path token of test receivers: long enough for the setting. */
