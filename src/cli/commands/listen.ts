@@ -27,6 +27,7 @@ export const listenCommand: CommandModule<ListenArgs> = {
           'Receives the engagement API\'s push notifications of customer profile changes until SIGTERM, so that runs re-read only the changed profiles with their people and consents.',
           'Binds FANLAKE_LISTEN_HOST:PORT; points the organization\'s CustomerProfile subscription at <FANLAKE_LISTEN_PUBLIC_URL>/push/<FANLAKE_LISTEN_SECRET> (registering it, or re-pointing the one it used before) and answers the validation handshake; prints "listening on http://HOST:PORT" once the subscription is enabled and validated. Each delivered change is appended to $FANLAKE_DATA_DIR/listen/journal/ and on disk before the platform gets its 200.',
           'Refused: any other path (404), another method (405), a body over FANLAKE_LISTEN_MAX_BODY_BYTES (413), more than FANLAKE_LISTEN_MAX_REQUESTS_PER_SECOND (429).',
+          'fanlake schedule runs this receiver itself when FANLAKE_LISTEN_SECRET is set (one service to keep running); use listen alone without schedules.',
           'While it is down, runs take full snapshots (also on FANLAKE_ENGAGEMENT_SNAPSHOT_CRON, and when the subscription reports failingSince). Run it behind a TLS reverse proxy: see docs/operations.md, "The push receiver".',
         ].join('\n\n'),
       )

@@ -39,16 +39,21 @@ const SCHEDULE_EXAMPLE = `Schedules are set in fanlake.config.json only (no vari
 cron: minute hour day-of-month month day-of-week (croner; 6 fields: seconds
 first), read in timeZone (IANA; default UTC): "0 6 * * *" is 06:00 Oslo time
 every day, "0 8 * * 1" 08:00 on Mondays. job: run (default) or reports. More
-keys (sources, params, strict, deliver, personalData): docs/interface.md.`;
+keys (sources, params, strict, deliver, personalData): docs/interface.md.
+
+With FANLAKE_LISTEN_SECRET set, the push receiver (fanlake listen --help) runs
+in this process too: restarted with backoff when it fails while the jobs go on,
+one alert per outage on the schedules' channels (docs/operations.md).`;
 
 /**
  * `fanlake schedule`. Not a `writes` command: it runs for days, so each job takes the writer
- * lock itself, with a bounded wait.
+ * lock itself, with a bounded wait. With a listen secret it keeps the push receiver running
+ * beside the jobs; the receiver keeps its own state file and takes no lock.
  */
 export function createScheduleCommand(defaults: ScheduleCommandDefaults = {}): CommandModule<ScheduleArgs> {
   return {
     command: 'schedule',
-    describe: 'Run the schedules of the config file until SIGTERM or SIGINT (--list: their next slots)',
+    describe: 'Run the schedules of the config file, and the push receiver when FANLAKE_LISTEN_SECRET is set, until SIGTERM or SIGINT (--list: their next slots)',
     epilogue: SCHEDULE_EXAMPLE,
     builder: (yargs: Argv) =>
       yargs
