@@ -1,11 +1,11 @@
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { logEntrySchema, receiverLogEntrySchema } from '../../src/schedule/schedule-log.js';
 import { runCli, spawnCli, tempDataDir, watch, type WatchedProcess } from '../helpers/cli.js';
-import { listenEnv, receiverKillSwitch } from '../helpers/listen.js';
+import { journalIds, listenEnv, receiverKillSwitch } from '../helpers/listen.js';
 import { startWebhookReceiver } from '../helpers/receivers.js';
 import { startTestSimulator } from '../helpers/simulator.js';
 
@@ -30,14 +30,6 @@ async function takenPort(): Promise<{ port: number; release(): Promise<void> }> 
   return { port, release: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
-/** Every profile id the journal holds. */
-function journalIds(dataDir: string): string[] {
-  const dir = join(dataDir, 'listen', 'journal');
-  return readdirSync(dir)
-    .sort()
-    .flatMap((file) => readFileSync(join(dir, file), 'utf8').split('\n').filter((line) => line.endsWith('}')))
-    .flatMap((line) => (JSON.parse(line) as { ids?: string[] }).ids ?? []);
-}
 
 function logLines(dataDir: string): unknown[] {
   return readFileSync(join(dataDir, 'schedule', 'log.ndjson'), 'utf8').trim().split('\n').map((line) => JSON.parse(line));
@@ -109,6 +101,8 @@ describe('fanlake schedule with a listen secret', () => {
     proc.child.kill('SIGTERM');
     expect((await proc.done).code, proc.stderr).toBe(0);
     expect(proc.stdout + proc.stderr).not.toContain('listen-test-secret');
+    // Restarts and sleeps leave no listeners behind on the scheduler's signal.
+    expect(proc.stderr).not.toContain('MaxListenersExceededWarning');
 
     const lines = logLines(dataDir);
     const receiverEntries = lines.flatMap((line) => {

@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Simulator } from '../../src/simulator/simulator.js';
 import { REPO, spawnCli, watch, type WatchedProcess } from './cli.js';
@@ -37,4 +38,13 @@ export async function startListen(env: Record<string, string>, cleanup: (() => P
  */
 export function receiverKillSwitch(): Record<string, string> {
   return { NODE_OPTIONS: `--import ${join(REPO, 'test', 'helpers', 'kill-receiver.mjs')}` };
+}
+
+/** Every profile id the journal of `dataDir` holds, in order. */
+export function journalIds(dataDir: string): string[] {
+  const dir = join(dataDir, 'listen', 'journal');
+  return readdirSync(dir)
+    .sort()
+    .flatMap((file) => readFileSync(join(dir, file), 'utf8').split('\n').filter((line) => line.endsWith('}')))
+    .flatMap((line) => (JSON.parse(line) as { ids?: string[] }).ids ?? []);
 }
