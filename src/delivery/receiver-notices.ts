@@ -25,10 +25,13 @@ export function receiverNotices(options: {
 }): ReceiverNotices {
   const queue = new SerialQueue();
   const notify = (entry: ReceiverLogEntry, message: DeliveryMessage) =>
-    void queue.run(async () => {
-      const deliveries = await options.send(message, options.signal);
-      options.log({ ...entry, ...(deliveries.length > 0 ? { deliveries } : {}) });
-    });
+    void queue
+      .run(async () => {
+        const deliveries = await options.send(message, options.signal);
+        options.log({ ...entry, ...(deliveries.length > 0 ? { deliveries } : {}) });
+      })
+      // `send` never throws; a log that cannot be written (a full disk) must not end the scheduler.
+      .catch(() => undefined);
   return {
     down(outage) {
       notify({ receiver: 'down', at: outage.since.toISOString(), error: outage.error }, outageMessage(options.dataDir, outage));
