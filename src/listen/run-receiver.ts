@@ -49,7 +49,7 @@ export async function runReceiver(run: ReceiverRun): Promise<void> {
   const { dataDir } = config;
   const previous = await readReceiverState(dataDir);
   if (previous && previous.host === hostname() && previous.pid !== process.pid && coverageGap(previous, new Date(0)) === undefined) {
-    throw new UsageError(`another fanlake listen (pid ${previous.pid}) receives for ${dataDir}; stop it first`);
+    throw new UsageError(`another receiver (fanlake listen or schedule, pid ${previous.pid}) receives for ${dataDir}; stop it first`);
   }
 
   let lastDeliveryAt = previous?.lastDeliveryAt;
