@@ -53,6 +53,7 @@ export async function runReceiver(run: ReceiverRun): Promise<void> {
   }
 
   let lastDeliveryAt = previous?.lastDeliveryAt;
+  const withLastDelivery = (next: ReceiverState): ReceiverState => (lastDeliveryAt ? { ...next, lastDeliveryAt } : next);
   const journal = await JournalWriter.open(dataDir);
   const server = new ReceiverServer({
     journal,
@@ -76,10 +77,10 @@ export async function runReceiver(run: ReceiverRun): Promise<void> {
     const bound = await server.listen(host, run.port ?? config['listen.port']);
     const listeningOn = `http://${host.includes(':') ? `[${host}]` : host}:${bound.port}`;
     const publicUrl = (config['listen.publicUrl'] ?? listeningOn).replace(/\/+$/, '');
-    state = { version: 1, pid: process.pid, host: hostname(), segment: journal.segment, listeningOn, publicUrl, heartbeatAt: new Date().toISOString(), ...(lastDeliveryAt ? { lastDeliveryAt } : {}) };
+    state = withLastDelivery({ version: 1, pid: process.pid, host: hostname(), segment: journal.segment, listeningOn, publicUrl, heartbeatAt: new Date().toISOString() });
     await writeReceiverState(dataDir, state);
     heartbeat = setInterval(() => {
-      state = { ...state!, heartbeatAt: new Date().toISOString(), ...(lastDeliveryAt ? { lastDeliveryAt } : {}) };
+      state = withLastDelivery({ ...state!, heartbeatAt: new Date().toISOString() });
       void save(state);
     }, HEARTBEAT_MS);
     heartbeat.unref();
@@ -87,7 +88,7 @@ export async function runReceiver(run: ReceiverRun): Promise<void> {
     const api = new SubscriptionApi({ connection, timeoutMs: config['http.timeoutMs'], maxAttempts: config['http.maxAttempts'] });
     const subscription = await registerSubscription({ api, server, callbackUrl: `${publicUrl}${PUSH_PATH}${secret}`, previousId: previous?.subscriptionId, publicUrl });
     const now = new Date().toISOString();
-    state = { ...state, subscriptionId: subscription.id, coveredSince: now, heartbeatAt: now, ...(lastDeliveryAt ? { lastDeliveryAt } : {}) };
+    state = withLastDelivery({ ...state, subscriptionId: subscription.id, coveredSince: now, heartbeatAt: now });
     await save(state);
     run.onReady(listeningOn, subscription.id);
     if (!run.stop.aborted) await new Promise((resolve) => run.stop.addEventListener('abort', resolve, { once: true }));
@@ -97,6 +98,6 @@ export async function runReceiver(run: ReceiverRun): Promise<void> {
     await journal.close();
     // A receiver that never bound (restarted again and again under fanlake schedule) leaves no empty segment behind.
     if (!state) await unlink(join(journalDir(dataDir), `${journal.segment}.ndjson`)).catch(() => undefined);
-    if (state) await save({ ...state, heartbeatAt: new Date().toISOString(), stoppedAt: new Date().toISOString(), ...(lastDeliveryAt ? { lastDeliveryAt } : {}) });
+    if (state) await save(withLastDelivery({ ...state, heartbeatAt: new Date().toISOString(), stoppedAt: new Date().toISOString() }));
   }
 }
