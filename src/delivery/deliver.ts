@@ -45,9 +45,27 @@ function channelsFor(schedule: Pick<Schedule, 'name' | 'deliver'>, config: Confi
  * The channels are checked here, when the scheduler starts (see channelsFor).
  */
 export function delivererFor(schedule: Pick<Schedule, 'name' | 'deliver'>, config: Config): (job: JobResult, signal: AbortSignal) => Promise<DeliveryRecord[]> {
-  const channels = channelsFor(schedule, config);
-  return async (job, signal) =>
-    channels.length === 0 ? [] : deliver(channels, composeMessage(job), { maxAttempts: config['delivery.maxAttempts'], retrySeconds: config['delivery.retrySeconds'], signal });
+  const send = sender(channelsFor(schedule, config), config);
+  return (job, signal) => send(composeMessage(job), signal);
+}
+
+/**
+ * What delivers the scheduler's own notices (the push receiver down, and back): the channels
+ * the schedules use, e-mail to `smtp.to` (or, without it, to every recipient a schedule
+ * names) and the webhook once; nothing when no schedule delivers anywhere.
+ */
+export function noticeDelivererFor(schedules: readonly Pick<Schedule, 'name' | 'deliver'>[], config: Config): (message: DeliveryMessage, signal: AbortSignal) => Promise<DeliveryRecord[]> {
+  const emails = schedules.map((s) => s.deliver.email).filter((email) => email !== undefined && email !== false);
+  const named = [...new Set(emails.flatMap((email) => (typeof email === 'object' ? email.to : [])))];
+  const email = emails.length === 0 ? undefined : config['smtp.to'].length > 0 || named.length === 0 ? true : { to: named };
+  const webhook = schedules.some((s) => s.deliver.webhook === true);
+  return sender(channelsFor({ name: 'receiver notices', deliver: { ...(email ? { email } : {}), ...(webhook ? { webhook } : {}) } }, config), config);
+}
+
+/** Sends a message on `channels` with the configured retries; nothing without channels. */
+function sender(channels: readonly Channel[], config: Config): (message: DeliveryMessage, signal: AbortSignal) => Promise<DeliveryRecord[]> {
+  return async (message, signal) =>
+    channels.length === 0 ? [] : deliver(channels, message, { maxAttempts: config['delivery.maxAttempts'], retrySeconds: config['delivery.retrySeconds'], signal });
 }
 
 export interface RetryOptions {

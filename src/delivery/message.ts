@@ -50,7 +50,8 @@ export function composeMessage(job: JobResult): DeliveryMessage {
   };
 }
 
-function oneLine(text: string): string {
+/** The first line of `text`, cut to a subject's length. */
+export function oneLine(text: string): string {
   const line = text.split('\n')[0]!;
   return line.length > 120 ? `${line.slice(0, 119)}…` : line;
 }

@@ -209,3 +209,12 @@ function cronOf(expression: string): Cron {
     throw new UsageError(`configuration engagement.snapshotCron: ${errorMessage(error)}`, { key: 'engagement.snapshotCron' });
   }
 }
+
+/**
+ * When the snapshot schedule next asks for a full read of a family last read whole at
+ * `lastFull`: its first slot after that read (already past when the next run takes it),
+ * undefined without a slot. Receiver gaps are not weighed here (`coverageGap`).
+ */
+export function nextScheduledSnapshot(snapshotCron: string, lastFull: Date): Date | undefined {
+  return cronOf(snapshotCron).nextRun(lastFull) ?? undefined;
+}

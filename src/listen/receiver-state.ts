@@ -31,6 +31,14 @@ export const receiverStateSchema = z.object({
   heartbeatAt: z.iso.datetime(),
   /** Set when the receiver stopped on a signal; a killed one leaves its heartbeat to age. */
   stoppedAt: z.iso.datetime().optional(),
+  /** The last delivery recorded (changes or an unreadable one), as of the last heartbeat. */
+  lastDeliveryAt: z.iso.datetime().optional(),
+  /**
+   * Set by the process that keeps the receiver running (`fanlake schedule`) while it fails
+   * to start or has died: since when, and why (the first failure of the outage).
+   */
+  failingSince: z.iso.datetime().optional(),
+  failure: z.string().optional(),
 });
 export type ReceiverState = z.infer<typeof receiverStateSchema>;
 
@@ -41,6 +49,17 @@ function statePath(dataDir: string): string {
 export async function writeReceiverState(dataDir: string, state: ReceiverState): Promise<void> {
   await mkdir(listenDir(dataDir), { recursive: true });
   await writeFileAtomic(statePath(dataDir), `${JSON.stringify(state, null, 2)}\n`);
+}
+
+/**
+ * Records that the receiver is down since `since` because of `failure`, keeping what the
+ * last receiver wrote (its subscription, its segment). Without an earlier state it writes
+ * one that says only that.
+ */
+export async function markReceiverFailing(dataDir: string, since: Date, failure: string, now = new Date()): Promise<void> {
+  const previous = await readReceiverState(dataDir);
+  const base: ReceiverState = previous ?? { version: 1, pid: process.pid, host: hostname(), segment: '', listeningOn: '', publicUrl: '', heartbeatAt: now.toISOString() };
+  await writeReceiverState(dataDir, { ...base, stoppedAt: base.stoppedAt ?? now.toISOString(), failingSince: since.toISOString(), failure });
 }
 
 /** The receiver's state, undefined when `fanlake listen` never ran here (or its file is unreadable). */
@@ -60,6 +79,7 @@ export async function readReceiverState(dataDir: string): Promise<ReceiverState 
  */
 export function coverageGap(state: ReceiverState | undefined, since: Date, now = new Date()): string | undefined {
   if (!state) return 'fanlake listen has not run with this data directory';
+  if (state.failingSince) return `the receiver has been failing since ${state.failingSince} (${state.failure ?? 'unknown cause'})`;
   if (state.stoppedAt) return `the receiver stopped at ${state.stoppedAt}`;
   if (!state.coveredSince) return 'the receiver has not completed its subscription handshake';
   const age = now.getTime() - Date.parse(state.heartbeatAt);

@@ -1,10 +1,14 @@
+import { unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
+import { join } from 'node:path';
 import type { Config } from '../config/load-config.js';
 import { registerSecret } from '../core/secrets.js';
 import { UsageError } from '../core/errors.js';
 import { SerialQueue } from '../core/serial-queue.js';
+import type { SourceConnection } from '../sources/connection.js';
 import { engagementConnection } from '../sources/engagement/index.js';
 import { isHttpsOrLoopback } from '../config/settings.js';
+import { journalDir } from './journal.js';
 import { JournalWriter } from './journal-writer.js';
 import { HEARTBEAT_MS, readReceiverState, type ReceiverState, coverageGap, writeReceiverState } from './receiver-state.js';
 import { PUSH_PATH, type ReceiverEvent, ReceiverServer } from './receiver-server.js';
@@ -23,28 +27,19 @@ export interface ReceiverRun {
 }
 
 /**
- * `fanlake listen`: binds the receiver, points the organization's subscription at it
- * (registering, re-pointing or validating it as needed), then records deliveries until
- * stopped. Its state file tells extraction since when every change is in the journal.
+ * What the receiver needs from the configuration, checked before anything starts: a
+ * UsageError (exit 2) names what is missing. Registers the secrets for masking.
  */
-export async function runReceiver(run: ReceiverRun): Promise<void> {
-  const { config } = run;
+export function receiverSettings(config: Config): { connection: SourceConnection; secret: string } {
   const outcome = engagementConnection(config);
-  if ('skipped' in outcome) throw new UsageError(`fanlake listen receives the engagement API's pushes, but ${outcome.skipped}`);
+  if ('skipped' in outcome) throw new UsageError(`the push receiver receives the engagement API's pushes, but ${outcome.skipped}`);
   const secret = config['listen.secret'];
   if (!secret) throw new UsageError('FANLAKE_LISTEN_SECRET is not set: set an unguessable path token of at least 32 characters in the environment or .env (e.g. openssl rand -hex 32)');
   registerSecret(secret);
   registerSecret(outcome.connection.authorization.replace(/^Basic /, ''));
-  const { dataDir } = config;
-  const previous = await readReceiverState(dataDir);
-  if (previous && previous.host === hostname() && previous.pid !== process.pid && coverageGap(previous, new Date(0)) === undefined) {
-    throw new UsageError(`another fanlake listen (pid ${previous.pid}) receives for ${dataDir}; stop it first`);
-  }
-
   const host = config['listen.host'];
-  const hostInUrl = host.includes(':') ? `[${host}]` : host;
   // Without a public URL the platform calls the receiver's own address, which carries the secret.
-  if (config['listen.publicUrl'] === undefined && !isHttpsOrLoopback(`http://${hostInUrl}`)) {
+  if (config['listen.publicUrl'] === undefined && !isHttpsOrLoopback(`http://${hostInUrl(host)}`)) {
     throw new UsageError(`listen.publicUrl is not set, and the receiver would be called over plain http on ${host}, which sends the secret in clear text: set FANLAKE_LISTEN_PUBLIC_URL to the https URL of its TLS reverse proxy`, { key: 'listen.publicUrl' });
   }
   const segmentBytes = config['listen.journalSegmentBytes'];
@@ -52,8 +47,26 @@ export async function runReceiver(run: ReceiverRun): Promise<void> {
   if (maxBytes < 2 * segmentBytes) {
     throw new UsageError(`listen.journalMaxBytes (${maxBytes}) must be at least twice listen.journalSegmentBytes (${segmentBytes}): the bound keeps the live segment and one before it`, { key: 'listen.journalMaxBytes' });
   }
+  return { connection: outcome.connection, secret };
+}
 
-  const journal = await JournalWriter.open(dataDir, { segmentBytes, maxBytes });
+/**
+ * `fanlake listen`: binds the receiver, points the organization's subscription at it
+ * (registering, re-pointing or validating it as needed), then records deliveries until
+ * stopped. Its state file tells extraction since when every change is in the journal.
+ */
+export async function runReceiver(run: ReceiverRun): Promise<void> {
+  const { config } = run;
+  const { connection, secret } = receiverSettings(config);
+  const { dataDir } = config;
+  const previous = await readReceiverState(dataDir);
+  if (previous && previous.host === hostname() && previous.pid !== process.pid && coverageGap(previous, new Date(0)) === undefined) {
+    throw new UsageError(`another receiver (fanlake listen or schedule, pid ${previous.pid}) receives for ${dataDir}; stop it first`);
+  }
+
+  let lastDeliveryAt = previous?.lastDeliveryAt;
+  const withLastDelivery = (next: ReceiverState): ReceiverState => (lastDeliveryAt ? { ...next, lastDeliveryAt } : next);
+  const journal = await JournalWriter.open(dataDir, { segmentBytes: config['listen.journalSegmentBytes'], maxBytes: config['listen.journalMaxBytes'] });
   const server = new ReceiverServer({
     journal,
     secret,
@@ -61,7 +74,11 @@ export async function runReceiver(run: ReceiverRun): Promise<void> {
     maxRequestsPerSecond: config['listen.maxRequestsPerSecond'],
     maxUnauthenticatedPerSecond: config['listen.maxUnauthenticatedPerSecond'],
     profileIdPaths: config['listen.profileIdPaths'],
-    onEvent: run.onEvent,
+    onEvent: (event) => {
+      // Kept in memory and written with the next heartbeat: a delivery costs no extra write.
+      if (event.type === 'changes' || event.type === 'unreadable') lastDeliveryAt = new Date().toISOString();
+      run.onEvent?.(event);
+    },
   });
   let heartbeat: NodeJS.Timeout | undefined;
   let state: ReceiverState | undefined;
@@ -69,22 +86,23 @@ export async function runReceiver(run: ReceiverRun): Promise<void> {
   const writes = new SerialQueue();
   const save = (next: ReceiverState) => writes.run(() => writeReceiverState(dataDir, next)).catch(() => undefined);
   try {
+    const host = config['listen.host'];
     const bound = await server.listen(host, run.port ?? config['listen.port']);
-    const listeningOn = `http://${hostInUrl}:${bound.port}`;
+    const listeningOn = `http://${hostInUrl(host)}:${bound.port}`;
     const publicUrl = (config['listen.publicUrl'] ?? listeningOn).replace(/\/+$/, '');
-    state = { version: 1, pid: process.pid, host: hostname(), segment: journal.segment, listeningOn, publicUrl, heartbeatAt: new Date().toISOString() };
+    state = withLastDelivery({ version: 1, pid: process.pid, host: hostname(), segment: journal.segment, listeningOn, publicUrl, heartbeatAt: new Date().toISOString() });
     await writeReceiverState(dataDir, state);
     heartbeat = setInterval(() => {
       // The segment moves when the journal rotates: load keeps the one named here.
-      state = { ...state!, segment: journal.segment, heartbeatAt: new Date().toISOString() };
+      state = withLastDelivery({ ...state!, segment: journal.segment, heartbeatAt: new Date().toISOString() });
       void save(state);
     }, HEARTBEAT_MS);
     heartbeat.unref();
 
-    const api = new SubscriptionApi({ connection: outcome.connection, timeoutMs: config['http.timeoutMs'], maxAttempts: config['http.maxAttempts'] });
+    const api = new SubscriptionApi({ connection, timeoutMs: config['http.timeoutMs'], maxAttempts: config['http.maxAttempts'] });
     const subscription = await registerSubscription({ api, server, callbackUrl: `${publicUrl}${PUSH_PATH}${secret}`, previousId: previous?.subscriptionId, publicUrl });
     const now = new Date().toISOString();
-    state = { ...state, subscriptionId: subscription.id, coveredSince: now, heartbeatAt: now };
+    state = withLastDelivery({ ...state, subscriptionId: subscription.id, coveredSince: now, heartbeatAt: now });
     await save(state);
     run.onReady(listeningOn, subscription.id);
     if (!run.stop.aborted) await new Promise((resolve) => run.stop.addEventListener('abort', resolve, { once: true }));
@@ -92,6 +110,13 @@ export async function runReceiver(run: ReceiverRun): Promise<void> {
     clearInterval(heartbeat);
     await server.close();
     await journal.close();
-    if (state) await save({ ...state, heartbeatAt: new Date().toISOString(), stoppedAt: new Date().toISOString() });
+    // A receiver that never bound (restarted again and again under fanlake schedule) leaves no empty segment behind.
+    if (!state) await unlink(join(journalDir(dataDir), `${journal.segment}.ndjson`)).catch(() => undefined);
+    if (state) await save(withLastDelivery({ ...state, heartbeatAt: new Date().toISOString(), stoppedAt: new Date().toISOString() }));
   }
+}
+
+/** A host as it stands in a URL: an IPv6 address in brackets. */
+function hostInUrl(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
 }

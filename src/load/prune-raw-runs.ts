@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
-import { readdir, rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { type DuckDBBudget, queryRows } from '../core/duckdb.js';
+import { folderBytes } from '../core/folder-bytes.js';
 import { rawRoot, runDir, warehousePath } from '../raw-contract/index.js';
 import { findBookkeeping } from '../warehouse/bookkeeping.js';
 import { withWarehouseReader } from '../warehouse/warehouse.js';
@@ -47,7 +47,7 @@ export async function pruneRawRuns(options: PruneOptions): Promise<PruneResult> 
     const key = runKey(run);
     if (keep.has(key) || !ledger.loaded.has(key) || runStartedAt(run.runId) >= cutoff) continue;
     const dir = runDir(options.dataDir, run);
-    bytes += await folderBytes(dir);
+    bytes += (await folderBytes(dir)).total;
     await rm(dir, { recursive: true, force: true });
     runs += 1;
   }
@@ -56,7 +56,7 @@ export async function pruneRawRuns(options: PruneOptions): Promise<PruneResult> 
 
 /** Bytes under `$DATA/raw`, for `status`. */
 export async function rawLayerBytes(dataDir: string): Promise<number> {
-  return folderBytes(rawRoot(dataDir));
+  return (await folderBytes(rawRoot(dataDir))).total;
 }
 
 async function readLedger(dataDir: string, budget: DuckDBBudget | undefined): Promise<{ loaded: Set<string>; newestSnapshots: Set<string> }> {
@@ -87,20 +87,4 @@ async function readLedger(dataDir: string, budget: DuckDBBudget | undefined): Pr
 function runStartedAt(runId: string): number {
   const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z/.exec(runId)!;
   return Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]));
-}
-
-async function folderBytes(path: string): Promise<number> {
-  let total = 0;
-  let entries;
-  try {
-    entries = await readdir(path, { withFileTypes: true });
-  } catch {
-    return 0;
-  }
-  for (const entry of entries) {
-    const child = join(path, entry.name);
-    if (entry.isDirectory()) total += await folderBytes(child);
-    else total += (await stat(child).catch(() => ({ size: 0 }))).size;
-  }
-  return total;
 }

@@ -13,8 +13,10 @@ export const systemClock: Clock = {
   now: () => new Date(),
   sleep: (ms, signal) =>
     new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+      // The listener goes with the timer: a long-running scheduler sleeps on one signal thousands of times.
+      const onAbort = () => (clearTimeout(timer), resolve());
+      const timer = setTimeout(() => (signal.removeEventListener('abort', onAbort), resolve()), ms);
+      signal.addEventListener('abort', onAbort, { once: true });
     }),
 };
 

@@ -341,7 +341,7 @@ describe('fanlake schedule: jobs', () => {
     const status = await runCli(['status'], s.env, { cwd: s.cwd });
     expect(status.code, status.stderr).toBe(0);
     expect(status.stdout).toMatch(/^broken\s+\S+ \S+ \S+\s+failed: extract: .*email sent, webhook failed \(webhook answered HTTP 500\)\s+\d{4}-\d\d-\d\d /m);
-    expect(status.stdout).toMatch(/^raw layer \d+\.\d MB/m);
+    expect(status.stdout).toMatch(/^raw runs +\d+\.\d [KMG]B +loaded runs older than 30 days/m);
   });
 
   it('a writer lock that cannot be taken for another reason than another writer fails the job and alerts', async () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../src/simulator/simulator.js';
 import { runCli, tempDataDir, type WatchedProcess } from '../helpers/cli.js';
-import { LISTEN_SECRET, listenEnv, startListen } from '../helpers/listen.js';
+import { journalIds, LISTEN_SECRET, listenEnv, startListen } from '../helpers/listen.js';
 import { startTestSimulator } from '../helpers/simulator.js';
 import { queryWarehouse } from '../helpers/warehouse.js';
 
@@ -30,14 +30,6 @@ function listen(sim: Simulator, dataDir: string, extra: Record<string, string> =
   return startListen(envFor(sim, dataDir, extra), cleanup, port);
 }
 
-/** Every profile id the journal holds, in order. */
-function journalIds(dataDir: string): string[] {
-  const dir = join(dataDir, 'listen', 'journal');
-  return readdirSync(dir)
-    .sort()
-    .flatMap((file) => readFileSync(join(dir, file), 'utf8').split('\n').filter((line) => line.endsWith('}')))
-    .flatMap((line) => (JSON.parse(line) as { ids?: string[] }).ids ?? []);
-}
 
 function ours(sim: Simulator) {
   return sim.engagement.subscriptions.all().filter((s) => s.url.startsWith('http://127.0.0.1'));

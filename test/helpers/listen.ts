@@ -1,5 +1,7 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Simulator } from '../../src/simulator/simulator.js';
-import { spawnCli, watch, type WatchedProcess } from './cli.js';
+import { REPO, spawnCli, watch, type WatchedProcess } from './cli.js';
 
 /** The path token of test receivers: long enough for the setting. */
 export const LISTEN_SECRET = 'listen-test-secret-0123456789abcdefABCDEF';
@@ -30,4 +32,21 @@ export async function startListen(env: Record<string, string>, cleanup: (() => P
   });
   const [, url] = (await proc.waitFor(/^listening on (http:\/\/\S+)$/m)) as RegExpMatchArray & [string, string];
   return { url, proc };
+}
+
+/**
+ * The environment that lets a test kill the push receiver inside `fanlake schedule` with
+ * SIGUSR2, leaving the process running (test/helpers/kill-receiver.mjs).
+ */
+export function receiverKillSwitch(): Record<string, string> {
+  return { NODE_OPTIONS: `--import ${join(REPO, 'test', 'helpers', 'kill-receiver.mjs')}` };
+}
+
+/** Every profile id the journal of `dataDir` holds, in order. */
+export function journalIds(dataDir: string): string[] {
+  const dir = join(dataDir, 'listen', 'journal');
+  return readdirSync(dir)
+    .sort()
+    .flatMap((file) => readFileSync(join(dir, file), 'utf8').split('\n').filter((line) => line.endsWith('}')))
+    .flatMap((line) => (JSON.parse(line) as { ids?: string[] }).ids ?? []);
 }

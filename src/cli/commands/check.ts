@@ -37,6 +37,7 @@ export function createCheckCommand(defaults: CheckCommandDefaults = {}): Command
         modelsDir: defaults.modelsDir,
         now: defaults.now?.(),
         all: args.all,
+        retentionDays: config['check.retentionDays'],
         ...duckdbBudget(config),
       });
       const summary = summarizeCheck(results);

@@ -1,15 +1,21 @@
 import type { Argv } from 'yargs';
 import { UsageError } from '../../core/errors.js';
-import { delivererFor } from '../../delivery/deliver.js';
+import type { Config } from '../../config/load-config.js';
+import { delivererFor, noticeDelivererFor } from '../../delivery/deliver.js';
+import { receiverNotices } from '../../delivery/receiver-notices.js';
+import { markReceiverFailing } from '../../listen/receiver-state.js';
+import { receiverSettings, runReceiver } from '../../listen/run-receiver.js';
+import { superviseReceiver } from '../../schedule/receiver-supervisor.js';
 import { releaseIfOursSync } from '../../core/writer-lock.js';
 import { checkReportDefinitions } from '../../pipeline/steps/report.js';
 import { runScheduledJob } from '../../schedule/run-job.js';
 import { readSchedules, type Schedule } from '../../schedule/schedule-config.js';
-import { appendLogEntry, type LogEntry, readLog, scheduleLogPath } from '../../schedule/schedule-log.js';
+import { appendLogEntry, type LogEntry, type DeliveryRecord, type LogRetention, readLog, type ReceiverLogEntry, scheduleLogPath } from '../../schedule/schedule-log.js';
 import { runScheduler } from '../../schedule/scheduler.js';
 import { nextSlots, wallTime } from '../../schedule/slots.js';
 import type { CommandModule } from '../command.js';
 import { out, table } from '../output.js';
+import { printReceiverEvent } from './listen.js';
 
 interface ScheduleArgs {
   list: boolean;
@@ -33,16 +39,21 @@ const SCHEDULE_EXAMPLE = `Schedules are set in fanlake.config.json only (no vari
 cron: minute hour day-of-month month day-of-week (croner; 6 fields: seconds
 first), read in timeZone (IANA; default UTC): "0 6 * * *" is 06:00 Oslo time
 every day, "0 8 * * 1" 08:00 on Mondays. job: run (default) or reports. More
-keys (sources, params, strict, deliver, personalData): docs/interface.md.`;
+keys (sources, params, strict, deliver, personalData): docs/interface.md.
+
+With FANLAKE_LISTEN_SECRET set, the push receiver (fanlake listen --help) runs
+in this process too: restarted with backoff when it fails while the jobs go on,
+one alert per outage on the schedules' channels (docs/operations.md).`;
 
 /**
  * `fanlake schedule`. Not a `writes` command: it runs for days, so each job takes the writer
- * lock itself, with a bounded wait.
+ * lock itself, with a bounded wait. With a listen secret it keeps the push receiver running
+ * beside the jobs; the receiver keeps its own state file and takes no lock.
  */
 export function createScheduleCommand(defaults: ScheduleCommandDefaults = {}): CommandModule<ScheduleArgs> {
   return {
     command: 'schedule',
-    describe: 'Run the schedules of the config file until SIGTERM or SIGINT (--list: their next slots)',
+    describe: 'Run the schedules of the config file, and the push receiver when FANLAKE_LISTEN_SECRET is set, until SIGTERM or SIGINT (--list: their next slots)',
     epilogue: SCHEDULE_EXAMPLE,
     builder: (yargs: Argv) =>
       yargs
@@ -58,6 +69,10 @@ export function createScheduleCommand(defaults: ScheduleCommandDefaults = {}): C
       if (args.list) return list(schedules, args.from);
       if (args.from) throw new UsageError('--from only goes with --list');
       const deliverers = new Map(schedules.map((schedule) => [schedule.name, delivererFor(schedule, config)]));
+      // The receiver's configuration is checked now: a mistake there is exit 2, not an outage.
+      const withReceiver = config['listen.secret'] !== undefined;
+      if (withReceiver) receiverSettings(config);
+      const logRetention = { days: config['schedule.logRetentionDays'] };
       for (const schedule of schedules) {
         await checkReportDefinitions({ config, modelsDir: defaults.modelsDir }, schedule.reports).catch((error: unknown) => {
           throw error instanceof UsageError ? new UsageError(`schedule ${schedule.name}: ${error.message}`, { schedule: schedule.name }) : error;
@@ -85,6 +100,7 @@ export function createScheduleCommand(defaults: ScheduleCommandDefaults = {}): C
       process.on('SIGINT', onSignal);
 
       out.info(`scheduler started: ${schedules.map((s) => `${s.name} (next ${wallTime(nextSlots(s, new Date(), 1)[0]!, s.timeZone)})`).join(', ')}; log in ${scheduleLogPath(config.dataDir)}`);
+      const receiver = withReceiver ? keepReceiverRunning(config, schedules, stop.signal, logRetention) : undefined;
       try {
         await runScheduler({
           schedules,
@@ -107,11 +123,13 @@ export function createScheduleCommand(defaults: ScheduleCommandDefaults = {}): C
             }
           },
           onEntry: (entry) => {
-            appendLogEntry(config.dataDir, entry);
+            appendLogEntry(config.dataDir, entry, logRetention);
             out.result(humanLine(entry, schedules.find((s) => s.name === entry.schedule)!));
           },
         });
       } finally {
+        stop.abort();
+        await receiver;
         process.off('SIGTERM', onSignal);
         process.off('SIGINT', onSignal);
       }
@@ -122,6 +140,50 @@ export function createScheduleCommand(defaults: ScheduleCommandDefaults = {}): C
 }
 
 export const scheduleCommand = createScheduleCommand();
+
+/**
+ * Runs the push receiver beside the jobs until `stop`: restarted with backoff when it fails,
+ * one alert per outage and a notice when it is back, on the schedules' channels, each
+ * logged in the schedule log. Resolves once the receiver stopped and the notices went out.
+ */
+async function keepReceiverRunning(config: Config, schedules: readonly Schedule[], stop: AbortSignal, logRetention: LogRetention): Promise<void> {
+  const notices = receiverNotices({
+    dataDir: config.dataDir,
+    send: noticeDelivererFor(schedules, config),
+    signal: stop,
+    log: (entry) => {
+      appendLogEntry(config.dataDir, entry, logRetention);
+      out.result(receiverLine(entry));
+    },
+  });
+  await superviseReceiver({
+    stop,
+    restartMs: config['listen.restartSeconds'] * 1000,
+    run: (attemptStop, onReady) => runReceiver({ config, stop: attemptStop, onReady, onEvent: printReceiverEvent }),
+    onUp: ({ listeningOn, subscriptionId, outage }) => {
+      out.info(`push receiver listening on ${listeningOn} (subscription ${subscriptionId} enabled and validated)`);
+      if (outage) notices.up(outage, new Date());
+    },
+    onFailure: async ({ error, attempt, waitMs, outage }) => {
+      out.warn(`push receiver failed (${error}); restart ${attempt} in ${(waitMs / 1000).toFixed(1)} s; jobs go on, their runs take full engagement snapshots meanwhile`);
+      await markReceiverFailing(config.dataDir, outage.since, outage.error);
+    },
+    onDown: (outage) => notices.down(outage),
+  });
+  await notices.settled();
+}
+
+/** `2026-11-23T06:00:04Z push receiver down: cannot bind …; webhook sent` */
+function receiverLine(entry: ReceiverLogEntry): string {
+  const parts = [`${entry.at.replace(/\.\d{3}Z$/, 'Z')} push receiver ${entry.receiver}${entry.receiver === 'down' ? `: ${entry.error}` : ` (down since ${entry.since})`}`];
+  for (const d of entry.deliveries ?? []) parts.push(deliveryText(d));
+  return parts.join('; ');
+}
+
+/** `webhook failed after 3 attempts (webhook answered HTTP 500)` */
+function deliveryText(d: DeliveryRecord): string {
+  return `${d.channel} ${d.status}${d.attempts > 1 ? ` after ${d.attempts} attempts` : ''}${d.error ? ` (${d.error})` : ''}`;
+}
 
 function list(schedules: readonly Schedule[], from: string | undefined): 0 {
   const after = from === undefined ? new Date() : new Date(from);
@@ -143,7 +205,7 @@ export function humanLine(entry: LogEntry, schedule: Schedule): string {
   if (entry.slots) parts.push(`${entry.slots} slots served at once`);
   if (entry.runId) parts.push(`run ${entry.runId}`);
   if (entry.error) parts.push(entry.error);
-  for (const d of entry.deliveries ?? []) parts.push(`${d.channel} ${d.status}${d.attempts > 1 ? ` after ${d.attempts} attempts` : ''}${d.error ? ` (${d.error})` : ''}`);
+  for (const d of entry.deliveries ?? []) parts.push(deliveryText(d));
   if (entry.pruned) parts.push(`removed ${entry.pruned.runs} old raw runs (${(entry.pruned.bytes / 1e6).toFixed(1)} MB)`);
   return parts.join('; ');
 }

@@ -3,7 +3,6 @@ import type { Argv } from 'yargs';
 import { queryRows } from '../../core/duckdb.js';
 import { SOURCES } from '../../extract/run-extraction.js';
 import { SourceState } from '../../extract/state.js';
-import { rawLayerBytes } from '../../load/prune-raw-runs.js';
 import { readSchedules } from '../../schedule/schedule-config.js';
 import { lastEntries, readLog } from '../../schedule/schedule-log.js';
 import { nextSlots, wallTime } from '../../schedule/slots.js';
@@ -13,6 +12,9 @@ import { withWarehouseReader } from '../../warehouse/warehouse.js';
 import { identityStateLines } from '../../models/identity-model/state-report.js';
 import { SnapshotState } from '../../extract/snapshot-state.js';
 import { type ChangesSince, journalSize, readChangesSince, readConsumedMark } from '../../listen/journal.js';
+import { nextScheduledSnapshot } from '../../extract/refresh-plan.js';
+import type { Config } from '../../config/load-config.js';
+import { diskUsage, formatBytes } from '../disk-usage.js';
 import { coverageGap, readReceiverState } from '../../listen/receiver-state.js';
 import type { CommandModule } from '../command.js';
 import { out, table } from '../output.js';
@@ -20,7 +22,7 @@ import { duckdbBudget } from '../../config/duckdb-budget.js';
 
 export const statusCommand: CommandModule<object> = {
   command: 'status',
-  describe: 'What was extracted and loaded when, and how fresh each table is',
+  describe: 'What was extracted and loaded when, how fresh each table is, the push receiver, and the disk each area uses',
   builder: (yargs: Argv) => yargs,
 
   async run(_args, loaded) {
@@ -42,10 +44,10 @@ export const statusCommand: CommandModule<object> = {
       out.result(`\nlast extraction ${last.runId} finished ${last.finishedAt}: ${counts.join(', ')}`);
     }
 
-    const retention = config['raw.retentionDays'];
-    const kept = retention > 0 ? `loaded runs older than ${retention} days are removed after scheduled jobs` : 'everything kept: FANLAKE_RAW_RETENTION_DAYS is 0';
-    out.result(`\nraw layer ${(await rawLayerBytes(dataDir) / 1e6).toFixed(1)} MB (${kept})`);
     await printReceiver(dataDir);
+    await printReceiverDetails(config);
+    const areas = await diskUsage(config);
+    out.result(`\n${table(['disk', 'size', 'kept'], areas.map((a) => [a.area, formatBytes(a.bytes), a.kept]))}`);
     await printSchedules(loaded, dataDir);
 
     if (!existsSync(warehousePath(dataDir))) {
@@ -101,6 +103,38 @@ async function journalLine(dataDir: string, waiting: ChangesSince, consumedDamag
   ];
   const state = troubles.length > 0 ? `${troubles.join(', ')}: the next run takes a full snapshot` : 'no unreadable lines';
   return `change journal: ${(size.bytes / 1e6).toFixed(1)} MB in ${size.segments} segment${size.segments === 1 ? '' : 's'}; ${state}`;
+}
+
+/**
+ * What the receiver's own state file says (no API call): where it listens, since when it
+ * covers every change, its last delivery, since when it fails, the journal's size, and when
+ * the next full snapshot is due.
+ */
+async function printReceiverDetails(config: Config): Promise<void> {
+  const { dataDir } = config;
+  const receiver = await readReceiverState(dataDir);
+  if (!receiver) return;
+  const lastFull = (await SnapshotState.open(dataDir, 'engagement')).lastFull('customer_profiles');
+  const now = new Date();
+  const gap = coverageGap(receiver, lastFull ?? now, now);
+  const scheduled = lastFull && nextScheduledSnapshot(config['engagement.snapshotCron'], lastFull);
+  const nextFull =
+    lastFull === undefined ? 'the next run (none taken yet)'
+    : gap !== undefined ? `the next run (${gap})`
+    : scheduled === undefined ? 'none scheduled'
+    : scheduled.getTime() <= now.getTime() ? `the next run (the slot at ${scheduled.toISOString()} is due)`
+    : `${scheduled.toISOString()} (FANLAKE_ENGAGEMENT_SNAPSHOT_CRON ${config['engagement.snapshotCron']}, UTC)`;
+  const down = receiver.stoppedAt !== undefined || receiver.failingSince !== undefined;
+  const rows: [string, string][] = [
+    ['listening on', down || !receiver.listeningOn ? 'not listening' : `${receiver.listeningOn}${receiver.publicUrl !== receiver.listeningOn ? ` (public ${receiver.publicUrl})` : ''}`],
+    ['covered since', receiver.coveredSince && !down ? receiver.coveredSince : 'not covering'],
+    ['last delivery', receiver.lastDeliveryAt ?? 'none yet'],
+    ...(receiver.failingSince ? [['failing since', `${receiver.failingSince} (${receiver.failure ?? 'unknown cause'})`] as [string, string]] : []),
+    ['heartbeat', receiver.heartbeatAt],
+    ['journal', formatBytes((await journalSize(dataDir)).bytes)],
+    ['next full snapshot', nextFull],
+  ];
+  out.result(rows.map(([label, value]) => `  ${label.padEnd(19)}${value}`).join('\n'));
 }
 
 /** Each schedule's last outcome (with failed deliveries) and next slot. */

@@ -6,7 +6,8 @@ import type { TestResult } from './run-checks.js';
 
 /**
  * Appends one `check` run's results to `meta.check_results` in one transaction, so the
- * data-quality report can show what otherwise only scrolls past. Returns the check run id.
+ * data-quality report can show what otherwise only scrolls past, and removes the rows older
+ * than `retentionDays` in the same transaction (never this run's). Returns the check run id.
  */
 export async function recordCheckResults(
   connection: DuckDBConnection,
@@ -14,6 +15,8 @@ export async function recordCheckResults(
   checkedAt: Date,
   /** More to write in the same transaction, knowing the check run's id (the tests' state). */
   alsoRecord?: (checkRunId: string) => Promise<void>,
+  /** 0 or absent keeps every row. */
+  retentionDays?: number,
 ): Promise<string> {
   const checkRunId = newRunId(checkedAt);
   await connection.run('begin transaction');
@@ -30,6 +33,11 @@ export async function recordCheckResults(
       ]),
     );
     await alsoRecord?.(checkRunId);
+    if (retentionDays !== undefined && retentionDays > 0) {
+      // A carried result repeats its row in each run, so removing old runs loses no current result.
+      const cutoff = new Date(checkedAt.getTime() - retentionDays * 86_400_000).toISOString();
+      await connection.run(`delete from ${META_SCHEMA}.check_results where checked_at < cast($1 as timestamptz) and check_run_id <> $2`, [cutoff, checkRunId]);
+    }
     await connection.run('commit');
   } catch (error) {
     await connection.run('rollback').catch(() => undefined);

@@ -58,6 +58,8 @@ export interface RunChecksOptions extends DatabaseOptions {
   sampleSize?: number;
   /** Store the results in `meta.check_results` (default true), for the data-quality report. */
   record?: boolean;
+  /** Rows of `meta.check_results` older than this many days are removed as results are stored; 0 or absent keeps them all. */
+  retentionDays?: number;
   /**
    * Run every test. By default a test whose definition and inputs (the state of what it
    * reads) are as at its last run is not run again: its last result is carried.
@@ -119,7 +121,7 @@ export async function runChecks(options: RunChecksOptions): Promise<TestResult[]
         results.push(result);
         if (current.inputs !== undefined) ran.push({ name: test.name, definition: current.definition, inputs: current.inputs, result: storable(result) });
       }
-      if (options.record ?? true) await recordCheckResults(connection, results, now, (checkRunId) => recordCheckState(connection, checkRunId, now, ran));
+      if (options.record ?? true) await recordCheckResults(connection, results, now, (checkRunId) => recordCheckState(connection, checkRunId, now, ran), options.retentionDays);
       return results;
     },
     options,
