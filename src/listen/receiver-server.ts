@@ -54,6 +54,7 @@ export class ReceiverServer {
   /** Tokens that arrived before anyone asked for them. */
   private readonly earlyTokens: { token: string; subscriptionId?: string }[] = [];
   private readonly inFlight = new Set<Promise<void>>();
+  private readonly fail: (error: Error) => void;
 
   constructor(private readonly options: ReceiverServerOptions) {
     this.secretDigest = digest(options.secret);
@@ -72,7 +73,18 @@ export class ReceiverServer {
     this.server.headersTimeout = 10_000;
     this.server.requestTimeout = 30_000;
     this.server.keepAliveTimeout = 5_000;
+    let fail: (error: Error) => void = () => undefined;
+    this.failed = new Promise((_, reject) => (fail = reject));
+    this.fail = fail;
+    // Handled here too: a failure nobody waits for yet (during the handshake) must not end the process.
+    this.failed.catch(() => undefined);
   }
+
+  /**
+   * Rejects when the listening server fails (for example EMFILE on accept): the receiver then
+   * ends as failed instead of taking its whole process down with an unhandled error.
+   */
+  readonly failed: Promise<never>;
 
   /** Starts listening; resolves to the address actually bound (the real port for 0). */
   async listen(host: string, port: number): Promise<{ host: string; port: number }> {
@@ -80,6 +92,7 @@ export class ReceiverServer {
       this.server.once('error', reject);
       this.server.listen(port, host, () => {
         this.server.off('error', reject);
+        this.server.on('error', (error) => this.fail(error));
         resolve();
       });
     });

@@ -105,7 +105,7 @@ export async function runReceiver(run: ReceiverRun): Promise<void> {
     state = withLastDelivery({ ...state, subscriptionId: subscription.id, coveredSince: now, heartbeatAt: now });
     await save(state);
     run.onReady(listeningOn, subscription.id);
-    if (!run.stop.aborted) await new Promise((resolve) => run.stop.addEventListener('abort', resolve, { once: true }));
+    if (!run.stop.aborted) await Promise.race([new Promise((resolve) => run.stop.addEventListener('abort', resolve, { once: true })), server.failed]);
   } finally {
     clearInterval(heartbeat);
     await server.close();

@@ -33,7 +33,7 @@ describe('fanlake status', () => {
       `  last delivery      ${iso(60_000)}`,
       `  heartbeat          ${iso(0)}`,
     ].join('\n'));
-    expect(result.stdout).toMatch(/^ {2}journal {12}0\.\d KB$/m);
+    expect(result.stdout).toMatch(/^ {2}journal {12}0\.\d KB in 1 segment; no unreadable lines$/m);
     expect(result.stdout).toContain(`  next full snapshot ${next} (FANLAKE_ENGAGEMENT_SNAPSHOT_CRON ${cron}, UTC)`);
     expect(result.stdout).not.toContain('failing since');
     expect(result.stdout).toMatch(/^change journal +0\.\d KB +segments go once their changes are loaded$/m);

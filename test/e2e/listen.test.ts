@@ -175,7 +175,7 @@ describe('fanlake listen', () => {
     await sim.push.idle();
     const status = await runCli(['status'], env);
     expect(status.code, status.stderr).toBe(0);
-    expect(status.stdout).toMatch(/change journal: [\d.]+ MB in 1 segment; 1 unreadable line skipped: the next run takes a full snapshot/);
+    expect(status.stdout).toMatch(/journal {12}[\d.]+ [KMG]?B in 1 segment; 1 unreadable line skipped: the next run takes a full snapshot/);
 
     const run = await runCli(['run', '--report', 'audience-consent', '--format', 'json'], env);
     expect(run.code, run.stderr).toBe(0);
@@ -186,7 +186,7 @@ describe('fanlake listen', () => {
     expect(await queryWarehouse(dataDir, `select street from raw.engagement_customer_profiles where id = '${glued}'`)).toEqual([{ street: profile.street }]);
     const after = await runCli(['status'], env);
     expect(after.code, after.stderr).toBe(0);
-    expect(after.stdout).toMatch(/change journal: [\d.]+ MB in 1 segment; no unreadable lines/);
+    expect(after.stdout).toMatch(/journal {12}[\d.]+ [KMG]?B in 1 segment; no unreadable lines/);
   });
 
   it('exits 2 without a secret, and says so without starting', async () => {

@@ -110,4 +110,11 @@ describe('ReceiverServer', () => {
     expect(await send(port, `/push/${LISTEN_SECRET}?validationToken=tok-2`, { body: '' })).toBe(200);
     expect(await server.validationToken(undefined, 60_000)).toBe('tok-2');
   });
+
+  it('ends as failed, without an unhandled error, when the listening server fails', async () => {
+    const { server } = await receiver();
+    // The http.Server inside: an accept failure (EMFILE) reaches it as an 'error' event.
+    (server as unknown as { server: import('node:http').Server }).server.emit('error', Object.assign(new Error('accept EMFILE'), { code: 'EMFILE' }));
+    await expect(server.failed).rejects.toThrow('accept EMFILE');
+  });
 });

@@ -44,8 +44,7 @@ export const statusCommand: CommandModule<object> = {
       out.result(`\nlast extraction ${last.runId} finished ${last.finishedAt}: ${counts.join(', ')}`);
     }
 
-    await printReceiver(dataDir);
-    await printReceiverDetails(config);
+    await printReceiver(config);
     const areas = await diskUsage(config);
     out.result(`\n${table(['disk', 'size', 'kept'], areas.map((a) => [a.area, formatBytes(a.bytes), a.kept]))}`);
     await printSchedules(loaded, dataDir);
@@ -76,12 +75,18 @@ export const statusCommand: CommandModule<object> = {
   },
 };
 
-/** The push receiver, when `fanlake listen` ever ran here: up or why not, and the changes waiting to be read. */
-async function printReceiver(dataDir: string): Promise<void> {
+/**
+ * The push receiver, from its own state file (no API call): up or why not, the changes
+ * waiting to be read, where it listens, since when it covers every change, its last
+ * delivery, since when it fails, the journal, and when the next full snapshot is due.
+ */
+async function printReceiver(config: Config): Promise<void> {
+  const { dataDir } = config;
   const receiver = await readReceiverState(dataDir);
   if (!receiver) return;
   const lastFull = (await SnapshotState.open(dataDir, 'engagement')).lastFull('customer_profiles');
-  const gap = coverageGap(receiver, lastFull ?? new Date());
+  const now = new Date();
+  const gap = coverageGap(receiver, lastFull ?? now, now);
   const consumed = await readConsumedMark(dataDir);
   const waiting = await readChangesSince(dataDir, consumed.position);
   const state =
@@ -90,33 +95,6 @@ async function printReceiver(dataDir: string): Promise<void> {
     : `up, every change recorded since ${receiver.coveredSince}`;
   out.result(`\npush receiver (subscription ${receiver.subscriptionId ?? 'none yet'}): ${state}`);
   out.result(`  ${waiting.ids.length} changed customer profiles recorded and not loaded yet; last full snapshot ${lastFull?.toISOString() ?? 'none yet'}`);
-  out.result(`  ${await journalLine(dataDir, waiting, consumed.damaged)}`);
-}
-
-/** The change journal's size, and what in it the next run cannot read (which makes it take a full snapshot). */
-async function journalLine(dataDir: string, waiting: ChangesSince, consumedDamaged: boolean): Promise<string> {
-  const size = await journalSize(dataDir);
-  const troubles = [
-    ...(waiting.unreadable > 0 ? [`${waiting.unreadable} unreadable line${waiting.unreadable === 1 ? '' : 's'} skipped`] : []),
-    ...waiting.dropped.map((drop) => `${drop.segments} unread segment${drop.segments === 1 ? '' : 's'} dropped at ${drop.at} (over listen.journalMaxBytes)`),
-    ...(consumedDamaged ? ['listen/consumed.json damaged'] : []),
-  ];
-  const state = troubles.length > 0 ? `${troubles.join(', ')}: the next run takes a full snapshot` : 'no unreadable lines';
-  return `change journal: ${(size.bytes / 1e6).toFixed(1)} MB in ${size.segments} segment${size.segments === 1 ? '' : 's'}; ${state}`;
-}
-
-/**
- * What the receiver's own state file says (no API call): where it listens, since when it
- * covers every change, its last delivery, since when it fails, the journal's size, and when
- * the next full snapshot is due.
- */
-async function printReceiverDetails(config: Config): Promise<void> {
-  const { dataDir } = config;
-  const receiver = await readReceiverState(dataDir);
-  if (!receiver) return;
-  const lastFull = (await SnapshotState.open(dataDir, 'engagement')).lastFull('customer_profiles');
-  const now = new Date();
-  const gap = coverageGap(receiver, lastFull ?? now, now);
   const scheduled = lastFull && nextScheduledSnapshot(config['engagement.snapshotCron'], lastFull);
   const nextFull =
     lastFull === undefined ? 'the next run (none taken yet)'
@@ -131,10 +109,22 @@ async function printReceiverDetails(config: Config): Promise<void> {
     ['last delivery', receiver.lastDeliveryAt ?? 'none yet'],
     ...(receiver.failingSince ? [['failing since', `${receiver.failingSince} (${receiver.failure ?? 'unknown cause'})`] as [string, string]] : []),
     ['heartbeat', receiver.heartbeatAt],
-    ['journal', formatBytes((await journalSize(dataDir)).bytes)],
+    ['journal', await journalState(dataDir, waiting, consumed.damaged)],
     ['next full snapshot', nextFull],
   ];
   out.result(rows.map(([label, value]) => `  ${label.padEnd(19)}${value}`).join('\n'));
+}
+
+/** The change journal's size, and what in it the next run cannot read (which makes it take a full snapshot). */
+async function journalState(dataDir: string, waiting: ChangesSince, consumedDamaged: boolean): Promise<string> {
+  const size = await journalSize(dataDir);
+  const troubles = [
+    ...(waiting.unreadable > 0 ? [`${waiting.unreadable} unreadable line${waiting.unreadable === 1 ? '' : 's'} skipped`] : []),
+    ...waiting.dropped.map((drop) => `${drop.segments} unread segment${drop.segments === 1 ? '' : 's'} dropped at ${drop.at} (over listen.journalMaxBytes)`),
+    ...(consumedDamaged ? ['listen/consumed.json damaged'] : []),
+  ];
+  const state = troubles.length > 0 ? `${troubles.join(', ')}: the next run takes a full snapshot` : 'no unreadable lines';
+  return `${formatBytes(size.bytes)} in ${size.segments} segment${size.segments === 1 ? '' : 's'}; ${state}`;
 }
 
 /** Each schedule's last outcome (with failed deliveries) and next slot. */
