@@ -2,8 +2,9 @@ import type { EndpointDeclaration } from '../endpoint-declaration.js';
 import { type EngagementSettings, boardsOf, contextRootsOf, firstPersonOf, flattenTree, isApiAppIdentity, loyaltyQueryOf } from './hooks.js';
 import {
   AUTHENTICATION_OPTION_FIELDS, CAMPAIGN_APP_FIELDS, CONSENT_FIELDS, CONSENT_SOURCE_FIELDS, CONSENT_TEXT_FIELDS,
-  CONTEXT_NODE_FIELDS, CUSTOMER_PROFILE_FIELDS, IDENTITY_FIELDS, LEADERBOARD_SEASON_FIELDS, LOYALTY_SUMMARY_FIELDS,
-  PARTICIPANT_FIELDS, PERSON_FIELDS, SUBSCRIPTION_FIELDS, TOP_POSITION_FIELDS,
+  CONTEXT_NODE_FIELDS, CUSTOMER_PROFILE_FIELDS, CUSTOMER_PROFILE_PERSONAL, IDENTITY_FIELDS, IDENTITY_PERSONAL,
+  LEADERBOARD_SEASON_FIELDS, LOYALTY_SUMMARY_FIELDS, PARTICIPANT_FIELDS, PARTICIPANT_PERSONAL, PERSON_FIELDS, PERSON_PERSONAL,
+  SUBSCRIPTION_FIELDS, TOP_POSITION_FIELDS, TOP_POSITION_PERSONAL,
 } from './resources.js';
 
 type Endpoint = EndpointDeclaration<EngagementSettings>;
@@ -20,10 +21,10 @@ const single = { style: 'none' } as const;
 export const ENGAGEMENT_ENDPOINTS: readonly Endpoint[] = [
   {
     name: 'customer_profiles', path: '/customerinsights/customerprofiles', paging: pageIndex, itemsKey: 'customerProfiles',
-    primaryKey: id, fields: CUSTOMER_PROFILE_FIELDS, module: 'interact', notFound: 'empty',
+    primaryKey: id, fields: CUSTOMER_PROFILE_FIELDS, personal: CUSTOMER_PROFILE_PERSONAL, module: 'interact', notFound: 'empty',
     // The push subscription names changed profiles; a run that knows them reads these alone.
     byKey: { path: '/customerinsights/customerprofiles/{id}', key: 'id', label: 'profile {id}' },
-    linked: [{ member: 'people', name: 'people', primaryKey: id, fields: PERSON_FIELDS }],
+    linked: [{ member: 'people', name: 'people', primaryKey: id, fields: PERSON_FIELDS, personal: PERSON_PERSONAL }],
   },
   {
     // The path takes an identity id; the answer covers that identity's whole customer profile.
@@ -36,7 +37,7 @@ export const ENGAGEMENT_ENDPOINTS: readonly Endpoint[] = [
     ],
   },
   {
-    name: 'identities', path: '/identities/{id}', paging: single, primaryKey: id, fields: IDENTITY_FIELDS,
+    name: 'identities', path: '/identities/{id}', paging: single, primaryKey: id, fields: IDENTITY_FIELDS, personal: IDENTITY_PERSONAL,
     module: 'apiApp', notFound: 'empty',
     fanOut: { parent: 'people', key: 'id', when: isApiAppIdentity, label: 'identity {id}' },
     skip: (settings) => (settings.identities === 'off' ? 'left off (FANLAKE_ENGAGEMENT_IDENTITIES=off)' : undefined),
@@ -54,7 +55,7 @@ export const ENGAGEMENT_ENDPOINTS: readonly Endpoint[] = [
   },
   {
     name: 'participants', path: '/campaign/participants', paging: pageIndex, itemsKey: 'campaignAppParticipants', primaryKey: id,
-    fields: PARTICIPANT_FIELDS, module: 'create', notFound: 'empty',
+    fields: PARTICIPANT_FIELDS, personal: PARTICIPANT_PERSONAL, module: 'create', notFound: 'empty',
   },
   {
     name: 'subscriptions', path: '/pushservice/subscriptions', paging: single, itemsKey: 'subscriptions', primaryKey: id,
@@ -70,7 +71,7 @@ export const ENGAGEMENT_ENDPOINTS: readonly Endpoint[] = [
     // season's general board, so only the season and the profile are required.
     name: 'top_positions', path: '/mypage/leaderboards/toppositions', paging: single,
     primaryKey: ['season_id', 'interval_id', 'demographic_value', 'customerProfileId'], requiredKey: ['season_id', 'customerProfileId'],
-    fields: TOP_POSITION_FIELDS, module: 'leaderboards', notFound: 'empty',
+    fields: TOP_POSITION_FIELDS, personal: TOP_POSITION_PERSONAL, module: 'leaderboards', notFound: 'empty',
     fanOut: { parent: 'leaderboard_seasons', children: boardsOf },
   },
   {
