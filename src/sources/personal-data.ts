@@ -30,3 +30,19 @@ export interface PersonalColumn {
 export function isPersonalKind(value: string): value is PersonalKind {
   return Object.hasOwn(PERSONAL_KINDS, value);
 }
+
+/**
+ * The identity systems a fan's records belong to, as `marts.fan_identity_links.system` names
+ * them; `<system>:<record id>` is a record key (`ticketing_user:10001`).
+ */
+export const PERSON_SYSTEMS = ['ticketing_user', 'ticketing_member', 'engagement_customer_profile', 'engagement_person'] as const;
+export type PersonSystem = (typeof PERSON_SYSTEMS)[number];
+
+/**
+ * A field that says whose a record is: the record id of one of the identity systems, or, in a
+ * table that carries no such id, the person's e-mail address (compared trimmed and lowercased).
+ */
+export interface PersonKey {
+  readonly field: string;
+  readonly refersTo: PersonSystem | 'email';
+}

@@ -1,5 +1,5 @@
 import type { FieldDeclarations } from '../fields.js';
-import type { PersonalFields } from '../personal-data.js';
+import type { PersonalFields, PersonKey } from '../personal-data.js';
 import type { ResourceSpec } from '../resource-spec.js';
 
 /**
@@ -80,15 +80,17 @@ const MERCHANDISE_PERSONAL: PersonalFields = {
   name_redeemed: 'name', note_redeemed: 'free_text', notater_ticket: 'free_text', prod_conf: 'free_text',
 };
 
+const user = (field: string): PersonKey => ({ field, refersTo: 'ticketing_user' });
+
 const paging = (pageBase: 0 | 1 | 'auto', datesRequired: boolean) => ({ style: 'date-window', pageBase, datesRequired, pageSize: 200 }) as const;
 
 export const TICKETING_RESOURCES = [
-  { name: 'users', path: '/api/users', paging: paging(0, true), primaryKey: ['id'], cursorField: 'last_update', fields: USER_FIELDS, personal: USER_PERSONAL },
+  { name: 'users', path: '/api/users', paging: paging(0, true), primaryKey: ['id'], cursorField: 'last_update', fields: USER_FIELDS, personal: USER_PERSONAL, personKeys: [user('id')] },
   // Documented in two variants (zero-based with required dates, one-based with optional ones).
-  { name: 'members', path: '/api/members', paging: paging('auto', false), primaryKey: ['id'], cursorField: 'last_update', fields: MEMBER_FIELDS, personal: MEMBER_PERSONAL },
-  { name: 'tickets', path: '/api/tickets', paging: paging(1, true), primaryKey: ['id'], cursorField: 'last_update', fields: TICKET_FIELDS, personal: TICKET_PERSONAL },
-  { name: 'merchandise', path: '/api/merchandise', paging: paging(1, false), primaryKey: ['id'], cursorField: 'last_update', fields: MERCHANDISE_FIELDS, personal: MERCHANDISE_PERSONAL },
-  { name: 'user_permissions', path: '/api/user_permission', paging: paging(0, true), primaryKey: ['id_user', 'id_consent_basic'], cursorField: 'last_update', fields: USER_PERMISSION_FIELDS },
+  { name: 'members', path: '/api/members', paging: paging('auto', false), primaryKey: ['id'], cursorField: 'last_update', fields: MEMBER_FIELDS, personal: MEMBER_PERSONAL, personKeys: [{ field: 'id', refersTo: 'ticketing_member' }] },
+  { name: 'tickets', path: '/api/tickets', paging: paging(1, true), primaryKey: ['id'], cursorField: 'last_update', fields: TICKET_FIELDS, personal: TICKET_PERSONAL, personKeys: [user('user_aquired_id'), user('user_held_id')] },
+  { name: 'merchandise', path: '/api/merchandise', paging: paging(1, false), primaryKey: ['id'], cursorField: 'last_update', fields: MERCHANDISE_FIELDS, personal: MERCHANDISE_PERSONAL, personKeys: [user('user_id')] },
+  { name: 'user_permissions', path: '/api/user_permission', paging: paging(0, true), primaryKey: ['id_user', 'id_consent_basic'], cursorField: 'last_update', fields: USER_PERMISSION_FIELDS, personKeys: [user('id_user')] },
 ] as const satisfies readonly ResourceSpec[];
 
 export type TicketingResourceName = (typeof TICKETING_RESOURCES)[number]['name'];
