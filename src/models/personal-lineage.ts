@@ -1,6 +1,6 @@
 import type { PersonalColumn } from '../sources/personal-data.js';
 import type { ModelGraph } from './model-graph.js';
-import type { SqlTree } from './sql-references.js';
+import { type SqlTree, visitNodes } from './sql-references.js';
 
 /**
  * Expressions whose value says nothing about a person even when they read personal data: a
@@ -56,17 +56,9 @@ export function personalNames(tree: SqlTree, inputs: Iterable<string>): Set<stri
 /** Every select-list expression of the tree, from every SELECT node (CTEs, subqueries, unions). */
 function selectEntries(tree: unknown): SqlTree[] {
   const found: SqlTree[] = [];
-  const walk = (node: unknown): void => {
-    if (Array.isArray(node)) {
-      for (const item of node) walk(item);
-      return;
-    }
-    if (node === null || typeof node !== 'object') return;
-    const object = node as SqlTree;
-    if (object.type === 'SELECT_NODE' && Array.isArray(object.select_list)) found.push(...(object.select_list as SqlTree[]));
-    for (const value of Object.values(object)) walk(value);
-  };
-  walk(tree);
+  visitNodes(tree, (node) => {
+    if (node.type === 'SELECT_NODE' && Array.isArray(node.select_list)) found.push(...(node.select_list as SqlTree[]));
+  });
   return found;
 }
 
