@@ -1,13 +1,17 @@
 // `make docs`: writes the generated parts of docs/ from their declarations (after `make setup`,
-// from dist/): the settings table of docs/interface.md and the error codes of docs/errors.md.
+// from dist/): the settings table and the personal columns of docs/interface.md and the error
+// codes of docs/errors.md.
 // Each part sits between `<!-- NAME:start -->` and `<!-- NAME:end -->`; the tests named in each
 // document fail while a part is out of date.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { settingsMarkdown } from '../dist/config/settings-docs.js';
 import { errorCodesMarkdown } from '../dist/core/error-codes.js';
+import { discoverProject } from '../dist/models/discover-project.js';
+import { personalDataMarkdown } from '../dist/models/personal-data-docs.js';
 
 const PARTS = [
   { file: 'docs/interface.md', name: 'settings', text: settingsMarkdown() },
+  { file: 'docs/interface.md', name: 'personal-data', text: personalDataMarkdown((await discoverProject()).models) },
   { file: 'docs/errors.md', name: 'error-codes', text: errorCodesMarkdown() },
 ];
 

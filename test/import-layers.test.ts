@@ -11,9 +11,9 @@ import { REPO } from './helpers/cli.js';
  * contract sits below extract, which writes what it describes, and load, which reads it; the
  * warehouse (the file, its readers, schema `meta` and fanlake's bookkeeping in it) sits below
  * extract, which reads the load ledger to write a snapshot as a difference, and everything else
- * that opens it.
+ * that opens it. Privacy (access requests) reads what the models built.
  */
-const LAYERS = ['core', 'config', 'sources', 'listen', 'raw-contract', 'warehouse', 'extract', 'load', 'models', 'reports', 'pipeline', 'schedule', 'delivery', 'cli'];
+const LAYERS = ['core', 'config', 'sources', 'listen', 'raw-contract', 'warehouse', 'extract', 'load', 'models', 'privacy', 'reports', 'pipeline', 'schedule', 'delivery', 'cli'];
 
 /** Beside the layers: the simulator uses only these, and only the CLI (`simulate`) uses it. */
 const SIMULATOR_USES = ['core', 'sources'];

@@ -1,5 +1,10 @@
 -- materialized: view
 -- description: One row per record with exactly the values the identity model compares (macros.identity_levels takes two rows of this view) and blocks on (macros.identity_block_keys): names as token sets and spellings with how common each is (int_identity_term_frequencies) and their initials, birth date, e-mail, phone, and the address as street line (and its letters, and as a place when it has no house number), postal code and town. Read by int_identity_pairs, and by training (fanlake identity train) and explain, so all three compare alike.
+-- personal: first_name_spelling (name), last_name_spelling (name), first_name_tokens (name), last_name_tokens (name)
+-- personal: birth_date_key (birth_date), birth_date_digits (birth_date), email (email), phone_key (phone)
+-- personal: street_key (address), street_letters (address), street_place (address), postcode_key (address)
+-- personal: city_key (address)
+-- personal: initials (name)
 
 with
 

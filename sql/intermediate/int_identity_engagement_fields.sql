@@ -1,6 +1,8 @@
 -- materialized: table
 -- unique_key: system, record_id
 -- description: One row per engagement customer profile and person still there, with only the fields identity resolution reads (int_identity_records), as the platform holds them, and the postal address (street line, postal code, town). Kept apart from int_identity_records and from the ticketing records (see int_identity_ticketing_fields).
+-- personal: email (email), phone_raw (phone), phone_e164 (phone), first_name (name), last_name (name)
+-- personal: birth_date (birth_date), address_key (address), street (address), postal_code (address), city (address)
 -- test: unique(system, record_id)
 -- test: not_null(system, record_id)
 

@@ -1,5 +1,6 @@
 -- materialized: table
 -- description: One row per word written as a first or a last name in any record identity resolution links (its spelling: folded, then transliterated, as matching compares names): how many records write it as a first name and as a last name (first_uses, last_uses: whether a name was written the wrong way round, int_identity_records), and how common it is as either, counted as the more common word one slip away where there is one (first_weight, last_weight: how common a name is, int_identity_name_counts). Counted from the fields as the systems hold them (int_identity_ticketing_fields, int_identity_engagement_fields), once per distinct name written, not per record.
+-- personal: word (name)
 -- test: unique(word)
 -- test: not_null(word, first_uses, last_uses, first_weight, last_weight)
 

@@ -1,6 +1,11 @@
 -- materialized: table
 -- unique_key: record_key
 -- description: One row per record that identity resolution links (ticketing users and members, engagement customer profiles and people), with the values the identity model compares, normalized alike across systems: names folded (macros.name_folded) and transliterated (macros.name_transliterated), as token sets and the right way round, the birth date, e-mail, phone (last 8 digits) and address (street line, postal code and town), and its entity (a customer profile and its people are one). A row holds only what its record and its customer profile's group say, so a build that changes a few records changes a few rows (written as a difference): its record_number is a hash of its key, and how common its name is is in int_identity_term_frequencies.
+-- personal: email (email), phone_e164 (phone), phone_key (phone), first_name (name), last_name (name)
+-- personal: birth_date (birth_date), street_key (address), postcode_key (address), city_key (address)
+-- personal: first_name_key (name), last_name_key (name), birth_date_key (birth_date), first_name_spelling (name)
+-- personal: last_name_spelling (name), first_name_tokens (name), last_name_tokens (name), name_pair_spelling (name)
+-- personal: address_key (address)
 -- test: unique(record_key)
 -- test: unique(record_number)
 -- test: not_null(record_key, record_number, system, record_id)

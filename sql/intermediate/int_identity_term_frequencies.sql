@@ -1,6 +1,7 @@
 -- materialized: table
 -- unique_key: word
 -- description: One row per word written as a first or last name (its spelling, as the identity model compares names): how many people carry it (people; a customer profile and its people count once) and the share of all people that is (term_frequency). The identity model weighs an agreeing name by it: a rare name is strong evidence, a common one weak (docs/decisions.md "How fans are linked"). Written as a difference: a load changes few words' counts.
+-- personal: word (name)
 -- test: unique(word)
 -- test: not_null(word, people, term_frequency)
 

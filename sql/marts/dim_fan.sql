@@ -1,6 +1,7 @@
 -- materialized: table
 -- unique_key: fan_id
 -- description: One row per fan, a real person across both systems (see fan_identity_links): best contact details and names, linked records per system, member category, consent per channel from both systems, purchases and attendance. Amounts in NOK incl. VAT. matches_attended counts real matches (not the season-ticket sale) attended on an issued ticket of a completed order, season-ticket seats included; tickets_bought counts a season ticket once (its sale), not its seats.
+-- personal: first_name (name), last_name (name), email (email), phone_e164 (phone), birth_date (birth_date)
 -- test: unique(fan_id)
 -- test: not_null(fan_id, record_count, is_member, ticket_spend, merchandise_spend, matches_attended)
 -- test: relationships(ticketing_user_id -> staging.stg_ticketing__users.user_id)

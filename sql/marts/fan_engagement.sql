@@ -1,6 +1,7 @@
 -- materialized: table
 -- unique_key: fan_id
 -- description: One row per fan with an engagement customer profile: their place on the general leaderboard of the most current leaderboard season (the active one, else the newest past one, else the one starting soonest, as of extraction; only the top 100 positions are extracted, so fans below have no position), beside their ticket and merchandise spend from dim_fan. Amounts in NOK incl. VAT. Loyalty is in fan_loyalty.
+-- personal: first_name (name), last_name (name)
 -- test: unique(fan_id)
 -- test: not_null(fan_id, customer_profile_id, is_on_leaderboard, ticket_spend, merchandise_spend, total_spend)
 -- test: relationships(fan_id -> marts.dim_fan.fan_id)

@@ -1,5 +1,6 @@
 -- materialized: table
 -- description: One row per pair of records for an analyst to settle in the identity overrides file (record_a, record_b, decision same or different). reason review_band: the identity model's match probability is in the review band (from the review threshold, macros.identity_review_threshold(), up to the link threshold), and the two are in different fans; the pair's strongest and weakest comparisons say what speaks for and against it (the waterfall is in int_identity_pairs, and fanlake identity explain prints it). ambiguous_link: a link the model made but identity resolution left out, because its record is linked to two records a level vetoes as two people (int_identity_ambiguous_links): whose it is, only an analyst can tell. override_not_applied: a line of the overrides file naming a record the warehouse does not have. Pairs the file already settles are left out. The rule cascade's near_similarity, household_split and weak_link are retired: their pairs are the review band's.
+-- not_personal: strongest_comparison, weakest_comparison
 -- test: not_null(record_a, record_b, reason)
 -- test: accepted_values(reason: review_band, ambiguous_link, override_not_applied)
 

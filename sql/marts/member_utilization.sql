@@ -1,4 +1,5 @@
 -- description: One row per member: ticket pool used against its total. A total of -1 is unlimited: is_unlimited, no total and no utilization. is_near_pool_limit: a limited pool used to at least pool_near_limit_share (seeds.metric_settings, 0.8 by default) of its total; has_never_used_pool: nothing of the pool used (ticket_pool_used = 0), unlimited pools included.
+-- personal: member_name (name), phone_e164 (phone)
 -- test: unique(member_id)
 -- test: not_null(member_id, is_unlimited, near_limit_share, is_near_pool_limit, has_never_used_pool)
 

@@ -1,5 +1,6 @@
 -- materialized: table
 -- description: The fan-360 view of the top fans: the fans who spent most (tickets and merchandise, completed orders, NOK incl. VAT), ranked by total_spend (competition ranking 1, 1, 3) down to top_fans_count in seeds.metric_settings (100 by default, ties at the last place included); fans who spent nothing are not ranked. Contact details, member category, spend, matches attended and leaderboard place from dim_fan and fan_engagement, and every source record linked to the fan (fan_identity_links) as text "system record_id (match rule)". Personal data. Loyalty is in fan_loyalty (opt-in).
+-- personal: first_name (name), last_name (name), email (email), phone_e164 (phone), birth_date (birth_date)
 -- test: unique(fan_id)
 -- test: not_null(fan_id, spend_rank, total_spend, linked_record_count, linked_records)
 -- test: relationships(fan_id -> marts.dim_fan.fan_id)

@@ -10,6 +10,11 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   throw error;
 });
 
+// What fanlake creates holds fans' personal data or leads to it, so it is readable by its owner
+// alone (folders 0700, files 0600) whatever umask started it: DuckDB's files, Parquet written
+// by COPY, reports and the club folder included (docs/decisions.md "Files only their owner reads").
+process.umask(0o077);
+
 /**
  * The modules to register: only the named command's when the first word is one (flags
  * before it may take values, so anything else, `--help` included, loads every command and

@@ -5,7 +5,7 @@
  */
 export interface ErrorCodeSpec {
   /** The stage or part of fanlake that raises it. */
-  readonly area: 'cli' | 'core' | 'http' | 'extract' | 'load' | 'models' | 'check' | 'reports' | 'listen';
+  readonly area: 'cli' | 'core' | 'http' | 'extract' | 'load' | 'models' | 'check' | 'reports' | 'listen' | 'privacy';
   /** True when the same run could succeed later without a change (a busy file, a flaky server). */
   readonly retryable: boolean;
   readonly meaning: string;
@@ -71,6 +71,8 @@ export const ERROR_CODES = {
   E_LISTEN_SUBSCRIPTION: { area: 'listen', retryable: true, meaning: 'Registering, updating or reading the push subscription through the API failed.' },
   E_LISTEN_VALIDATION: { area: 'listen', retryable: true, meaning: 'The validation token did not reach the receiver: the platform cannot reach its public URL.' },
   E_JOURNAL_INVALID: { area: 'listen', retryable: false, meaning: 'The change journal or its consumed mark under listen/ is damaged.' },
+
+  E_IDENTITY_NOT_BUILT: { area: 'privacy', retryable: false, meaning: 'Identity resolution\'s tables are not in the warehouse, so no person can be found: run build first.' },
 } as const satisfies Record<`E_${string}`, ErrorCodeSpec>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { parseSourcesFile, SOURCES_FILE } from './checks/sources-file.js';
 import type { SourceDefinition } from './checks/sources-file.js';
 import type { Severity } from './checks/test-declaration.js';
+import type { PersonalFields } from '../sources/personal-data.js';
 import { DEFAULT_MATERIALIZATION, headerEntries, MODEL_SCHEMAS, parseModelHeader } from './model-header.js';
 import type { DeclaredTest, Materialization, ModelSchema } from './model-header.js';
 import { ModelProjectError } from './model-errors.js';
@@ -38,6 +39,10 @@ export interface ModelDefinition {
   incrementalDelete?: string;
   /** Columns whose change alone is no change for the model's children (model-header.ts). */
   lineageColumns: string[];
+  /** Output columns that carry personal data, by kind (model-header.ts); empty when none. */
+  personal: PersonalFields;
+  /** Columns the personal-data check would flag that hold none (model-header.ts). */
+  notPersonal: string[];
   description?: string;
   tests: DeclaredTest[];
 }
@@ -121,6 +126,8 @@ export async function discoverProject(root: string = DEFAULT_MODELS_DIR): Promis
         materialized: header.materialized ?? DEFAULT_MATERIALIZATION[schema],
         uniqueKey: header.uniqueKey ?? [],
         lineageColumns: header.lineageColumns ?? [],
+        personal: header.personal ?? {},
+        notPersonal: header.notPersonal ?? [],
         ...(header.incrementalDelete === undefined ? {} : { incrementalDelete: header.incrementalDelete }),
         description: header.description,
         tests: header.tests,

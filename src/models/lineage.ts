@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { writeFileAtomic } from '../core/atomic-file.js';
 import { queryRows, quoteLiteral } from '../core/duckdb.js';
 import { MACRO_SCHEMA, SEEDS_SCHEMA } from './discover-project.js';
+import type { PersonalFields } from '../sources/personal-data.js';
 import type { Materialization } from './model-header.js';
 import type { ModelGraph } from './model-graph.js';
 
@@ -26,6 +27,8 @@ export interface LineageModel {
   uniqueKey?: string[];
   /** Columns that say where a row came from (`-- lineage_columns`), when the model names any. */
   lineageColumns?: string[];
+  /** Columns that carry personal data, by kind (`-- personal`), when the model declares any. */
+  personal?: PersonalFields;
   description?: string;
   parents: {
     /** Models read, as `schema.name`. */
@@ -76,6 +79,7 @@ export async function collectLineage(connection: DuckDBConnection, graph: ModelG
       materialized: model.materialized,
       ...(model.uniqueKey.length > 0 ? { uniqueKey: model.uniqueKey } : {}),
       ...(model.lineageColumns.length > 0 ? { lineageColumns: model.lineageColumns } : {}),
+      ...(Object.keys(model.personal).length > 0 ? { personal: model.personal } : {}),
       ...(model.description ? { description: model.description } : {}),
       parents: {
         models: node.parents.filter((parent) => !parent.startsWith(`${SEEDS_SCHEMA}.`)),

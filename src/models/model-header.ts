@@ -1,6 +1,7 @@
 import { closeMatches } from './close-matches.js';
 import { parseTestDeclaration } from './checks/test-declaration.js';
 import type { Severity, TestDeclaration } from './checks/test-declaration.js';
+import { isPersonalKind, PERSONAL_KINDS, type PersonalFields, type PersonalKind } from '../sources/personal-data.js';
 
 /**
  * How a model is written to the warehouse.
@@ -43,6 +44,10 @@ export interface ModelHeader {
    * the others, but a row that differs only in them is no change for the model's children.
    */
   lineageColumns?: string[];
+  /** Output columns that carry personal data, by kind (`-- personal: email (email)`). */
+  personal?: PersonalFields;
+  /** Columns computed from a personal column that a reader judged hold none (`-- not_personal: x_level`). */
+  notPersonal?: string[];
   description?: string;
   tests: DeclaredTest[];
 }
@@ -62,13 +67,18 @@ export interface ModelHeader {
  * -- lineage_columns: _extracted_at      with a unique_key: columns that say where a row came from; a row
  *                                       whose other columns are unchanged is written, but no change for
  *                                       the model's children (a re-read of unchanged tickets rebuilds nothing)
+ * -- personal: email (email), first_name (name)   output columns that carry personal data, each with its
+ *                                       kind (src/sources/personal-data.ts); a test checks that every column
+ *                                       computed from a personal column is named here
+ * -- not_personal: email_level          columns that test would take for personal, read and found to hold
+ *                                       none (a level name, a score); the check follows names, not tables
  * -- description: One row per ticket.   free text, copied to lineage.json
  * -- test: unique(ticket_id)            a data test run by `fanlake check`, see test-declaration.ts
  * -- test[warn]: not_null(email)        the same at warning level: reported, does not fail `check`
  * select ...
  * ```
  */
-export const HEADER_KEYS = ['materialized', 'unique_key', 'incremental_delete', 'lineage_columns', 'description', 'test', 'test[warn]'] as const;
+export const HEADER_KEYS = ['materialized', 'unique_key', 'incremental_delete', 'lineage_columns', 'personal', 'not_personal', 'description', 'test', 'test[warn]'] as const;
 
 export type ParsedHeader = { header: ModelHeader; problems: string[] };
 
@@ -79,6 +89,19 @@ function columnList(key: string, value: string, problems: string[]): string[] {
   const columns = value.split(',').map((column) => column.trim()).filter(Boolean);
   if (columns.length === 0) problems.push(`${key}: name at least one column`);
   return columns;
+}
+
+const PERSONAL_ENTRY = /^([A-Za-z_][A-Za-z0-9_]*)\s*\(\s*([a-z_]+)\s*\)$/;
+
+/** `column (kind), column (kind)`; the line may repeat, so a long list can be split. */
+function personalList(value: string, problems: string[]): Record<string, PersonalKind> {
+  const found: Record<string, PersonalKind> = {};
+  for (const entry of columnList('personal', value, problems)) {
+    const match = PERSONAL_ENTRY.exec(entry);
+    if (match && isPersonalKind(match[2]!)) found[match[1]!] = match[2];
+    else problems.push(`personal: "${entry}" is not "column (kind)" with a kind among ${Object.keys(PERSONAL_KINDS).join(', ')}`);
+  }
+  return found;
 }
 
 export function parseModelHeader(sql: string): ParsedHeader {
@@ -95,6 +118,12 @@ export function parseModelHeader(sql: string): ParsedHeader {
         break;
       case 'lineage_columns':
         header.lineageColumns = columnList(key, value, problems);
+        break;
+      case 'personal':
+        header.personal = { ...header.personal, ...personalList(value, problems) };
+        break;
+      case 'not_personal':
+        header.notPersonal = [...(header.notPersonal ?? []), ...columnList(key, value, problems)];
         break;
       case 'incremental_delete':
         if (value === '') problems.push('incremental_delete: give a condition on the rows to delete');

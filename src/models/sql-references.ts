@@ -90,21 +90,24 @@ function fromTree(sql: string, json: string): ParsedSelect {
  */
 export function functionCalls(tree: unknown): FunctionReference[] {
   const calls: FunctionReference[] = [];
-  const walk = (node: unknown): void => {
-    if (Array.isArray(node)) {
-      for (const item of node) walk(item);
-      return;
-    }
-    if (node === null || typeof node !== 'object') return;
-    const object = node as SqlTree;
-    if ((object.class === 'FUNCTION' || object.class === 'WINDOW') && typeof object.function_name === 'string') {
-      const call = { schema: String(object.schema ?? '').toLowerCase(), name: object.function_name.toLowerCase() };
+  visitNodes(tree, (node) => {
+    if ((node.class === 'FUNCTION' || node.class === 'WINDOW') && typeof node.function_name === 'string') {
+      const call = { schema: String(node.schema ?? '').toLowerCase(), name: node.function_name.toLowerCase() };
       if (!calls.some((known) => known.schema === call.schema && known.name === call.name)) calls.push(call);
     }
-    for (const value of Object.values(object)) walk(value);
-  };
-  walk(tree);
+  });
   return calls;
+}
+
+/** Calls `visit` on every object of a parse tree, parents before their children. */
+export function visitNodes(tree: unknown, visit: (node: SqlTree) => void): void {
+  if (Array.isArray(tree)) {
+    for (const item of tree) visitNodes(item, visit);
+    return;
+  }
+  if (tree === null || typeof tree !== 'object') return;
+  visit(tree as SqlTree);
+  for (const value of Object.values(tree)) visitNodes(value, visit);
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { FieldDeclarations } from './fields.js';
+import type { PersonalFields, PersonKey } from './personal-data.js';
 
 /**
  * How a date-windowed list endpoint pages: the ticketing API's style. A new endpoint of
@@ -39,6 +40,17 @@ export interface TableSpec {
   /** The field that orders versions of a record (the later wins in the warehouse). */
   readonly cursorField?: string;
   readonly fields: FieldDeclarations;
+  /**
+   * The fields that hold personal data, by kind (names, contact details, free text about a
+   * person): where an access request and an erasure look. Every one is a declared field.
+   */
+  readonly personal?: PersonalFields;
+  /**
+   * The fields that say whose a record is (a user's id on a ticket, a profile's on a consent):
+   * how an access request or an erasure finds every record of one person. None: the table
+   * holds no one's records (match data, campaign apps, consent texts).
+   */
+  readonly personKeys?: readonly PersonKey[];
 }
 
 /** A date-windowed list endpoint (the ticketing API's) and what its items look like. */

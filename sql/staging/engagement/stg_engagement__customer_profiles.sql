@@ -1,5 +1,9 @@
 -- materialized: view
 -- description: One row per engagement customer profile (a person as the platform sees them), typed; e-mail and phone normalized for matching.
+-- personal: display_name (name), full_name (name), first_name (name), last_name (name), birth_date (birth_date)
+-- personal: email (email), phone_raw (phone), phone_e164 (phone), street (address), postal_code (address)
+-- personal: city (address), location (address), image_url (online_identifier)
+-- personal: custom_authentication_fields (online_identifier)
 -- test: unique(customer_profile_id)
 -- test: not_null(customer_profile_id)
 

@@ -1,5 +1,9 @@
 -- materialized: view
 -- description: One row per identity an ApiApp created (GET identities/{id} for the linked persons fanlake takes for identities, FANLAKE_ENGAGEMENT_IDENTITIES), typed: the persona's nick name, how it authenticates, and the club's custom profile fields (extended_properties).
+-- personal: first_name (name), last_name (name), full_name (name), nick_name (online_identifier)
+-- personal: birth_date (birth_date), email (email), phone_raw (phone), phone_e164 (phone), street (address)
+-- personal: postal_code (address), city (address), profile_image_url (online_identifier)
+-- personal: extended_properties (free_text), custom_authentication_fields (online_identifier)
 -- test: unique(identity_id)
 -- test: not_null(identity_id)
 -- test[warn]: relationships(identity_id -> staging.stg_engagement__people.person_id)

@@ -1,5 +1,6 @@
 -- materialized: view
 -- description: One row per campaign participant, as entered in the campaign form (not linked to a customer profile by the API).
+-- personal: first_name (name), last_name (name), email (email)
 -- test: unique(participant_id)
 -- test: not_null(participant_id)
 -- test[warn]: relationships(campaign_app_id -> staging.stg_engagement__campaign_apps.campaign_app_id)

@@ -1,5 +1,10 @@
 -- materialized: view
 -- description: One row per linked person (social identity) of a customer profile, typed. Identities created by an ApiApp carry system_id and that app's external_id.
+-- personal: first_name (name), last_name (name), full_name (name), display_name (name)
+-- personal: profile_name (online_identifier), birth_date (birth_date), email (email), phone_raw (phone)
+-- personal: phone_e164 (phone), location (address), profile_url (online_identifier)
+-- personal: profile_image_url (online_identifier), custom_data (free_text)
+-- personal: custom_authentication_fields (online_identifier)
 -- test: unique(person_id)
 -- test: not_null(person_id, customer_profile_id)
 -- test[warn]: relationships(customer_profile_id -> staging.stg_engagement__customer_profiles.customer_profile_id)

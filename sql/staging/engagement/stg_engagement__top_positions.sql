@@ -1,5 +1,6 @@
 -- materialized: view
 -- description: One row per customer profile on a leaderboard; the board is the season's general board (interval_id and demographic_value null), an interval board or a demographic board.
+-- personal: participant_name (name)
 -- test: unique(season_id, interval_id, demographic_value, customer_profile_id)
 -- test: not_null(season_id, customer_profile_id)
 

@@ -1,5 +1,6 @@
 -- materialized: view
 -- description: One row per imported member entry, typed; phone normalized (members link to users by phone).
+-- personal: member_name (name), phone_raw (phone), phone_e164 (phone), tasks (free_text)
 -- test: unique(member_id)
 -- test: not_null(member_id)
 

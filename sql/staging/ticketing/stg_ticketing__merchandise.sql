@@ -1,5 +1,7 @@
 -- materialized: view
 -- description: One row per sold merchandise item (order line), typed. Amounts in NOK; integer prices are whole kroner incl. VAT.
+-- personal: product_configuration (free_text), redeemed_by_name (name), redeem_note (free_text)
+-- personal: pickup_data (free_text), note (free_text), guest_phone_e164 (phone), recovery_email (email)
 -- test: unique(merchandise_line_id)
 -- test: not_null(merchandise_line_id, order_id)
 

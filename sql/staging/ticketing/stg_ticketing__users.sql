@@ -1,5 +1,8 @@
 -- materialized: view
 -- description: One row per ticketing user, typed; e-mail and phone normalized for matching.
+-- personal: username (online_identifier), first_name (name), last_name (name), full_name (name)
+-- personal: birth_date (birth_date), email (email), phone_raw (phone), phone_e164 (phone), address (address)
+-- personal: city (address), zip_code (address)
 -- test: unique(user_id)
 -- test: not_null(user_id)
 -- test[warn]: not_null(email)

@@ -6,6 +6,7 @@ import { identityStateLines } from '../../models/identity-model/state-report.js'
 import { warehousePath } from '../../raw-contract/index.js';
 import { withWarehouseReader } from '../../warehouse/warehouse.js';
 import { duckdbBudget } from '../../config/duckdb-budget.js';
+import { looseAreas } from '../../privacy/file-modes.js';
 import type { CommandModule } from '../command.js';
 import { out, table } from '../output.js';
 
@@ -16,7 +17,10 @@ interface DoctorArgs {
 
 export const doctorCommand: CommandModule<DoctorArgs> = {
   command: 'doctor',
-  describe: "Check that the club's mappings give every code in the loaded data a meaning: consents, order statuses and types, sales channels",
+  describe: "Check that the club's mappings give every code in the loaded data a meaning: consents, order statuses and types, sales channels; warn about files others can read",
+  epilogue:
+    'It also warns, one line per area (data dir, warehouse, raw files, quarantine, journal, reports, club folder), when group or others can read what fanlake wrote, ' +
+    'with the chmod command that fixes it; that alone does not change the exit status. Exit status: 0 every code is mapped, 1 one is not, 2 bad usage.',
   builder: (yargs: Argv) =>
     yargs
       .option('write', {
@@ -28,13 +32,16 @@ export const doctorCommand: CommandModule<DoctorArgs> = {
 
   async run(args, { config }) {
     const clubDir = config['club.dir'];
+    // Before the diagnosis, which needs a warehouse: a data dir without one can still be too open.
+    const loose = await looseAreas(config.dataDir, clubDir);
+    for (const area of loose) out.warn(`${area.area}: ${area.entries} file${area.entries === 1 ? '' : 's'} or folder${area.entries === 1 ? '' : 's'} readable by others than their owner (${area.path}); fix: ${area.fix}`);
     let diagnosis = await diagnoseClub({ dataDir: config.dataDir, clubDir });
     const added = args.write && clubDir ? await writeSuggestions(clubDir, diagnosis) : new Map<string, number>();
     if (added.size > 0) diagnosis = await diagnoseClub({ dataDir: config.dataDir, clubDir });
 
     if (args.format === 'json') {
       const identity = existsSync(warehousePath(config.dataDir)) ? await withWarehouseReader(config.dataDir, identityStateLines, duckdbBudget(config)) : [];
-      out.result(JSON.stringify({ clubDir, identity, files: diagnosis.files.map((file) => ({ name: file.name, path: file.path, fromDefaults: file.fromDefaults })), findings: diagnosis.findings, written: Object.fromEntries(added), open: diagnosis.open.length }, null, 2));
+      out.result(JSON.stringify({ clubDir, identity, files: diagnosis.files.map((file) => ({ name: file.name, path: file.path, fromDefaults: file.fromDefaults })), findings: diagnosis.findings, written: Object.fromEntries(added), open: diagnosis.open.length, looseFiles: loose }, null, 2));
       return diagnosis.open.length > 0 ? 1 : 0;
     }
     for (const file of diagnosis.files.filter((candidate) => CLUB_MAPPINGS.some((spec) => spec.name === candidate.name))) {

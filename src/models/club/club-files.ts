@@ -1,4 +1,4 @@
-import { copyFile, mkdir, readFile, stat } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod';
 import { quoteLiteral } from '../../core/duckdb.js';
@@ -204,6 +204,7 @@ export async function ensureClubDir(clubDir: string | undefined, defaultsDir = D
   const exists = await stat(clubDir).then((info) => info.isDirectory(), () => false);
   if (exists) return undefined;
   await mkdir(clubDir, { recursive: true });
-  for (const spec of CLUB_FILES) await copyFile(join(defaultsDir, `${spec.name}.csv`), join(clubDir, `${spec.name}.csv`));
+  // Read and written, not copied: a copy keeps the checkout's mode, a new file gets the CLI's owner-only umask.
+  for (const spec of CLUB_FILES) await writeFile(join(clubDir, `${spec.name}.csv`), await readFile(join(defaultsDir, `${spec.name}.csv`)));
   return `created the club folder ${clubDir} with the default mappings and names (${CLUB_FILES.map((spec) => `${spec.name}.csv`).join(', ')}); the mappings apply only where a code and its name match exactly: fanlake doctor lists what this club's data still needs`;
 }

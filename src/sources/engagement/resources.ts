@@ -1,4 +1,5 @@
 import type { FieldDeclarations } from '../fields.js';
+import type { PersonalFields } from '../personal-data.js';
 
 /**
  * The list endpoints of the engagement API (seed document 000) and the members split off
@@ -82,4 +83,30 @@ export const IDENTITY_FIELDS: FieldDeclarations = {
   id, externalId: s, authenticationMethod: s, fullName: s, firstName: s, lastName: s, nickName: s, gender: s,
   dateOfBirth: s, profileImageUrl: s, isAdult: 'text', email: s, phone: s, street: s, postalCode: s, city: s,
   county: s, country: s, timeZone: s, extendedProperties: 'json', customAuthenticationFields: 'json', customerProfileId: id,
+};
+
+/**
+ * The personal fields of the tables above that hold any. Custom authentication fields and
+ * custom data are what a club asks its fans to fill in: treated as identifiers and free text.
+ */
+export const CUSTOMER_PROFILE_PERSONAL: PersonalFields = {
+  displayName: 'name', fullName: 'name', firstName: 'name', lastName: 'name', dateOfBirth: 'birth_date',
+  imageUrl: 'online_identifier', location: 'address', email: 'email', street: 'address', postalCode: 'address',
+  city: 'address', phoneNumber: 'phone', customAuthenticationFields: 'online_identifier',
+};
+
+export const PERSON_PERSONAL: PersonalFields = {
+  customData: 'free_text', profileUrl: 'online_identifier', profileName: 'online_identifier', firstName: 'name',
+  lastName: 'name', fullName: 'name', displayName: 'name', dateOfBirth: 'birth_date', location: 'address',
+  profileImageUrl: 'online_identifier', emailAddress: 'email', customAuthenticationFields: 'online_identifier',
+};
+
+export const PARTICIPANT_PERSONAL: PersonalFields = { firstName: 'name', lastName: 'name', emailAddress: 'email' };
+
+export const TOP_POSITION_PERSONAL: PersonalFields = { participantName: 'name' };
+
+export const IDENTITY_PERSONAL: PersonalFields = {
+  fullName: 'name', firstName: 'name', lastName: 'name', nickName: 'online_identifier', dateOfBirth: 'birth_date',
+  profileImageUrl: 'online_identifier', email: 'email', phone: 'phone', street: 'address', postalCode: 'address',
+  city: 'address', extendedProperties: 'free_text', customAuthenticationFields: 'online_identifier',
 };

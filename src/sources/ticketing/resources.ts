@@ -1,4 +1,5 @@
 import type { FieldDeclarations } from '../fields.js';
+import type { PersonalFields, PersonKey } from '../personal-data.js';
 import type { ResourceSpec } from '../resource-spec.js';
 
 /**
@@ -56,15 +57,40 @@ const USER_PERMISSION_FIELDS: FieldDeclarations = {
   id_user: 'id', id_consent_basic: i, last_update: s, decision: 'bool', name: s, consent_description: s,
 };
 
+const USER_PERSONAL: PersonalFields = {
+  username: 'online_identifier', name_first: 'name', name_last: 'name', completename: 'name', birthday: 'birth_date',
+  email: 'email', phone: 'phone', address: 'address', city: 'address', zip_code: 'address',
+};
+
+// `tasks` is what the member does for the club ("Board member"): text about the person.
+const MEMBER_PERSONAL: PersonalFields = { name: 'name', phone: 'phone', tasks: 'free_text' };
+
+// Buyer and holder are copied onto every ticket. `name` is the venue's, not a person's.
+const TICKET_PERSONAL: PersonalFields = {
+  user_aquired_email: 'email', user_aquired_phone: 'phone', user_aquired_username: 'online_identifier',
+  u_aquired_address: 'address', u_aquired_city: 'address', u_aquired_zip_code: 'address',
+  user_held_email: 'email', user_held_phone: 'phone', user_held_username: 'online_identifier',
+  user_held_address: 'address', user_held_city: 'address', user_held_zip_code: 'address',
+};
+
+// Notes, pick-up data and the product's configuration (a name printed on a shirt) are free text.
+const MERCHANDISE_PERSONAL: PersonalFields = {
+  username: 'online_identifier', recovery_mail_address: 'email', phone_number: 'phone', recovery_phone_number: 'phone',
+  phone_guest: 'phone', pickup_data: 'free_text', user_address: 'address', user_city: 'address', user_zip_code: 'address',
+  name_redeemed: 'name', note_redeemed: 'free_text', notater_ticket: 'free_text', prod_conf: 'free_text',
+};
+
+const user = (field: string): PersonKey => ({ field, refersTo: 'ticketing_user' });
+
 const paging = (pageBase: 0 | 1 | 'auto', datesRequired: boolean) => ({ style: 'date-window', pageBase, datesRequired, pageSize: 200 }) as const;
 
 export const TICKETING_RESOURCES = [
-  { name: 'users', path: '/api/users', paging: paging(0, true), primaryKey: ['id'], cursorField: 'last_update', fields: USER_FIELDS },
+  { name: 'users', path: '/api/users', paging: paging(0, true), primaryKey: ['id'], cursorField: 'last_update', fields: USER_FIELDS, personal: USER_PERSONAL, personKeys: [user('id')] },
   // Documented in two variants (zero-based with required dates, one-based with optional ones).
-  { name: 'members', path: '/api/members', paging: paging('auto', false), primaryKey: ['id'], cursorField: 'last_update', fields: MEMBER_FIELDS },
-  { name: 'tickets', path: '/api/tickets', paging: paging(1, true), primaryKey: ['id'], cursorField: 'last_update', fields: TICKET_FIELDS },
-  { name: 'merchandise', path: '/api/merchandise', paging: paging(1, false), primaryKey: ['id'], cursorField: 'last_update', fields: MERCHANDISE_FIELDS },
-  { name: 'user_permissions', path: '/api/user_permission', paging: paging(0, true), primaryKey: ['id_user', 'id_consent_basic'], cursorField: 'last_update', fields: USER_PERMISSION_FIELDS },
+  { name: 'members', path: '/api/members', paging: paging('auto', false), primaryKey: ['id'], cursorField: 'last_update', fields: MEMBER_FIELDS, personal: MEMBER_PERSONAL, personKeys: [{ field: 'id', refersTo: 'ticketing_member' }] },
+  { name: 'tickets', path: '/api/tickets', paging: paging(1, true), primaryKey: ['id'], cursorField: 'last_update', fields: TICKET_FIELDS, personal: TICKET_PERSONAL, personKeys: [user('user_aquired_id'), user('user_held_id')] },
+  { name: 'merchandise', path: '/api/merchandise', paging: paging(1, false), primaryKey: ['id'], cursorField: 'last_update', fields: MERCHANDISE_FIELDS, personal: MERCHANDISE_PERSONAL, personKeys: [user('user_id')] },
+  { name: 'user_permissions', path: '/api/user_permission', paging: paging(0, true), primaryKey: ['id_user', 'id_consent_basic'], cursorField: 'last_update', fields: USER_PERMISSION_FIELDS, personKeys: [user('id_user')] },
 ] as const satisfies readonly ResourceSpec[];
 
 export type TicketingResourceName = (typeof TICKETING_RESOURCES)[number]['name'];
