@@ -72,6 +72,8 @@ export const ERROR_CODES = {
   E_LISTEN_VALIDATION: { area: 'listen', retryable: true, meaning: 'The validation token did not reach the receiver: the platform cannot reach its public URL.' },
   E_JOURNAL_INVALID: { area: 'listen', retryable: false, meaning: 'The change journal or its consumed mark under listen/ is damaged.' },
 
+  E_PRIVACY_TOMBSTONES: { area: 'privacy', retryable: false, meaning: 'The tombstones of forgotten people ($FANLAKE_DATA_DIR/privacy/tombstones.json) are not valid; no load runs without them.' },
+  E_PRIVACY_ERASE: { area: 'privacy', retryable: false, meaning: 'Erasing a person\'s records from raw files or the warehouse failed; run forget again, it takes up where it stopped.' },
   E_IDENTITY_NOT_BUILT: { area: 'privacy', retryable: false, meaning: 'Identity resolution\'s tables are not in the warehouse, so no person can be found: run build first.' },
 } as const satisfies Record<`E_${string}`, ErrorCodeSpec>;
 

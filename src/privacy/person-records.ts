@@ -2,6 +2,7 @@ import type { DuckDBConnection, Json } from '@duckdb/node-api';
 import { queryRows, quoteIdent, quoteLiteral } from '../core/duckdb.js';
 import { rawTables } from '../sources/raw-personal-columns.js';
 import { findBookkeeping } from '../warehouse/bookkeeping.js';
+import type { PersonKey } from '../sources/personal-data.js';
 import type { FoundPerson } from './find-person.js';
 
 type Row = Record<string, Json>;
@@ -64,22 +65,16 @@ const inList = (values: Iterable<string>) => `(${[...values].map(quoteLiteral).j
 export async function sourceRecordsOf(connection: DuckDBConnection, person: FoundPerson): Promise<SourceRecord[]> {
   const columns = await columnsBySchema(connection, ['raw']);
   const loadedAt = await loadTimes(connection);
-  const idsBySystem = new Map<string, Set<string>>();
-  for (const record of person.records) idsBySystem.set(record.system, (idsBySystem.get(record.system) ?? new Set()).add(record.recordId));
+  const selection = personSelection(person);
+  const valuesOf = (refersTo: string) => selectedValues(selection, refersTo);
   const found: SourceRecord[] = [];
   for (const { relation, source, spec } of rawTables()) {
     const present = columns.get(relation);
     if (!present) continue;
     const keys = (spec.personKeys ?? []).filter((key) => present.includes(key.field));
-    const valuesOf = (refersTo: string) => (refersTo === 'email' ? new Set(person.emails) : (idsBySystem.get(refersTo) ?? new Set<string>()));
-    const conditions = keys
-      .filter((key) => valuesOf(key.refersTo).size > 0)
-      .map((key) => {
-        const value = `cast(${quoteIdent(key.field)} as varchar)`;
-        return `${key.refersTo === 'email' ? `lower(trim(${value}))` : value} in ${inList(valuesOf(key.refersTo))}`;
-      });
-    if (conditions.length === 0) continue;
-    const rows = await queryRows(connection, `select * from ${relation} where ${conditions.join(' or ')} order by all`);
+    const condition = personCondition(spec.personKeys, present, selection);
+    if (condition === undefined) continue;
+    const rows = await queryRows(connection, `select * from ${relation} where ${condition} order by all`);
     for (const row of rows) {
       const whose = keys.flatMap((key) => {
         const value = row[key.field];
@@ -104,6 +99,38 @@ export async function sourceRecordsOf(connection: DuckDBConnection, person: Foun
     }
   }
   return found;
+}
+
+/** The record ids (by identity system) and e-mail addresses (normalized) whose rows are a person's. */
+export interface PersonSelection {
+  readonly idsBySystem: ReadonlyMap<string, ReadonlySet<string>>;
+  readonly emails: ReadonlySet<string>;
+}
+
+export function personSelection(person: Pick<FoundPerson, 'records' | 'emails'>): PersonSelection {
+  const idsBySystem = new Map<string, Set<string>>();
+  for (const record of person.records) idsBySystem.set(record.system, (idsBySystem.get(record.system) ?? new Set()).add(record.recordId));
+  return { idsBySystem, emails: new Set(person.emails) };
+}
+
+const selectedValues = (selection: PersonSelection, refersTo: string): ReadonlySet<string> =>
+  refersTo === 'email' ? selection.emails : (selection.idsBySystem.get(refersTo) ?? new Set<string>());
+
+/**
+ * The SQL condition that holds for a row of a raw table (or of its Parquet files) whose person
+ * keys (`TableSpec.personKeys`) name one of the selected records or addresses; `undefined` when
+ * none of its columns can. `present` are the columns the rows have. Shared by access
+ * (export-person) and erasure (forget, tombstones), so both take the same rows.
+ */
+export function personCondition(personKeys: readonly PersonKey[] | undefined, present: readonly string[], selection: PersonSelection): string | undefined {
+  const valuesOf = (refersTo: string) => selectedValues(selection, refersTo);
+  const conditions = (personKeys ?? [])
+    .filter((key) => present.includes(key.field) && valuesOf(key.refersTo).size > 0)
+    .map((key) => {
+      const value = `cast(${quoteIdent(key.field)} as varchar)`;
+      return `coalesce(${key.refersTo === 'email' ? `lower(trim(${value}))` : value} in ${inList(valuesOf(key.refersTo))}, false)`;
+    });
+  return conditions.length === 0 ? undefined : `(${conditions.join(' or ')})`;
 }
 
 /** When each resource-run was loaded, by `source/resource/run id`. */

@@ -1,18 +1,13 @@
 import { chmod, writeFile } from 'node:fs/promises';
 import type { Argv } from 'yargs';
 import { duckdbBudget } from '../../config/duckdb-budget.js';
-import { UsageError } from '../../core/errors.js';
 import { exportPerson } from '../../privacy/export-person.js';
-import { PERSON_IDENTIFIERS, type PersonIdentifier } from '../../privacy/find-person.js';
 import { withWarehouseReader } from '../../warehouse/warehouse.js';
 import type { CommandModule } from '../command.js';
 import { out } from '../output.js';
+import { type PersonArgs, personQueryFrom, withPersonOptions } from '../person-options.js';
 
-interface ExportPersonArgs {
-  email?: string;
-  phone?: string;
-  record?: string;
-  fanId?: string;
+interface ExportPersonArgs extends PersonArgs {
   out?: string;
 }
 
@@ -26,22 +21,14 @@ export const exportPersonCommand: CommandModule<ExportPersonArgs> = {
     'The person is found through identity resolution as the last build left it, and taken whole: every record of every fan the identifier names. ' +
     'Reads the warehouse like sql (no writer lock). Exit status: 0 the document was written, 1 nothing matches, 2 bad usage or no built warehouse.',
   builder: (yargs: Argv) =>
-    yargs
+    withPersonOptions(yargs)
       .example('$0 export-person --email ola@example.no --out ola.json', 'the document in a file only you can read')
       .example('$0 export-person --record ticketing_user:10001', 'by a source record, as identity explain names it')
       .example('$0 export-person --phone "+47 900 12 345"', 'by phone number, written any way')
-      .option('email', { type: 'string', describe: 'An e-mail address (compared trimmed and lowercased)' })
-      .option('phone', { type: 'string', describe: 'A phone number (compared in E.164, as matching does)' })
-      .option('record', { type: 'string', describe: 'A source record key, system:record_id (ticketing_user:10001)' })
-      .option('fan-id', { type: 'string', describe: 'A fan_id of marts.dim_fan' })
       .option('out', { type: 'string', describe: 'Write the document to FILE (created readable by you alone) instead of stdout' }) as unknown as Argv<ExportPersonArgs>,
 
   async run(args, { config }) {
-    const given = PERSON_IDENTIFIERS.filter((by) => valueOf(args, by) !== undefined);
-    if (given.length !== 1) throw new UsageError(`name the person by exactly one of ${PERSON_IDENTIFIERS.map((by) => `--${by}`).join(', ')}${given.length > 1 ? `, not ${given.length}` : ''}`);
-    const by = given[0]!;
-    const value = valueOf(args, by)!;
-    if (value.trim() === '') throw new UsageError(`--${by} is empty`);
+    const { by, value } = personQueryFrom(args);
     const document = await withWarehouseReader(config.dataDir, (connection) => exportPerson(connection, { by, value }), duckdbBudget(config));
     if (document === undefined) {
       out.error(`no fan matches --${by}: identity resolution links no record to it`);
@@ -59,7 +46,3 @@ export const exportPersonCommand: CommandModule<ExportPersonArgs> = {
     return 0;
   },
 };
-
-function valueOf(args: ExportPersonArgs, by: PersonIdentifier): string | undefined {
-  return by === 'fan-id' ? args.fanId : args[by];
-}

@@ -17,6 +17,7 @@ export const COMMANDS: Record<string, () => Promise<CommandModule<any>>> = {
   status: async () => (await import('./status.js')).statusCommand,
   doctor: async () => (await import('./doctor.js')).doctorCommand,
   'export-person': async () => (await import('./export-person.js')).exportPersonCommand,
+  forget: async () => (await import('./forget.js')).forgetCommand,
   schedule: async () => (await import('./schedule.js')).scheduleCommand,
   simulate: async () => (await import('./simulate.js')).simulateCommand,
   listen: async () => (await import('./listen.js')).listenCommand,

@@ -1,9 +1,7 @@
 import type { Argv } from 'yargs';
-import { loadWarehouse } from '../../load/index.js';
 import { warehousePath as pathOf } from '../../raw-contract/index.js';
-import { describeWarning, summarizeLoad } from '../../pipeline/steps/load.js';
+import { describeErasure, describeWarning, loadWithErasure, summarizeLoad } from '../../pipeline/steps/load.js';
 import { stepExitCode } from '../../pipeline/steps/step.js';
-import { duckdbBudget } from '../../config/duckdb-budget.js';
 import type { CommandModule } from '../command.js';
 import { out, table } from '../output.js';
 import { type StageFormat, stageDocument, withStageFormat } from '../stage-format.js';
@@ -17,13 +15,14 @@ export const loadCommand: CommandModule<{ format?: StageFormat }> = {
   async run(args, { config }) {
     const startedAt = new Date();
     const warehousePath = pathOf(config.dataDir);
-    const results = await loadWarehouse({ dataDir: config.dataDir, warehousePath, ...duckdbBudget(config) });
-    const summary = summarizeLoad(results);
+    const { results, erasure } = await loadWithErasure(config);
+    const summary = summarizeLoad(results, erasure);
     if (args.format === 'json') {
       out.result(JSON.stringify(stageDocument('load', startedAt, summary), null, 2));
       return stepExitCode(summary);
     }
     for (const r of results) for (const warning of r.warnings ?? []) out.warn(describeWarning(warning));
+    for (const line of describeErasure(erasure)) out.warn(line);
     if (results.every((r) => r.status === 'skipped')) {
       out.info('nothing new to load');
       return 0;

@@ -6,21 +6,57 @@ import type { FanlakeError } from '../../core/errors.js';
 import { redact } from '../../core/secrets.js';
 import { duckdbBudget } from '../../config/duckdb-budget.js';
 import { type StepContext, statusOf, stepErrors } from './step.js';
+import type { Config } from '../../config/load-config.js';
+import { dropTombstoned, type TombstonedDrop } from '../../privacy/drop-tombstoned.js';
+import { eraseVanished, type VanishedErasure } from '../../privacy/erase-vanished.js';
+
+/** What a load did besides merging: records of forgotten people dropped, vanished records cleared. */
+export interface LoadErasure {
+  readonly dropped: TombstonedDrop;
+  readonly vanished: VanishedErasure;
+}
+
+/**
+ * A load with the privacy work around it: rows of people `forget` erased are dropped from the
+ * runs before they merge (the source still holds them), and records vanished longer than
+ * `privacy.vanishedDays` have their personal data erased after. The load and run commands and
+ * scheduled jobs all load through here.
+ */
+export async function loadWithErasure(config: Config, now = new Date()): Promise<{ results: TableLoadResult[]; erasure: LoadErasure }> {
+  const { dataDir } = config;
+  const budget = duckdbBudget(config);
+  const dropped = await dropTombstoned(dataDir, budget);
+  const results = await loadWarehouse({ dataDir, warehousePath: warehousePath(dataDir), ...budget });
+  const vanished = await eraseVanished({ dataDir, vanishedDays: config['privacy.vanishedDays'], now, budget });
+  return { results, erasure: { dropped, vanished } };
+}
+
+/** Lines that say what the erasure around a load did; none when it did nothing. */
+export function describeErasure(erasure: LoadErasure): string[] {
+  const lines: string[] = [];
+  for (const [resource, rows] of erasure.dropped.byResource) {
+    lines.push(`${resource}: dropped ${rows} record${rows === 1 ? '' : 's'} of forgotten people (fanlake forget); the source still holds them, ask its owner to delete them`);
+  }
+  for (const [table, records] of erasure.vanished.cleared) {
+    lines.push(`${table}: personal data of ${records} record${records === 1 ? '' : 's'} vanished at the source for longer than privacy.vanishedDays erased`);
+  }
+  return lines;
+}
 
 /**
  * The load stage's results as a step: partial when some tables failed and others loaded. A
  * skipped difference is a warning in the notes, with its code, and no failure: the next
  * extract writes its resource whole.
  */
-export function summarizeLoad(results: readonly TableLoadResult[]): Omit<StepSummary, 'step' | 'seconds'> {
+export function summarizeLoad(results: readonly TableLoadResult[], erasure?: LoadErasure): Omit<StepSummary, 'step' | 'seconds'> {
   const failed = results.filter((r) => r.status === 'failed');
   const loaded = results.filter((r) => r.status === 'ok');
   const sum = (pick: (r: TableLoadResult) => number) => loaded.reduce((total, r) => total + pick(r), 0);
   return {
     status: statusOf(loaded.length, failed.length),
-    counts: { tables: loaded.length, failed: failed.length, runs: sum((r) => r.runs.length), inserted: sum((r) => r.inserted), updated: sum((r) => r.updated), vanished: sum((r) => r.vanished ?? 0), skippedDifferences: results.reduce((total, r) => total + (r.skippedRuns?.length ?? 0), 0) },
+    counts: { tables: loaded.length, failed: failed.length, runs: sum((r) => r.runs.length), inserted: sum((r) => r.inserted), updated: sum((r) => r.updated), vanished: sum((r) => r.vanished ?? 0), skippedDifferences: results.reduce((total, r) => total + (r.skippedRuns?.length ?? 0), 0), ...erasureCounts(erasure) },
     ...stepErrors(failed.map((r) => toErrorRecord(r.error ?? 'failed', { table: r.table }))),
-    notes: results.flatMap((r) => [...(r.warnings ?? []).map((warning) => `warning: ${describeWarning(warning)}`), ...r.drift.map((d) => `${r.table}: ${d}`)]),
+    notes: [...(erasure ? describeErasure(erasure) : []), ...results.flatMap((r) => [...(r.warnings ?? []).map((warning) => `warning: ${describeWarning(warning)}`), ...r.drift.map((d) => `${r.table}: ${d}`)])],
     results: results.map((r) => ({
       name: r.table,
       status: r.status,
@@ -29,13 +65,18 @@ export function summarizeLoad(results: readonly TableLoadResult[]): Omit<StepSum
   };
 }
 
+function erasureCounts(erasure: LoadErasure | undefined): Record<string, number> {
+  if (erasure === undefined) return {};
+  return { forgottenDropped: erasure.dropped.rows, vanishedCleared: [...erasure.vanished.cleared.values()].reduce((sum, n) => sum + n, 0) };
+}
+
 /** One line for a load warning: `E_LOAD_DIFFERENCE_BASE: <message>`. */
 export function describeWarning(warning: FanlakeError): string {
   return `${warning.code}: ${redact(warning.message)}`;
 }
 
-/** Merges every raw run not loaded yet into the warehouse. */
+/** Merges every raw run not loaded yet into the warehouse, with the erasure around it. */
 export async function loadStep(context: StepContext): Promise<Omit<StepSummary, 'step' | 'seconds'>> {
-  const { dataDir } = context.config;
-  return summarizeLoad(await loadWarehouse({ dataDir, warehousePath: warehousePath(dataDir), ...duckdbBudget(context.config) }));
+  const { results, erasure } = await loadWithErasure(context.config, context.now);
+  return summarizeLoad(results, erasure);
 }

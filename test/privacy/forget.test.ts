@@ -1,0 +1,138 @@
+import { readdir, readFile, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Simulator } from '../../src/simulator/simulator.js';
+import { runCli } from '../helpers/cli.js';
+import { sharedWarehouse } from '../helpers/shared-warehouse.js';
+import { startTestSimulator } from '../helpers/simulator.js';
+import { queryWarehouse } from '../helpers/warehouse.js';
+import { cliEnv } from '../warehouse/identity-fixture.js';
+
+/** The default test simulator's options: the warehouse export-person's test reads too. */
+const SIMULATOR = { scale: 0.02, seed: 42 };
+
+interface TruthLink {
+  system: string;
+  recordId: string;
+  personId: number;
+}
+
+let sim: Simulator;
+let dataDir: string;
+let env: Record<string, string>;
+let userId: string;
+let profileId: string;
+let email: string;
+let phone: string;
+
+beforeAll(async () => {
+  dataDir = await sharedWarehouse({ simulator: SIMULATOR });
+  sim = await startTestSimulator(SIMULATOR);
+  env = cliEnv(sim, dataDir);
+  const truth = (await fetch(`${sim.url}/__admin/truth`).then((response) => response.text()))
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as TruthLink);
+  const byPerson = new Map<number, TruthLink[]>();
+  for (const link of truth) byPerson.set(link.personId, [...(byPerson.get(link.personId) ?? []), link]);
+  const buyers = new Set((await queryWarehouse(dataDir, 'select distinct cast(user_aquired_id as varchar) as id from raw.ticketing_tickets')).map((row) => String(row.id)));
+  const withPhone = new Set((await queryWarehouse(dataDir, "select cast(id as varchar) as id from raw.ticketing_users where length(phone) > 6 and email like '%@%'")).map((row) => String(row.id)));
+  // A person with a ticketing account that bought tickets, has a phone, and an engagement profile.
+  const person = [...byPerson.values()].find((records) => {
+    const user = records.find((link) => link.system === 'ticketing_user');
+    return records.some((link) => link.system === 'engagement_customer_profile') && user !== undefined && buyers.has(user.recordId) && withPhone.has(user.recordId);
+  });
+  if (!person) throw new Error('the simulator has no person with a ticket buyer, a phone and a profile');
+  userId = person.find((link) => link.system === 'ticketing_user')!.recordId;
+  profileId = person.find((link) => link.system === 'engagement_customer_profile')!.recordId;
+  const [user] = await queryWarehouse(dataDir, `select email, phone from raw.ticketing_users where id = ${Number(userId)}`);
+  email = String(user!.email);
+  phone = String(user!.phone);
+}, 600_000);
+
+afterAll(async () => {
+  await sim?.close();
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+/** Every file under the data dir, with its path. */
+async function filesUnder(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true, recursive: true });
+  return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name));
+}
+
+/** Where `needle` (lowercased) still is: Parquet rows and warehouse rows as text, and the bytes of every other file. */
+async function whereIs(needle: string): Promise<string[]> {
+  const found: string[] = [];
+  const lowered = needle.toLowerCase();
+  const parquet = await queryWarehouse(
+    dataDir,
+    `select filename from read_parquet('${dataDir}/raw/**/*.parquet', union_by_name = true, filename = true, hive_partitioning = false) as t
+     where contains(lower(cast(t as varchar)), '${lowered}') group by filename`,
+  );
+  found.push(...parquet.map((row) => String(row.filename)));
+  const tables = await queryWarehouse(dataDir, "select table_schema || '.' || table_name as relation from information_schema.tables where table_catalog = current_database()");
+  for (const { relation } of tables) {
+    const [hit] = await queryWarehouse(dataDir, `select count(*) as n from ${String(relation)} as t where contains(lower(cast(t as varchar)), '${lowered}')`);
+    if (Number(hit!.n) > 0) found.push(String(relation));
+  }
+  for (const path of await filesUnder(dataDir)) {
+    if (path.endsWith('.parquet')) continue;
+    if ((await readFile(path, 'latin1')).toLowerCase().includes(lowered)) found.push(path);
+  }
+  return found;
+}
+
+describe('fanlake forget', { timeout: 300_000 }, () => {
+  it('lists the records of a person and why, changing nothing; exits 1 when nobody matches', async () => {
+    const before = await readFile(join(dataDir, 'warehouse.duckdb'));
+    const listed = await runCli(['forget', '--email', email.toUpperCase()], env);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toContain(`ticketing_user:${userId}`);
+    expect(listed.stdout).toContain(`engagement_customer_profile:${profileId}`);
+    expect(listed.stdout).toMatch(/raw\.ticketing_tickets .*user_aquired_id = ticketing_user:/);
+    expect(listed.stderr).toMatch(/nothing changed/);
+    expect((await readFile(join(dataDir, 'warehouse.duckdb'))).equals(before)).toBe(true);
+    const nobody = await runCli(['forget', '--email', 'nobody@nowhere.invalid', '--apply'], env);
+    expect(nobody.code).toBe(1);
+    expect(nobody.stderr).toMatch(/no fan matches --email/);
+  });
+
+  it('with --apply erases the person from raw runs, quarantine, the warehouse and the logs; the rest stays; check passes; a later run keeps them out', async () => {
+    const ticketsBefore = await queryWarehouse(dataDir, `select count(*) as n, count(*) filter (where user_aquired_id = ${Number(userId)} or user_held_id = ${Number(userId)}) as theirs from raw.ticketing_tickets`);
+    const usersBefore = await queryWarehouse(dataDir, 'select count(*) as n from raw.ticketing_users');
+    expect(Number(ticketsBefore[0]!.theirs)).toBeGreaterThan(0);
+    // The scan finds them where they are: raw files and tables, models.
+    expect(await whereIs(email)).toEqual(expect.arrayContaining([expect.stringContaining('/raw/ticketing/users/'), 'raw.ticketing_users', 'marts.dim_fan']));
+    expect((await whereIs(phone)).length).toBeGreaterThan(0);
+
+    const applied = await runCli(['forget', '--email', email, '--apply'], env);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(await whereIs(email)).toEqual([]);
+    expect(await whereIs(phone)).toEqual([]);
+    const tickets = await queryWarehouse(dataDir, `select count(*) as n, count(*) filter (where user_aquired_id = ${Number(userId)} or user_held_id = ${Number(userId)}) as theirs from raw.ticketing_tickets`);
+    expect(Number(tickets[0]!.theirs)).toBe(0);
+    expect(Number(tickets[0]!.n)).toBe(Number(ticketsBefore[0]!.n) - Number(ticketsBefore[0]!.theirs));
+    expect(Number((await queryWarehouse(dataDir, 'select count(*) as n from raw.ticketing_users'))[0]!.n)).toBe(Number(usersBefore[0]!.n) - 1);
+    expect(await queryWarehouse(dataDir, `select count(*) as n from raw.engagement_customer_profiles where id = '${profileId}'`)).toEqual([{ n: '0' }]);
+    const rawRows = await queryWarehouse(dataDir, `select count(*) as n from read_parquet('${dataDir}/raw/ticketing/users/**/*.parquet', hive_partitioning = false) where id = ${Number(userId)}`);
+    expect(rawRows).toEqual([{ n: '0' }]);
+
+    // Tombstones and the audit line hold no address, and only their owner reads them.
+    const audit = await readFile(join(dataDir, 'privacy', 'erasures.log'), 'utf8');
+    expect(JSON.parse(audit.trim().split('\n').at(-1)!)).toMatchObject({ kind: 'forget --email', records: expect.any(Number) });
+    expect((await stat(join(dataDir, 'privacy', 'tombstones.json'))).mode & 0o777).toBe(0o600);
+    expect((await stat(join(dataDir, 'privacy', 'hash-key'))).mode & 0o777).toBe(0o600);
+
+    const check = await runCli(['check'], env);
+    expect(check.code, `${check.stdout}\n${check.stderr}`).toBe(0);
+
+    // The source still holds them: the next run reads them again, and drops them before the load.
+    const again = await runCli(['run', '--full-refresh', '--resource', 'users', 'tickets', 'customer_profiles', 'people'], env);
+    expect(again.code, `${again.stdout}\n${again.stderr}`).toBe(0);
+    expect(`${again.stdout}\n${again.stderr}`).toMatch(/the source still holds them/);
+    expect(await whereIs(email)).toEqual([]);
+    expect(await whereIs(phone)).toEqual([]);
+    expect(await queryWarehouse(dataDir, `select count(*) as n from raw.ticketing_users where id = ${Number(userId)}`)).toEqual([{ n: '0' }]);
+  });
+});
