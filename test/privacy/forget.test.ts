@@ -2,7 +2,7 @@ import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../src/simulator/simulator.js';
-import { runCli } from '../helpers/cli.js';
+import { clockAhead, runCli } from '../helpers/cli.js';
 import { sharedWarehouse } from '../helpers/shared-warehouse.js';
 import { startTestSimulator } from '../helpers/simulator.js';
 import { queryWarehouse } from '../helpers/warehouse.js';
@@ -134,5 +134,50 @@ describe('fanlake forget', { timeout: 300_000 }, () => {
     expect(await whereIs(email)).toEqual([]);
     expect(await whereIs(phone)).toEqual([]);
     expect(await queryWarehouse(dataDir, `select count(*) as n from raw.ticketing_users where id = ${Number(userId)}`)).toEqual([{ n: '0' }]);
+  });
+
+  it('erases the personal data of a profile removed at the source once privacy.vanishedDays passed, and the figures stay', async () => {
+    const dir = await sharedWarehouse({ simulator: SIMULATOR });
+    try {
+      const here = cliEnv(sim, dir);
+      const [chosen] = await queryWarehouse(dir, `select cast(id as varchar) as id, email from raw.engagement_customer_profiles where email is not null and cast(id as varchar) <> '${profileId}' order by id limit 1 offset 3`);
+      const id = String(chosen!.id);
+      sim.removeCustomerProfiles([id]);
+      for (const args of [['extract', '--resource', 'customer_profiles', 'people', 'consents'], ['load'], ['build']]) {
+        const result = await runCli(args, here);
+        expect(result.code, `${args.join(' ')}\n${result.stderr}`).toBe(0);
+      }
+      const figures = async () =>
+        queryWarehouse(
+          dir,
+          `select (select count(*) from marts.dim_fan) as fans,
+                  (select to_json(list(to_json(ledger) order by system)) from marts.consent_ledger as ledger) as consents,
+                  (select any_value(fan_id) from marts.fan_identity_links where system = 'engagement_customer_profile' and record_id = '${id}') as fan_id`,
+        );
+      const vanished = await figures();
+      const profile = () => queryWarehouse(dir, `select email, firstName, phoneNumber, _vanished_at is not null as vanished from raw.engagement_customer_profiles where cast(id as varchar) = '${id}'`);
+      const inRawRuns = () => queryWarehouse(dir, `select count(*) as n from read_parquet('${dir}/raw/engagement/customer_profiles/**/*.parquet', union_by_name = true, hive_partitioning = false) where cast(id as varchar) = '${id}'`);
+      expect((await profile())[0]).toMatchObject({ email: chosen!.email, vanished: true });
+      expect(Number((await inRawRuns())[0]!.n)).toBeGreaterThan(0);
+
+      const DAY = 86_400_000;
+      const early = await runCli(['load'], { ...here, ...clockAhead(29 * DAY) });
+      expect(early.code, early.stderr).toBe(0);
+      expect((await profile())[0]).toMatchObject({ email: chosen!.email });
+
+      const due = await runCli(['load'], { ...here, ...clockAhead(31 * DAY) });
+      expect(due.code, due.stderr).toBe(0);
+      expect(due.stderr).toMatch(/raw\.engagement_customer_profiles: personal data of 1 record vanished/);
+      expect(await profile()).toEqual([{ email: null, firstName: null, phoneNumber: null, vanished: true }]);
+      expect(await inRawRuns()).toEqual([{ n: '0' }]);
+      // Its people went with it, and lose theirs alike; their rows and keys stay.
+      const people = await queryWarehouse(dir, `select count(*) as n, count(emailAddress) + count(firstName) as personal from raw.engagement_people where cast(customerProfileId as varchar) = '${id}'`);
+      expect(Number(people[0]!.personal)).toBe(0);
+      expect((await runCli(['build', '--full-refresh'], here)).code).toBe(0);
+      expect(await figures()).toEqual(vanished);
+      expect(JSON.parse((await readFile(join(dir, 'privacy', 'erasures.log'), 'utf8')).trim())).toMatchObject({ kind: 'vanished', records: expect.any(Number) });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
