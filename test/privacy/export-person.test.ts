@@ -6,17 +6,12 @@ import type { Simulator } from '../../src/simulator/simulator.js';
 import { runCli } from '../helpers/cli.js';
 import { sharedWarehouse } from '../helpers/shared-warehouse.js';
 import { startTestSimulator } from '../helpers/simulator.js';
+import { recordsByPerson } from '../helpers/truth.js';
 import { queryWarehouse } from '../helpers/warehouse.js';
 import { cliEnv } from '../warehouse/identity-fixture.js';
 
 /** The default test simulator's options, for the shared warehouse. */
 const SIMULATOR = { scale: 0.02, seed: 42 };
-
-interface TruthLink {
-  system: string;
-  recordId: string;
-  personId: number;
-}
 
 let sim: Simulator;
 let dataDir: string;
@@ -31,12 +26,7 @@ beforeAll(async () => {
   dataDir = await sharedWarehouse({ simulator: SIMULATOR });
   sim = await startTestSimulator(SIMULATOR);
   env = cliEnv(sim, dataDir);
-  const truth = (await fetch(`${sim.url}/__admin/truth`).then((response) => response.text()))
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as TruthLink);
-  const byPerson = new Map<number, TruthLink[]>();
-  for (const link of truth) byPerson.set(link.personId, [...(byPerson.get(link.personId) ?? []), link]);
+  const byPerson = await recordsByPerson(sim);
   const links = await queryWarehouse(dataDir, "select system || ':' || record_id as record_key, fan_id from marts.fan_identity_links");
   const fanOf = new Map(links.map((row) => [String(row.record_key), String(row.fan_id)]));
   const buyers = new Set((await queryWarehouse(dataDir, 'select distinct cast(user_aquired_id as varchar) as id from raw.ticketing_tickets')).map((row) => String(row.id)));
