@@ -62,10 +62,10 @@ async function whereIs(needle: string): Promise<string[]> {
   );
   found.push(...parquet.map((row) => String(row.filename)));
   const tables = await queryWarehouse(dataDir, "select table_schema || '.' || table_name as relation from information_schema.tables where table_catalog = current_database()");
-  for (const { relation } of tables) {
-    const [hit] = await queryWarehouse(dataDir, `select count(*) as n from ${String(relation)} as t where contains(lower(cast(t as varchar)), '${lowered}')`);
-    if (Number(hit!.n) > 0) found.push(String(relation));
-  }
+  // One statement over every table and view: a query each would attach the warehouse a hundred times.
+  const counts = tables.map(({ relation }) => `select '${String(relation)}' as relation, count(*) as n from ${String(relation)} as t where contains(lower(cast(t as varchar)), '${lowered}')`);
+  const hits = await queryWarehouse(dataDir, `select relation from (${counts.join(' union all ')}) where n > 0 order by relation`);
+  found.push(...hits.map((row) => String(row.relation)));
   for (const path of await filesUnder(dataDir)) {
     if (path.endsWith('.parquet')) continue;
     if ((await readFile(path, 'latin1')).toLowerCase().includes(lowered)) found.push(path);
@@ -92,8 +92,8 @@ describe('fanlake forget', { timeout: 300_000 }, () => {
     const ticketsBefore = await queryWarehouse(dataDir, `select count(*) as n, count(*) filter (where user_aquired_id = ${Number(userId)} or user_held_id = ${Number(userId)}) as theirs from raw.ticketing_tickets`);
     const usersBefore = await queryWarehouse(dataDir, 'select count(*) as n from raw.ticketing_users');
     expect(Number(ticketsBefore[0]!.theirs)).toBeGreaterThan(0);
-    // The scan finds them where they are: raw files and tables, models.
-    expect(await whereIs(email)).toEqual(expect.arrayContaining([expect.stringContaining('/raw/ticketing/users/'), 'raw.ticketing_users', 'marts.dim_fan']));
+    // The scan finds them where they are: raw files and tables, models, the warehouse file's bytes.
+    expect(await whereIs(email)).toEqual(expect.arrayContaining([expect.stringContaining('/raw/ticketing/users/'), 'raw.ticketing_users', 'intermediate.int_identity_records', join(dataDir, 'warehouse.duckdb')]));
     expect((await whereIs(phone)).length).toBeGreaterThan(0);
 
     const applied = await runCli(['forget', '--email', email, '--apply'], env);
