@@ -58,3 +58,10 @@ export async function dropTombstoned(dataDir: string, budget: DuckDBBudget = {})
     budget,
   );
 }
+
+/** One line per resource that still sent records of forgotten people; none when none did. */
+export function describeDropped(dropped: TombstonedDrop): string[] {
+  return [...dropped.byResource].map(
+    ([resource, rows]) => `${resource}: dropped ${rows} record${rows === 1 ? '' : 's'} of forgotten people (fanlake forget); the source still holds them, ask its owner to delete them`,
+  );
+}

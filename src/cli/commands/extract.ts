@@ -1,7 +1,8 @@
 import type { Argv } from 'yargs';
-import { SOURCES, type SourceName, runExtraction } from '../../extract/run-extraction.js';
+import { SOURCES, type SourceName } from '../../extract/run-extraction.js';
 import { describeErrorRecord } from '../../core/error-record.js';
-import { summarizeExtract } from '../../pipeline/steps/extract.js';
+import { extractWithTombstones, summarizeExtract } from '../../pipeline/steps/extract.js';
+import { describeDropped } from '../../privacy/drop-tombstoned.js';
 import { stepExitCode } from '../../pipeline/steps/step.js';
 import type { CommandModule } from '../command.js';
 import { out, table } from '../output.js';
@@ -29,13 +30,13 @@ export const extractCommand: CommandModule<ExtractArgs> = {
 
   async run(args, { config }) {
     const startedAt = new Date();
-    const { runId, results, skippedSources } = await runExtraction({
-      config,
+    const run = await extractWithTombstones(config, {
       sources: args.source ? [args.source] : undefined,
       resources: args.resource,
       fullRefresh: args['full-refresh'],
     });
-    const summary = summarizeExtract({ results, skippedSources });
+    const { runId, results, skippedSources } = run;
+    const summary = summarizeExtract(run);
     if (args.format === 'json') {
       out.result(JSON.stringify(stageDocument('extract', startedAt, summary, runId), null, 2));
       return stepExitCode(summary);
@@ -51,6 +52,7 @@ export const extractCommand: CommandModule<ExtractArgs> = {
     }
     const say = { ok: out.warn, skipped: out.info, partial: out.warn, failed: out.warn } as const;
     for (const r of results) for (const note of r.notes) say[r.status](`${r.source}.${r.resource}: ${note}`);
+    for (const line of describeDropped(run.dropped)) out.warn(line);
     for (const error of summary.errors) out.error(describeErrorRecord(error));
     out.info(`run ${runId}`);
     return stepExitCode(summary);

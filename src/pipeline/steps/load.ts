@@ -7,7 +7,7 @@ import { redact } from '../../core/secrets.js';
 import { duckdbBudget } from '../../config/duckdb-budget.js';
 import { type StepContext, statusOf, stepErrors } from './step.js';
 import type { Config } from '../../config/load-config.js';
-import { dropTombstoned, type TombstonedDrop } from '../../privacy/drop-tombstoned.js';
+import { describeDropped, dropTombstoned, type TombstonedDrop } from '../../privacy/drop-tombstoned.js';
 import { eraseVanished, type VanishedErasure } from '../../privacy/erase-vanished.js';
 
 /** What a load did besides merging: records of forgotten people dropped, vanished records cleared. */
@@ -33,10 +33,7 @@ export async function loadWithErasure(config: Config, now = new Date()): Promise
 
 /** Lines that say what the erasure around a load did; none when it did nothing. */
 export function describeErasure(erasure: LoadErasure): string[] {
-  const lines: string[] = [];
-  for (const [resource, rows] of erasure.dropped.byResource) {
-    lines.push(`${resource}: dropped ${rows} record${rows === 1 ? '' : 's'} of forgotten people (fanlake forget); the source still holds them, ask its owner to delete them`);
-  }
+  const lines = describeDropped(erasure.dropped);
   for (const [table, records] of erasure.vanished.cleared) {
     lines.push(`${table}: personal data of ${records} record${records === 1 ? '' : 's'} vanished at the source for longer than privacy.vanishedDays erased`);
   }
