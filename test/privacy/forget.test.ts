@@ -1,5 +1,6 @@
-import { readdir, readFile, rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../src/simulator/simulator.js';
 import { clockAhead, runCli } from '../helpers/cli.js';
@@ -82,6 +83,9 @@ describe('fanlake forget', { timeout: 300_000 }, () => {
     expect(listed.stdout).toContain(`engagement_customer_profile:${profileId}`);
     expect(listed.stdout).toMatch(/raw\.ticketing_tickets .*user_aquired_id = ticketing_user:/);
     expect(listed.stderr).toMatch(/nothing changed/);
+    const byRecord = await runCli(['forget', '--record', `engagement_customer_profile:${profileId}`], env);
+    expect(byRecord.code, byRecord.stderr).toBe(0);
+    expect(byRecord.stdout).toContain(`ticketing_user:${userId}`);
     expect((await readFile(join(dataDir, 'warehouse.duckdb'))).equals(before)).toBe(true);
     const nobody = await runCli(['forget', '--email', 'nobody@nowhere.invalid', '--apply'], env);
     expect(nobody.code).toBe(1);
@@ -96,10 +100,23 @@ describe('fanlake forget', { timeout: 300_000 }, () => {
     expect(await whereIs(email)).toEqual(expect.arrayContaining([expect.stringContaining('/raw/ticketing/users/'), 'raw.ticketing_users', 'intermediate.int_identity_records', join(dataDir, 'warehouse.duckdb')]));
     expect((await whereIs(phone)).length).toBeGreaterThan(0);
 
+    // Renderings as report leaves them: one that names the person, one that does not.
+    const naming = join(dataDir, 'reports', 'top-fans', '20260101T000000.000Z', 'summary.md');
+    const other = join(dataDir, 'reports', 'revenue', '20260101T000000.000Z', 'summary.md');
+    await mkdir(dirname(naming), { recursive: true });
+    await mkdir(dirname(other), { recursive: true });
+    await writeFile(naming, `| fan | e-mail |\n| 1 | ${email} |\n`);
+    await writeFile(other, '| month | revenue |\n');
+
     const applied = await runCli(['forget', '--email', email, '--apply'], env);
     expect(applied.code, applied.stderr).toBe(0);
     expect(await whereIs(email)).toEqual([]);
     expect(await whereIs(phone)).toEqual([]);
+    expect(existsSync(naming)).toBe(false);
+    expect(existsSync(other)).toBe(true);
+    expect(applied.stderr).toMatch(/run fanlake report/);
+    // Their record keys are left only in the tombstones, which keep them out of later loads.
+    expect(await whereIs(`ticketing_user:${userId}`)).toEqual([join(dataDir, 'privacy', 'tombstones.json')]);
     const tickets = await queryWarehouse(dataDir, `select count(*) as n, count(*) filter (where user_aquired_id = ${Number(userId)} or user_held_id = ${Number(userId)}) as theirs from raw.ticketing_tickets`);
     expect(Number(tickets[0]!.theirs)).toBe(0);
     expect(Number(tickets[0]!.n)).toBe(Number(ticketsBefore[0]!.n) - Number(ticketsBefore[0]!.theirs));
