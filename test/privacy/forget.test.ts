@@ -130,6 +130,7 @@ describe('fanlake forget', { timeout: 300_000 }, () => {
     expect(JSON.parse(audit.trim().split('\n').at(-1)!)).toMatchObject({ kind: 'forget --email', records: expect.any(Number) });
     expect((await stat(join(dataDir, 'privacy', 'tombstones.json'))).mode & 0o777).toBe(0o600);
     expect((await stat(join(dataDir, 'privacy', 'hash-key'))).mode & 0o777).toBe(0o600);
+    expect((await stat(join(dataDir, 'warehouse.duckdb'))).mode & 0o777).toBe(0o600);
 
     const check = await runCli(['check'], env);
     expect(check.code, `${check.stdout}\n${check.stderr}`).toBe(0);
