@@ -21,6 +21,8 @@ export interface VanishedErasure {
   readonly cleared: ReadonlyMap<string, number>;
   /** Rows removed from raw runs on disk. */
   readonly rawRows: number;
+  /** Set by a caller that went on when the erasure failed: why. */
+  readonly error?: string;
 }
 
 /** Where the keys of the records being cleared wait between the raw files and the warehouse. */

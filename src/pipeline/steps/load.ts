@@ -2,7 +2,7 @@ import { loadWarehouse, type TableLoadResult } from '../../load/index.js';
 import { warehousePath } from '../../raw-contract/index.js';
 import type { StepSummary } from '../run-summary.js';
 import { toErrorRecord } from '../../core/error-record.js';
-import type { FanlakeError } from '../../core/errors.js';
+import { errorMessage, type FanlakeError } from '../../core/errors.js';
 import { redact } from '../../core/secrets.js';
 import { duckdbBudget } from '../../config/duckdb-budget.js';
 import { type StepContext, statusOf, stepErrors } from './step.js';
@@ -27,7 +27,10 @@ export async function loadWithErasure(config: Config, now = new Date()): Promise
   const budget = duckdbBudget(config);
   const dropped = await dropTombstoned(dataDir, budget);
   const results = await loadWarehouse({ dataDir, warehousePath: warehousePath(dataDir), ...budget });
-  const vanished = await eraseVanished({ dataDir, vanishedDays: config['privacy.vanishedDays'], now, budget });
+  // The merge is committed: a failed erasure is said in every summary, and the next load tries again.
+  const vanished = await eraseVanished({ dataDir, vanishedDays: config['privacy.vanishedDays'], now, budget }).catch(
+    (error: unknown): VanishedErasure => ({ cleared: new Map(), rawRows: 0, error: errorMessage(error) }),
+  );
   return { results, erasure: { dropped, vanished } };
 }
 
@@ -37,6 +40,7 @@ export function describeErasure(erasure: LoadErasure): string[] {
   for (const [table, records] of erasure.vanished.cleared) {
     lines.push(`${table}: personal data of ${records} record${records === 1 ? '' : 's'} vanished at the source for longer than privacy.vanishedDays erased`);
   }
+  if (erasure.vanished.error) lines.push(`warning: erasing the personal data of vanished records failed (the next load tries again): ${redact(erasure.vanished.error)}`);
   return lines;
 }
 
