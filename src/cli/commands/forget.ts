@@ -79,9 +79,10 @@ export const forgetCommand: CommandModule<ForgetArgs> = {
     const { plan, raw, warehouse } = erased;
     printPlan(plan);
 
+    // Renderings before the rebuild: once the models are rebuilt, forget no longer finds the person to erase them again.
+    const renderings = await eraseRenderings(join(config.dataDir, RENDERINGS_DIR), plan.needles);
     const build = await buildStep({ config }, { fullRefresh: true });
     const compacted = await compactWarehouse(config.dataDir, budget);
-    const renderings = await eraseRenderings(join(config.dataDir, RENDERINGS_DIR), plan.needles);
     await appendErasureAudit(config.dataDir, {
       at: new Date().toISOString(),
       kind: `forget --${query.by}`,
