@@ -74,9 +74,11 @@ export abstract class CursorResource {
    */
   insertCopy(sourceIndex: number, atMs: number): number {
     const lastUpdate = new Date(atMs).toISOString();
-    const item = { ...this.generate(sourceIndex, 0, lastUpdate), ...this.newKey(this.timeline.size) };
+    // A copy of a copy is made from the generated record behind it: only those can be generated.
+    const origin = this.originOf(sourceIndex);
+    const item = { ...this.generate(origin, 0, lastUpdate), ...this.newKey(this.timeline.size) };
     const index = this.insertVerbatim(item, atMs);
-    this.copies.set(index, sourceIndex);
+    this.copies.set(index, origin);
     return index;
   }
 
