@@ -26,7 +26,10 @@ export interface SeasonRun {
   /** CPU of the run's process, sampled every 100 ms (a lower bound). */
   cpuMs: number;
   requests: number;
+  /** How the run read the customer profiles: its status and the extract's note on them. */
   engagement: string | undefined;
+  /** Customer profiles changed or removed in this hour's events. */
+  changedProfiles: string[];
   disk: DiskUse;
 }
 
