@@ -1,7 +1,8 @@
 // `make bench`: every benchmark, printed as one table of figures and ratios from this run.
-// Usage: node bench/run.mjs [--scale N] [--only extraction,engagement,memory,warehouse,identity,identity-pairs,quiet-hour] [--identity-scale10] [--pair-scales 10,20,40]
+// Usage: node bench/run.mjs [--scale N] [--only extraction,engagement,memory,warehouse,identity,identity-pairs,quiet-hour,season] [--identity-scale10] [--pair-scales 10,20,40] [--season-days 7] [--season-scale 0.1]
 // (default scale 10; --identity-scale10 adds the noisy simulator at scale 10 to the identity figures;
-// identity-pairs counts the identity model's candidate pairs per record at each of --pair-scales)
+// identity-pairs counts the identity model's candidate pairs per record at each of --pair-scales;
+// season runs --season-days simulated days hourly at --season-scale, bench/season.mjs)
 import { benchEngagement } from './engagement.mjs';
 import { benchExtraction } from './extraction.mjs';
 import { benchIdentity } from './identity.mjs';
@@ -9,6 +10,7 @@ import { benchIdentityPairs } from './identity-pairs.mjs';
 import { flag } from './lib.mjs';
 import { benchMemory } from './memory.mjs';
 import { benchQuietHour } from './quiet-hour.mjs';
+import { benchSeason } from './season.mjs';
 import { benchWarehouse } from './warehouse.mjs';
 
 const BENCHES = {
@@ -19,6 +21,7 @@ const BENCHES = {
   identity: benchIdentity,
   'identity-pairs': () => benchIdentityPairs(),
   'quiet-hour': benchQuietHour,
+  season: benchSeason,
 };
 
 const scale = Number(flag('--scale') ?? 10);

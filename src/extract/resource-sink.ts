@@ -3,6 +3,7 @@ import type { TableSpec } from '../sources/resource-spec.js';
 import { type DifferenceBase, type RawFile, writeManifest } from '../raw-contract/index.js';
 import { writeAsDifference } from './snapshot-difference.js';
 import { type KeptConversionDatabase, ParquetSpool, type SpoolResult } from './spool/index.js';
+import { crashPoint } from '../core/crash-point.js';
 import { PageScanner, type ScannedPage } from './spool/page-scanner.js';
 
 const ROWS_PER_PART = 100_000;
@@ -80,6 +81,7 @@ export class ResourceSink {
     }
     await Promise.all(quarantined);
     if (valid.length > 0) await this.spool.append(valid, validRaw);
+    crashPoint('extract:page-spooled');
     return valid.length;
   }
 
@@ -102,6 +104,7 @@ export class ResourceSink {
     if (page.unsure.length === 0 && this.seenKeys === undefined) {
       this.advance(page.newest);
       await this.spool.appendLines(page.size, [page.lines()]);
+      crashPoint('extract:page-spooled');
       return page.size;
     }
     const lines: Uint8Array[] = [];
@@ -123,6 +126,7 @@ export class ResourceSink {
     this.advance(page.newest);
     await Promise.all(quarantined);
     if (lines.length > 0) await this.spool.appendLines(lines.length, lines, parsed);
+    crashPoint('extract:page-spooled');
     // Keys that are columns now are read by the scan from here on.
     for (const record of parsed) for (const name in record) this.scanner?.learn(name);
     return lines.length;

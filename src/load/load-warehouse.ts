@@ -1,4 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { crashPoint } from '../core/crash-point.js';
 import { quoteIdent, withConnection } from '../core/duckdb.js';
 import type { DatabaseOptions } from '../core/duckdb.js';
 import { errorMessage, FanlakeError } from '../core/errors.js';
@@ -141,6 +142,7 @@ async function mergeAll(
       table.result.unchanged = (table.result.unchanged ?? 0) + (await markSeenKeys(connection, table.input.schema, table.input.table, dataDir, table.manifests));
       table.result.vanished = await flagVanished(connection, table.input.schema, table.input.table, table.manifests);
       onEvent?.({ type: 'table-merged', result: table.result });
+      crashPoint('load:table-merged');
     }
     current = undefined;
     const manifests = tables.flatMap((table) => table.manifests);
@@ -153,6 +155,7 @@ async function mergeAll(
     await recordRawTables(connection, manifests);
     await connection.run('commit');
     onEvent?.({ type: 'committed' });
+    crashPoint('load:committed');
   } catch (cause) {
     await connection.run('rollback').catch(() => undefined);
     const error = toLoadError(cause, CODE.E_LOAD_MERGE, current?.result.table ?? bookkeepingRelation('load_ledger'));

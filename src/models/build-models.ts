@@ -1,5 +1,6 @@
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { randomUUID } from 'node:crypto';
+import { crashPoint } from '../core/crash-point.js';
 import { mkdir } from 'node:fs/promises';
 import { IN_MEMORY, openDatabase, queryRows, quoteIdent } from '../core/duckdb.js';
 import type { DatabaseOptions } from '../core/duckdb.js';
@@ -186,6 +187,7 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
         } else {
           result = await buildNode(main, node, existing.get(relation.toLowerCase()), sources, optional, (options.fullRefresh ?? false) || redefined(relation), absentParents(graph, node, chosen, existing, sources));
           if (result.status === 'ok') {
+            crashPoint('build:model-written');
             const started = performance.now();
             try {
               const content = await contentAfterBuild(main, node, result, fingerprint, last?.content, (graph.children.get(relation)?.length ?? 0) > 0);

@@ -4,18 +4,10 @@
 // every change made before it starts, as a run started a second later would: a test moves the
 // extractor's clock instead of waiting for the real one. Timers and durations (performance,
 // setTimeout) keep real time.
+import { installDate } from './fake-date.mjs';
+
 const ahead = Number(process.env.FANLAKE_TEST_CLOCK_AHEAD_MS ?? 0);
 
 if (ahead !== 0) {
-  const RealDate = Date;
-  globalThis.Date = class extends RealDate {
-    constructor(...args) {
-      if (args.length === 0) super(RealDate.now() + ahead);
-      else super(...args);
-    }
-
-    static now() {
-      return RealDate.now() + ahead;
-    }
-  };
+  const RealDate = installDate(() => RealDate.now() + ahead);
 }

@@ -210,4 +210,21 @@ describe('admin changes', () => {
       await sim.close();
     }
   });
+
+  it('adds copies of copies, and moves the clock forward on request, never back', async () => {
+    const sim = await startTestSimulator({ scale: 0.002 });
+    try {
+      const tickets = () => [...sim.ticketingRecords('tickets')].length;
+      const before = tickets();
+      // Enough sales that random picks land on earlier sales.
+      for (let k = 0; k < 20; k++) sim.addTicketing('tickets', before);
+      expect(tickets()).toBe(21 * before);
+      const later = Date.parse(TEST_NOW) + 3_600_000;
+      const moved = await fetch(`${sim.url}/__admin/clock`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ to: new Date(later).toISOString() }) });
+      expect(Date.parse(((await moved.json()) as { now: string }).now)).toBeGreaterThanOrEqual(later);
+      expect(sim.clock.advanceTo(Date.parse(TEST_NOW))).toBeGreaterThanOrEqual(later);
+    } finally {
+      await sim.close();
+    }
+  });
 });

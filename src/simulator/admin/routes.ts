@@ -13,6 +13,7 @@ const FaultControl = z.object({
   force: z.object({ pattern: z.string(), fault: z.string(), times: z.number().int().positive().optional() }).optional(),
   clear: z.boolean().optional(),
 });
+const ClockMove = z.object({ to: z.union([z.number().int(), z.iso.datetime()]) });
 const ProfileRemoval = z.object({ ids: z.array(z.string()).min(1) });
 const ProfileChangeSelection = z.object({ ids: z.array(z.string()).min(1).optional(), count: z.number().int().positive().optional() });
 const ModuleSwitch = z.partialRecord(z.enum(ENGAGEMENT_MODULES), z.boolean());
@@ -74,6 +75,11 @@ export function adminRouter(sim: Simulator): Router {
     if (!(ENGAGEMENT_RESOURCES as readonly string[]).includes(params.resource!)) return failure(404, `unknown engagement resource ${params.resource}`);
     const positionCount = query.get('positionCount');
     return ndjson(sim.engagementRecords(params.resource as EngagementResource, { positionCount: positionCount && /^\d+$/.test(positionCount) ? Number(positionCount) : undefined }));
+  });
+  // Simulated time passes at once: a season test jumps over its quiet hours.
+  router.add('POST', '/__admin/clock', ({ body }) => {
+    const { to } = ClockMove.parse(body ?? {});
+    return json(200, { now: new Date(sim.clock.advanceTo(typeof to === 'number' ? to : Date.parse(to))).toISOString() });
   });
   router.add('POST', '/__admin/faults', ({ body }) => {
     const control = FaultControl.parse(body ?? {});

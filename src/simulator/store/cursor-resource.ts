@@ -74,9 +74,12 @@ export abstract class CursorResource {
    */
   insertCopy(sourceIndex: number, atMs: number): number {
     const lastUpdate = new Date(atMs).toISOString();
-    const item = { ...this.generate(sourceIndex, 0, lastUpdate), ...this.newKey(this.timeline.size) };
+    // A copy of a copy is made from the generated record behind it: only those can be generated.
+    const origin = this.originOf(sourceIndex);
+    const generated = this.generate(origin, 0, lastUpdate);
+    const item = { ...generated, ...this.newKey(this.timeline.size, generated) };
     const index = this.insertVerbatim(item, atMs);
-    this.copies.set(index, sourceIndex);
+    this.copies.set(index, origin);
     return index;
   }
 
@@ -85,8 +88,11 @@ export abstract class CursorResource {
     return this.copies.get(index) ?? index;
   }
 
-  /** Key fields for the record that will get `index`; unique beyond the generated ones. */
-  protected abstract newKey(index: number): Item;
+  /**
+   * Key fields for the record that will get `index`, a copy of `copied`; unique beyond the
+   * generated ones (with any other id that names one record, such as a season ticket's).
+   */
+  protected abstract newKey(index: number, copied: Item): Item;
 
   remove(index: number): void {
     this.timeline.remove(index);

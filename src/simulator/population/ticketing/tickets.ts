@@ -65,8 +65,10 @@ export class Tickets extends CursorResource {
     return String(item.id);
   }
 
-  protected newKey(index: number): Item {
-    return { id: ticketId(index) };
+  protected newKey(index: number, copied: Item): Item {
+    // A season ticket sold again is another holder's: its id names one holder's season ticket.
+    const seasonTicket = typeof copied.id_season_ticket === 'string' ? { id_season_ticket: copied.id_season_ticket.replace(/-\d+$/, `-${index + 1}`) } : {};
+    return { id: ticketId(index), ...seasonTicket };
   }
 
   protected generate(index: number, version: number, lastUpdate: string): Item {

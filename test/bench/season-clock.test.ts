@@ -1,0 +1,37 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
+import { REPO, watch } from '../helpers/cli.js';
+
+const SEASON_START = Date.parse('2026-06-01T00:00:00Z');
+
+function setClock(file: string, seasonMs: number): void {
+  writeFileSync(`${file}.tmp`, JSON.stringify({ seasonMs, realMs: Date.now() }));
+  renameSync(`${file}.tmp`, file);
+}
+
+it('moves a child process to the season time in its clock file, and runs its overdue intervals once when it jumps', async () => {
+  const file = join(mkdtempSync(join(tmpdir(), 'fanlake-season-clock-')), 'clock.json');
+  setClock(file, SEASON_START);
+  // A heartbeat every minute, printed with the time it read; stdin closing ends it.
+  const script = `
+    console.log('start ' + new Date().toISOString());
+    setInterval(() => console.log('beat ' + new Date().toISOString()), 60_000);
+    process.stdin.on('end', () => process.exit(0)).resume();
+  `;
+  const child = watch(spawn(process.execPath, ['--import', join(REPO, 'test/helpers/season-clock.mjs'), '-e', script], { env: { PATH: process.env.PATH ?? '', FANLAKE_TEST_CLOCK_FILE: file }, stdio: ['pipe', 'pipe', 'pipe'] }));
+  const [, start] = (await child.waitFor(/^start (\S+)$/m)) as RegExpMatchArray & [string, string];
+  expect(Date.parse(start) - SEASON_START).toBeGreaterThanOrEqual(0);
+  expect(Date.parse(start) - SEASON_START).toBeLessThan(60_000);
+
+  setClock(file, SEASON_START + 3_600_000);
+  const [, beat] = (await child.waitFor(/^beat (\S+)$/m)) as RegExpMatchArray & [string, string];
+  expect(Date.parse(beat) - SEASON_START).toBeGreaterThanOrEqual(3_600_000);
+  // One beat for the jump, not sixty.
+  child.child.stdin!.end();
+  const done = await child.done;
+  expect(done.code, done.stderr).toBe(0);
+  expect(done.stdout.match(/^beat /gm)).toHaveLength(1);
+});

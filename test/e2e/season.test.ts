@@ -1,0 +1,40 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { compareSeason, runSeason, SHORT_SEASON } from '../../bench/season-driver.mjs';
+import type { Simulator } from '../../src/simulator/simulator.js';
+import { startTestSimulator } from '../helpers/simulator.js';
+
+let sim: Simulator | undefined;
+afterEach(async () => {
+  await sim?.close();
+  sim = undefined;
+});
+
+it('a short season of hourly runs with faults, a killed receiver and a crash loses and doubles nothing', { timeout: 300_000 }, async () => {
+  // Retries without waiting: the platform's pushes and the API's Retry-After.
+  sim = await startTestSimulator({ retryAfterSeconds: 0, push: { retryMs: 20, maxAttempts: 4 } });
+  const season = await runSeason({ simUrl: sim.url, env: sim.env, steps: SHORT_SEASON, workDir: mkdtempSync(join(tmpdir(), 'fanlake-season-')) });
+  expect(season.runs.map((run) => run.ended)).toEqual(SHORT_SEASON.filter((step) => step.run !== 'none').map((step) => step.run));
+  // How each run read the customer profiles, and why.
+  expect(season.runs.map((run) => run.engagement)).toEqual([
+    'ok (engagement.customer_profiles: full snapshot: no full snapshot yet)',
+    undefined,
+    // The crashed run's changes again (its load committed, the journal was not marked consumed), and this hour's.
+    `ok (engagement.customer_profiles: re-read ${new Set([...season.runs[1]!.changedProfiles, ...season.runs[2]!.changedProfiles]).size} changed customer profiles (push subscription))`,
+    // The API is down: not even the subscription can be read.
+    expect.stringMatching(/^failed \(engagement.customer_profiles: full snapshot: the push subscription could not be read \(.* 503 /),
+    'ok (engagement.customer_profiles: full snapshot: the snapshot schedule (0 2 * * * UTC) had a slot at 2026-06-02T02:00:00.000Z)',
+  ]);
+
+  const comparison = await compareSeason(season);
+  expect(comparison.raw).toEqual({});
+  expect(comparison.profilesAgainstTruth).toEqual({ missing: [], extra: [] });
+  expect(comparison.models).toEqual({});
+  for (const figure of Object.values(comparison.figures)) expect(figure).toMatchObject({ onlySeason: 0, onlyOther: 0, season: figure.fresh });
+  expect(comparison.fansAtStart).toBeGreaterThan(100);
+  expect(comparison.movedFans).toEqual([]);
+  // Raw runs are kept (only `schedule` prunes them); the warehouse stays near a fresh one's size.
+  expect(comparison.disk.season.warehouse).toBeLessThan(3 * comparison.disk.fresh.warehouse);
+});
