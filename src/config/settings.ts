@@ -191,7 +191,7 @@ export const SETTINGS = [
   { key: 'schedule.lockWaitSeconds', env: 'FANLAKE_SCHEDULE_LOCK_WAIT', flag: 'schedule-lock-wait', schema: z.coerce.number().min(0, 'must be 0 or more'),
     default: 300, description: 'How long a scheduled job waits for another writer before its slot counts as missed (it then runs once when the writer is done)' },
   { key: 'raw.retentionDays', env: 'FANLAKE_RAW_RETENTION_DAYS', flag: 'raw-retention-days', schema: z.coerce.number().min(0, 'must be 0 or more'), default: 30,
-    description: 'After each scheduled job, loaded raw runs older than this many days are removed, never the newest snapshot of a resource (0 keeps everything)' },
+    description: 'After each scheduled job and each `fanlake run`, loaded raw runs older than this many days are removed, never the newest snapshot of a resource (0 keeps everything)' },
   { key: 'privacy.vanishedDays', env: 'FANLAKE_PRIVACY_VANISHED_DAYS', flag: 'vanished-days', schema: z.coerce.number().min(1, 'must be at least 1'), default: 30,
     description: 'A record the source no longer lists has its personal columns cleared in the warehouse and its rows removed from raw runs once it has been vanished this many days (each load does it)' },
   { key: 'schedule.logRetentionDays', env: 'FANLAKE_SCHEDULE_LOG_RETENTION_DAYS', flag: 'schedule-log-retention-days', schema: z.coerce.number().min(0, 'must be 0 or more'), default: 90,

@@ -199,7 +199,7 @@ export function familyTables<S>(endpoints: readonly EndpointDeclaration<S>[], fa
 function byKeyDeclaration<S>(endpoint: EndpointDeclaration<S>, ids: readonly string[]): EndpointDeclaration<S> {
   const { byKey } = endpoint;
   const children: ChildRequest[] = ids.map((id) => ({ params: { [byKey!.key]: id }, label: byKey!.label }));
-  return { ...endpoint, path: byKey!.path, paging: { style: 'none' }, fanOut: { children: () => children }, readsSubset: true };
+  return { ...endpoint, path: byKey!.path, paging: { style: 'none' }, fanOut: { children: () => children }, readsSubset: true, readsByKey: true };
 }
 
 function cronOf(expression: string): Cron {

@@ -162,8 +162,9 @@ export class ResourceSink {
    * resource's full set, so the load may flag keys missing from it as vanished; with
    * `asDifference` such a snapshot keeps only what the warehouse lacks, and its keys
    * (`writeAsDifference`; `seen` then counts the records read, `rows` those kept).
+   * `removed`: keys a read by key found gone at the source, for the load to flag vanished.
    */
-  async commit(details: { snapshot: boolean; windows?: unknown[]; asDifference?: boolean }): Promise<SpoolResult & { keys?: RawFile; base?: DifferenceBase; seen?: number }> {
+  async commit(details: { snapshot: boolean; windows?: unknown[]; asDifference?: boolean; removed?: Record<string, string>[] }): Promise<SpoolResult & { keys?: RawFile; base?: DifferenceBase; seen?: number }> {
     let written: SpoolResult & { keys?: RawFile; base?: DifferenceBase; seen?: number } = await this.spool.finish();
     if (details.snapshot && details.asDifference && written.files.length > 0) {
       const { dataDir, runId } = this.run;
@@ -183,6 +184,7 @@ export class ResourceSink {
       cursorField: this.spec.cursorField,
       snapshot: details.snapshot,
       ...(written.keys ? { keys: written.keys, base: written.base } : {}),
+      ...(details.removed && details.removed.length > 0 ? { removed: details.removed } : {}),
       columns: written.columns,
       files: written.files,
       rows: written.rows,

@@ -3,7 +3,8 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Config } from '../config/load-config.js';
 import { registerSecret } from '../core/secrets.js';
-import { UsageError } from '../core/errors.js';
+import { errorMessage, FanlakeError, UsageError } from '../core/errors.js';
+import { backoffDelay, sleep } from '../core/backoff.js';
 import { SerialQueue } from '../core/serial-queue.js';
 import type { SourceConnection } from '../sources/connection.js';
 import { engagementConnection } from '../sources/engagement/index.js';
@@ -13,7 +14,7 @@ import { JournalWriter } from './journal-writer.js';
 import { HEARTBEAT_MS, readReceiverState, type ReceiverState, coverageGap, writeReceiverState } from './receiver-state.js';
 import { PUSH_PATH, type ReceiverEvent, ReceiverServer } from './receiver-server.js';
 import { registerSubscription } from './register-subscription.js';
-import { SubscriptionApi } from './subscription-api.js';
+import { type PushSubscription, SubscriptionApi } from './subscription-api.js';
 
 export interface ReceiverRun {
   readonly config: Config;
@@ -24,7 +25,18 @@ export interface ReceiverRun {
   /** Once listening with the subscription enabled and validated: the address it listens on. */
   readonly onReady: (listeningOn: string, subscriptionId: string) => void;
   readonly onEvent?: (event: ReceiverEvent) => void;
+  /**
+   * Standalone `listen`: when the subscription calls at start-up give up on transient
+   * failures (a 429 storm, the API down), wait (the last Retry-After, else backoff up to
+   * five minutes) and start them again until stopped, telling `onStartupWait` each time.
+   * Without it they end the receiver, which `schedule`'s supervisor restarts and alerts on.
+   */
+  readonly retryStartup?: boolean;
+  readonly onStartupWait?: (message: string) => void;
 }
+
+/** Backoff of a standalone receiver's start-up between rounds of subscription calls. */
+const STARTUP_BACKOFF = { baseDelayMs: 2_000, maxDelayMs: 300_000 };
 
 /**
  * What the receiver needs from the configuration, checked before anything starts: a
@@ -100,7 +112,9 @@ export async function runReceiver(run: ReceiverRun): Promise<void> {
     heartbeat.unref();
 
     const api = new SubscriptionApi({ connection, timeoutMs: config['http.timeoutMs'], maxAttempts: config['http.maxAttempts'] });
-    const subscription = await registerSubscription({ api, server, callbackUrl: `${publicUrl}${PUSH_PATH}${secret}`, previousId: previous?.subscriptionId, publicUrl });
+    const register = () => registerSubscription({ api, server, callbackUrl: `${publicUrl}${PUSH_PATH}${secret}`, previousId: previous?.subscriptionId, publicUrl });
+    const subscription = await registerUntilStopped(run, register);
+    if (subscription === undefined) return;
     const now = new Date().toISOString();
     state = withLastDelivery({ ...state, subscriptionId: subscription.id, coveredSince: now, heartbeatAt: now });
     await save(state);
@@ -113,6 +127,25 @@ export async function runReceiver(run: ReceiverRun): Promise<void> {
     // A receiver that never bound (restarted again and again under fanlake schedule) leaves no empty segment behind.
     if (!state) await unlink(join(journalDir(dataDir), `${journal.segment}.ndjson`)).catch(() => undefined);
     if (state) await save(withLastDelivery({ ...state, heartbeatAt: new Date().toISOString(), stoppedAt: new Date().toISOString() }));
+  }
+}
+
+/**
+ * Registers the subscription; with `retryStartup`, a round that gave up on transient failures
+ * is waited out and tried again until `stop`. Undefined when stopped while waiting.
+ */
+async function registerUntilStopped(run: ReceiverRun, register: () => Promise<PushSubscription>): Promise<PushSubscription | undefined> {
+  for (let round = 1; ; round++) {
+    try {
+      return await register();
+    } catch (error) {
+      if (!run.retryStartup || !(error instanceof FanlakeError) || error.context.transient !== true || run.stop.aborted) throw error;
+      const after = error.context.retryAfterMs;
+      const waitMs = typeof after === 'number' ? after : backoffDelay(round, STARTUP_BACKOFF);
+      run.onStartupWait?.(`${errorMessage(error)}; trying again in ${(waitMs / 1000).toFixed(1)} s${typeof after === 'number' ? ' (Retry-After)' : ''}, until stopped`);
+      const stopped = await sleep(waitMs, run.stop).then(() => false, () => true);
+      if (stopped) return undefined;
+    }
   }
 }
 

@@ -60,8 +60,9 @@ export class SubscriptionApi {
     const url = `${connection.baseUrl}${path}`;
     const what = `${method} ${redact(new URL(url).pathname)}`;
     let last = '';
+    let retryAfterMs: number | undefined;
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-      let retryAfterMs: number | undefined;
+      retryAfterMs = undefined;
       try {
         const response = await fetch(url, {
           method,
@@ -90,8 +91,9 @@ export class SubscriptionApi {
       }
       if (attempt < maxAttempts) await sleep(retryAfterMs ?? backoffDelay(attempt, { baseDelayMs: 250, maxDelayMs: 10_000 }));
     }
+    // `transient` and the last Retry-After let a standalone receiver wait and start again (run-receiver.ts).
     throw new FanlakeError(CODE.E_LISTEN_SUBSCRIPTION, `${what} gave up after ${maxAttempts} attempts; last failure: ${redact(last)}`, {
-      context: { source: 'engagement', resource: 'subscriptions', attempts: maxAttempts },
+      context: { source: 'engagement', resource: 'subscriptions', attempts: maxAttempts, transient: true, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) },
     });
   }
 }

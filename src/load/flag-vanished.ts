@@ -13,7 +13,8 @@ export function isSnapshotResource(manifest: Pick<Manifest, 'cursorField'>): boo
 
 /**
  * Snapshot resources keep records that disappeared upstream, flagged with the time of the
- * first complete snapshot that lacked them; the row's `_extracted_at` stays the time it was
+ * first complete snapshot that lacked them, or of the first read by key that the source
+ * answered with a 404 (the manifest's `removed`); the row's `_extracted_at` stays the time it was
  * last seen. A record that comes back loses the flag. The column exists from the first load
  * of a snapshot table, partial runs included (the contract names it), so models read it
  * without guarding. Runs inside the load's transaction, after the merge: every key of the
@@ -28,11 +29,33 @@ export async function flagVanished(connection: DuckDBConnection, schema: string,
   // The newest complete snapshot decides; a later run that read only some records (changed
   // ones, by key) says nothing about the others, and its rows are newer than the snapshot.
   const snapshot = sorted.filter((manifest) => manifest.snapshot).at(-1);
-  if (snapshot === undefined) return 0;
-  const at = `cast(${quoteLiteral(snapshot.extractedAt)} as timestamptz)`;
-  await connection.run(`update ${target} set ${VANISHED_COLUMN} = null where ${VANISHED_COLUMN} is not null and ${EXTRACTED_AT_COLUMN} >= ${at}`);
-  const flagged = await connection.runAndReadAll(`update ${target} set ${VANISHED_COLUMN} = ${at} where ${VANISHED_COLUMN} is null and ${EXTRACTED_AT_COLUMN} < ${at}`);
-  return Number(flagged.rowsChanged);
+  let flagged = 0;
+  if (snapshot !== undefined) {
+    const at = `cast(${quoteLiteral(snapshot.extractedAt)} as timestamptz)`;
+    await connection.run(`update ${target} set ${VANISHED_COLUMN} = null where ${VANISHED_COLUMN} is not null and ${EXTRACTED_AT_COLUMN} >= ${at}`);
+    flagged += Number((await connection.runAndReadAll(`update ${target} set ${VANISHED_COLUMN} = ${at} where ${VANISHED_COLUMN} is null and ${EXTRACTED_AT_COLUMN} < ${at}`)).rowsChanged);
+  }
+  // Runs after it that read records by key and found some gone say so for those alone.
+  for (const manifest of sorted) {
+    if (snapshot !== undefined && manifest.extractedAt <= snapshot.extractedAt) continue;
+    flagged += await flagRemoved(connection, target, manifest);
+  }
+  return flagged;
+}
+
+/**
+ * Flags the rows a read by key found gone at the source (`removed` in the manifest) vanished
+ * as of that run, as a snapshot lacking them would; a row read again since keeps its place.
+ */
+async function flagRemoved(connection: DuckDBConnection, target: string, manifest: Manifest): Promise<number> {
+  let flagged = 0;
+  const at = `cast(${quoteLiteral(manifest.extractedAt)} as timestamptz)`;
+  for (const key of manifest.removed ?? []) {
+    const match = Object.entries(key).map(([column, value]) => `cast(${quoteIdent(column)} as varchar) = ${quoteLiteral(value)}`).join(' and ');
+    const updated = await connection.runAndReadAll(`update ${target} set ${VANISHED_COLUMN} = ${at} where ${VANISHED_COLUMN} is null and ${EXTRACTED_AT_COLUMN} < ${at} and ${match}`);
+    flagged += Number(updated.rowsChanged);
+  }
+  return flagged;
 }
 
 /**

@@ -23,6 +23,8 @@ export interface PipelineOptions extends StepContext {
   stop?: AbortSignal;
   /** Told as each step ends, for progress lines. */
   onStep?: (step: StepSummary) => void;
+  /** Remove raw runs past `raw.retentionDays` after the load (`fanlake run`; a scheduled job prunes after its job). */
+  pruneRaw?: boolean;
 }
 
 export interface PipelineResult {
@@ -79,7 +81,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
     runId = result.runId;
     return result.summary;
   });
-  await run('load', () => loadStep(options));
+  await run('load', () => loadStep(options, { pruneRaw: options.pruneRaw }));
   await run('build', () => buildStep(options, { runId }));
   await run('check', () => checkStep(options));
   await run('report', async () => {

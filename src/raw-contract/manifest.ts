@@ -65,6 +65,12 @@ export const manifestSchema = z
     keys: rawFileSchema.optional(),
     /** With `keys`: the warehouse state the difference was cut against (absent in manifests of an earlier fanlake). */
     base: differenceBaseSchema.optional(),
+    /**
+     * Keys of records a read by key found gone at the source (a 404 in the API's error shape),
+     * each as primary-key column → value as text: the load flags those rows vanished as of
+     * this run, as a snapshot that lacked them would.
+     */
+    removed: z.array(z.record(z.string(), z.string())).optional(),
     /** Column name → DuckDB type of the Parquet files: declared columns, then undeclared ones as JSON. */
     columns: z.record(z.string(), z.string()),
     files: z.array(rawFileSchema),

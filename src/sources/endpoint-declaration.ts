@@ -84,6 +84,12 @@ export interface EndpointDeclaration<S> extends TableSpec {
    */
   readonly readsSubset?: boolean;
   /**
+   * Set on an endpoint rewritten to read records one by one through `byKey.path`: a 404 in
+   * the API's own error shape then means the source no longer has that record, and the run
+   * names its key as removed (docs/decisions.md, "A deletion seen by a re-read").
+   */
+  readonly readsByKey?: boolean;
+  /**
    * Fields whose values may carry one of fanlake's own secrets (the callback URL of the
    * receiver's push subscription holds its path token): known secrets are masked in them
    * before they are stored, as in everything fanlake writes.

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSummarySchema } from '../../src/pipeline/run-summary.js';
 import type { Simulator } from '../../src/simulator/simulator.js';
 import { parse } from 'yaml';
-import { REPO, runCli, tempDataDir } from '../helpers/cli.js';
+import { clockAhead, REPO, runCli, tempDataDir } from '../helpers/cli.js';
 import { startTestSimulator } from '../helpers/simulator.js';
 import { cliEnv } from '../warehouse/identity-fixture.js';
 import { queryWarehouse } from '../helpers/warehouse.js';
@@ -59,6 +59,28 @@ describe('fanlake run', () => {
     const shipped = shippedReports();
     expect(summary.reports.map((r) => [r.name, r.status, r.personalData])).toEqual(shipped.map((r) => [r.name, 'ok', r.personalData]));
     expect(summary.steps[4]!.counts.rendered).toBe(shipped.length);
+  });
+
+  it('removes loaded raw runs older than raw.retentionDays after its load, never the newest, and counts them in the load step', async () => {
+    const dataDir = tempDataDir();
+    const runs = () => readdirSync(join(dataDir, 'raw', 'ticketing', 'members')).sort();
+    const run = async (daysAhead: number) => {
+      const result = await runCli(['run', '--source', 'ticketing', '--resource', 'members', '--report', 'match-day', '--format', 'json'], {
+        ...env(dataDir),
+        FANLAKE_RAW_RETENTION_DAYS: '1',
+        ...clockAhead(daysAhead * 86_400_000),
+      });
+      return runSummarySchema.parse(JSON.parse(result.stdout)).steps.find((s) => s.step === 'load')!;
+    };
+
+    expect((await run(0)).counts.prunedRuns).toBe(0);
+    const [first] = runs();
+    // A day and more later the first run is past the retention; the second is the newest, and stays.
+    const load = await run(2);
+    expect(load.counts.prunedRuns).toBe(1);
+    expect(load.notes).toContainEqual(expect.stringMatching(/^removed 1 raw run older than raw\.retentionDays \(\d+\.\d MB\)$/));
+    expect(runs()).toHaveLength(1);
+    expect(runs()).not.toContain(first);
   });
 
   it('a failed step skips the steps that depend on it and the run exits 1', async () => {

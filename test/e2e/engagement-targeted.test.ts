@@ -1,4 +1,6 @@
 import { cpSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../src/simulator/simulator.js';
@@ -29,6 +31,18 @@ function envFor(sim: Simulator, dataDir: string, extra: Record<string, string> =
     FANLAKE_HTTP_TIMEOUT_MS: '3000',
     ...extra,
   });
+}
+
+/** A loopback proxy to the simulator that answers a plain-text 404, as a gateway would, for paths ending in `path`. */
+async function pageNotFoundProxy(sim: Simulator, path: string): Promise<string> {
+  const server = createServer(async (req, res) => {
+    if (new URL(req.url!, 'http://proxy').pathname.endsWith(path)) return void res.writeHead(404, { 'content-type': 'text/html' }).end('<html><body>404 Not Found</body></html>');
+    const answer = await fetch(`${sim.url}${req.url}`, { headers: { authorization: String(req.headers.authorization ?? ''), accept: String(req.headers.accept ?? '*/*') } });
+    res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' }).end(Buffer.from(await answer.arrayBuffer()));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanup.push(() => new Promise((resolve) => server.close(() => resolve())));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
 async function listen(sim: Simulator, dataDir: string): Promise<WatchedProcess> {
@@ -150,6 +164,33 @@ describe('engagement runs with a push subscription', { timeout: 300_000 }, () =>
       expect(a[table], table).toEqual(b[table]);
     }
     expect(JSON.parse(readFileSync(join(targeted, 'listen', 'consumed.json'), 'utf8')).position).toBeDefined();
+  });
+
+  it('flags a profile vanished when its re-read answers the API\'s 404, but not when a proxy answers 404', async () => {
+    const sim = await simulator();
+    const dataDir = tempDataDir();
+    await listen(sim, dataDir);
+    await extractAndLoad(sim, dataDir);
+    const [gone] = sim.removeCustomerProfiles([String([...sim.engagementRecords('customer_profiles')][3]!.id)]);
+    await sim.push.idle();
+    const flag = async () => (await queryWarehouse(dataDir, `select _vanished_at is not null as vanished from raw.engagement_customer_profiles where id = '${gone}'`))[0]!.vanished;
+
+    // A proxy in front of the API that answers its own 404 page for that profile: a failure, nothing flagged.
+    const proxy = await pageNotFoundProxy(sim, `/customerprofiles/${gone}`);
+    const proxied = await runJson(['extract', '--source', 'engagement'], envFor(sim, dataDir, { FANLAKE_ENGAGEMENT_URL: proxy, FANLAKE_HTTP_MAX_ATTEMPTS: '1' }));
+    expect(proxied.result('engagement.customer_profiles')?.status).toBe('partial');
+    expect(proxied.step.errors[0]?.message).toMatch(/answered 404 Not Found without the API's error body/);
+    expect((await runCli(['load'], envFor(sim, dataDir))).code).toBe(0);
+    expect(await flag()).toBe(false);
+
+    // The API's own 404: gone at the source, flagged by this run's load, as a snapshot would.
+    const run = await extractAndLoad(sim, dataDir);
+    expect(run.result('engagement.customer_profiles')).toMatchObject({ status: 'ok', counts: { rows: 0 } });
+    expect(run.step.notes).toContainEqual(expect.stringMatching(/customer_profiles: 1 record read by key no longer at the source \(404\)/));
+    expect(await flag()).toBe(true);
+    const [{ at }] = await queryWarehouse(dataDir, `select _vanished_at = (select max(extracted_at) from meta.load_ledger where resource = 'customer_profiles') as at from raw.engagement_customer_profiles where id = '${gone}'`);
+    expect(at).toBe(true);
+    expect(await queryWarehouse(dataDir, 'select count(*) as n from raw.engagement_customer_profiles where _vanished_at is not null')).toEqual([{ n: '1' }]);
   });
 
   it('reads everything every run without a subscription, as before', async () => {

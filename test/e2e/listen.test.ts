@@ -3,7 +3,7 @@ import { Agent, request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../src/simulator/simulator.js';
-import { runCli, tempDataDir, type WatchedProcess } from '../helpers/cli.js';
+import { runCli, spawnCli, tempDataDir, watch, type WatchedProcess } from '../helpers/cli.js';
 import { journalIds, LISTEN_SECRET, listenEnv, startListen } from '../helpers/listen.js';
 import { startTestSimulator } from '../helpers/simulator.js';
 import { queryWarehouse } from '../helpers/warehouse.js';
@@ -187,6 +187,30 @@ describe('fanlake listen', () => {
     const after = await runCli(['status'], env);
     expect(after.code, after.stderr).toBe(0);
     expect(after.stdout).toMatch(/journal {12}[\d.]+ [KMG]?B in 1 segment; no unreadable lines/);
+  });
+
+  it('waits out a 429 storm at start-up, honouring Retry-After and saying so, then registers; stops cleanly on SIGTERM while waiting', async () => {
+    const sim = await startTestSimulator({ retryAfterSeconds: 0, push: { retryMs: 20, maxAttempts: 3 } });
+    cleanup.push(() => sim.close());
+    // Two rounds of three attempts give up, the third round gets through on its second attempt.
+    sim.faults.force(/\/pushservice\/subscriptions/, 'status-429', 7);
+    const { proc } = await listen(sim, tempDataDir(), { FANLAKE_HTTP_MAX_ATTEMPTS: '3' });
+    const waits = proc.stderr.match(/subscription not registered yet: GET \/\S*\/pushservice\/subscriptions gave up after 3 attempts; last failure: 429 .*; trying again in 0\.0 s \(Retry-After\), until stopped/g);
+    expect(waits).toHaveLength(2);
+    expect(ours(sim)).toMatchObject([{ isEnabled: true, isValidated: true }]);
+    proc.child.kill('SIGTERM');
+    expect((await proc.done).code).toBe(0);
+
+    // A storm that does not end: it waits until stopped, and stops cleanly.
+    sim.faults.force(/\/pushservice\/subscriptions/, 'status-429');
+    const stormy = watch(spawnCli(['listen', '--port', '0'], envFor(sim, tempDataDir(), { FANLAKE_HTTP_MAX_ATTEMPTS: '2' })));
+    cleanup.push(async () => void (stormy.child.exitCode === null && stormy.child.kill('SIGKILL')));
+    await stormy.waitFor(/trying again in/, 'stderr');
+    stormy.child.kill('SIGTERM');
+    const stopped = await stormy.done;
+    expect(stopped.code).toBe(0);
+    expect(stopped.stdout).not.toMatch(/listening on/);
+    expect(stopped.stderr).toMatch(/receiver stopped/);
   });
 
   it('exits 2 without a secret, and says so without starting', async () => {

@@ -2,6 +2,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildModels } from '../../src/models/build-models.js';
 import { checksFailed, runChecks } from '../../src/models/checks/run-checks.js';
 import type { TestResult } from '../../src/models/checks/run-checks.js';
+import { join } from 'node:path';
+import { withConnection } from '../../src/core/duckdb.js';
+import { ensureMetaSchema } from '../../src/warehouse/meta-schema.js';
 import { CHECKED_PROJECT, seedRaw, workspace } from './fixtures.js';
 import type { Workspace } from './fixtures.js';
 
@@ -94,6 +97,26 @@ describe('runChecks', () => {
     expect(await freshness(30)).toMatchObject({ status: 'fail', severity: 'warn', sample: [{ age_hours: 30 }] });
     expect(await freshness(50)).toMatchObject({ status: 'fail', severity: 'error', message: 'latest _extracted_at is 50.0 h old (warn after 24 h, error after 48 h)' });
     expect(await freshness(undefined)).toMatchObject({ status: 'fail', severity: 'error', message: 'no _extracted_at values in raw.ticketing_users (warn after 24 h, error after 48 h)' });
+  });
+
+  it('measures a raw table\'s freshness by its last read from the source, not its newest record', async () => {
+    // Extracted every hour, records unchanged for 80 h: the ledger's newest run of the resource decides.
+    await seedRaw(ws, hoursBefore(80));
+    const stale = byName(await runChecks({ dataDir: ws.dataDir, modelsDir: ws.modelsDir, now: NOW }), 'raw.ticketing_users: freshness(_extracted_at)');
+    expect(stale).toMatchObject({ status: 'fail', severity: 'error' });
+    // r2 read users in full and found nothing new; r3 left a window unread (partial); r4 is another table.
+    const run = (id: string, resource: string, hours: number, status: string) => ({ id, resource, at: hoursBefore(hours), status });
+    const runs = [run('r1', 'users', 80, 'ok'), run('r2', 'users', 2, 'ok'), run('r3', 'users', 1, 'partial'), run('r4', 'tickets', 0.5, 'ok')];
+    await withConnection(join(ws.dataDir, 'warehouse.duckdb'), ensureMetaSchema);
+    await ws.exec(runs.map((r) => `
+        insert into meta.load_ledger values ('ticketing', '${r.resource}', '${r.id}', '${r.at}', '${r.at}', 0, false, '[]');
+        insert into meta.extraction_runs (run_id, started_at, finished_at, source, resource, status, rows, quarantined, requests, retries, seconds, messages, recorded_at)
+            values ('${r.id}', '${r.at}', '${r.at}', 'ticketing', '${r.resource}', '${r.status}', 0, 0, 1, 0, 1, '[]', '${r.at}');`).join('\n'));
+
+    const fresh = byName(await runChecks({ dataDir: ws.dataDir, modelsDir: ws.modelsDir, now: NOW }), 'raw.ticketing_users: freshness(_extracted_at)');
+
+    expect(fresh).toMatchObject({ status: 'pass', message: 'last read from the source 2.0 h ago, latest _extracted_at is 80.0 h old (warn after 24 h, error after 48 h)' });
+    expect(fresh.freshness).toMatchObject({ latestAt: hoursBefore(2), ageHours: 2 });
   });
 
   it('marks a test that cannot run as an error, and only error-level ones fail the check', async () => {

@@ -52,6 +52,9 @@ export const listenCommand: CommandModule<ListenArgs> = {
         out.result(`listening on ${listeningOn}`);
       },
       onEvent: printReceiverEvent,
+      // Alone, nothing restarts it: a 429 storm at start-up is waited out (schedule's supervisor does this itself).
+      retryStartup: true,
+      onStartupWait: (message) => out.warn(`subscription not registered yet: ${message}`),
     });
     out.info('receiver stopped');
     return 0;

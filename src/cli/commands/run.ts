@@ -50,6 +50,8 @@ export function createRunCommand(defaults: RunCommandDefaults = {}): CommandModu
         reports: args.report,
         params: args.param ? parseParamArgs(args.param) : undefined,
         strict: args.strict,
+        // Without a schedule nothing else removes old raw runs.
+        pruneRaw: true,
         onStep: (step) => out.info(`${step.step}: ${step.status}${step.reason ? ` (${step.reason})` : ''}`),
       });
       if (args.format === 'json') out.result(JSON.stringify(summary, null, 2));

@@ -10,6 +10,7 @@ import { type PageReader, SNAPSHOT_PAGING } from './paging-strategies.js';
 import { planEndpoints } from './plan-endpoints.js';
 import { fillPath } from '../../sources/request-target.js';
 import { WorkQueue } from './work-queue.js';
+import { CODE } from '../../core/error-codes.js';
 
 export interface SnapshotRun<S> extends RunContext {
   readonly connection: SourceConnection;
@@ -63,7 +64,12 @@ interface Writing<S> {
   readonly own: Table<S>;
   readonly linked: readonly Table<S>[];
   readonly feeding: readonly Table<S>[];
+  /** Keys a read by key found gone at the source (`readsByKey`), for the own table's manifest. */
+  readonly removed: Record<string, string>[];
 }
+
+/** What `get` answers for a read by key of a record the source no longer has. */
+const REMOVED = Symbol('removed at the source');
 
 /**
  * Reads every declared endpoint of a snapshot source completely, concurrently. An
@@ -105,7 +111,13 @@ export async function extractSnapshot<S>(run: SnapshotRun<S>, endpoints: readonl
       credentialHint,
       acceptStatuses: endpoint.notFound === 'empty' ? NOT_FOUND_IS_EMPTY : NONE_ACCEPTED,
     });
-    return response.status === 404 ? undefined : response.body;
+    if (response.status !== 404) return response.body;
+    // A read by key: only the API's own error answers "no such record"; a proxy's page is a failure.
+    if (endpoint.readsByKey) {
+      if (isApiError(response.body)) return REMOVED;
+      throw notTheApi(source, endpoint.name, path, response.body);
+    }
+    return undefined;
   };
 
   const accept = async (table: Table<S>, items: readonly unknown[]) => {
@@ -139,7 +151,10 @@ export async function extractSnapshot<S>(run: SnapshotRun<S>, endpoints: readonl
     const reader: PageReader = {
       fetch: async (paging, page) => {
         if (feeding.length > 0) await room(feeding);
-        return get(endpoint, path, { ...query, ...paging }, page);
+        const body = await get(endpoint, path, { ...query, ...paging }, page);
+        if (body !== REMOVED) return body;
+        writing.removed.push(removedKey(endpoint, child));
+        return undefined;
       },
       items: (body) => (endpoint.items && child ? endpoint.items(body, child) : asArray(endpoint.itemsKey ? (body as Json | undefined)?.[endpoint.itemsKey] : body)),
       take: async (items, body) => {
@@ -191,7 +206,7 @@ export async function extractSnapshot<S>(run: SnapshotRun<S>, endpoints: readonl
       key: `${source}.${table.name}`,
       feeds: feeds.get(table.name) ?? [],
     }));
-    const writing: Writing<S> = { own: opened[0]!, linked: opened.slice(1), feeding: opened.filter((table) => table.feeds.length > 0) };
+    const writing: Writing<S> = { own: opened[0]!, linked: opened.slice(1), feeding: opened.filter((table) => table.feeds.length > 0), removed: [] };
     const fed = opened.flatMap((table) => table.feeds);
     let fedClosed = false;
     for (const table of tables) run.progress.started(`${source}.${table.name}`);
@@ -209,11 +224,12 @@ export async function extractSnapshot<S>(run: SnapshotRun<S>, endpoints: readonl
       const snapshot = failedChildren === 0 && !endpoint.readsSubset;
       for (const { sink } of opened) {
         const name = sink.spec.name;
-        const written = await sink.commit({ snapshot, asDifference: run.differences && !run.whole?.has(name) });
         const own = name === endpoint.name;
+        const written = await sink.commit({ snapshot, asDifference: run.differences && !run.whole?.has(name), removed: own ? writing.removed : undefined });
         const notes = [
           ...(failedChildren === 0 ? [] : [own ? `${failedChildren} child requests failed after retries${failedChildren > outcome.errors.length ? `; the first ${outcome.errors.length} are listed` : ''}` : `read with ${endpoint.name}, whose child requests failed`]),
           ...(written.quarantined > 0 ? [`${written.quarantined} records quarantined (see ${sink.dir}/quarantine.ndjson)`] : []),
+          ...(own && writing.removed.length > 0 ? [`${writing.removed.length} record${writing.removed.length === 1 ? '' : 's'} read by key no longer at the source (404): flagged vanished by the load`] : []),
         ];
         finish(name, { status: failedChildren === 0 ? 'ok' : 'partial', rows: written.rows, files: written.files.length, quarantined: written.quarantined, requests: own ? outcome.requests : 0, errors: own ? outcome.errors : [], notes });
       }
@@ -236,6 +252,26 @@ export async function extractSnapshot<S>(run: SnapshotRun<S>, endpoints: readonl
 
   await Promise.all(running.map((endpoint) => extract(endpoint)));
   return results;
+}
+
+/**
+ * The API's own error answer, `{ "message": "..." }` sent as JSON (documented for both APIs,
+ * and what the simulator sends); a proxy's or gateway's 404 page is text or HTML.
+ */
+function isApiError(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && !Array.isArray(body) && typeof (body as Json).message === 'string';
+}
+
+function notTheApi(source: string, resource: string, path: string, body: unknown): HttpError {
+  const excerpt = typeof body === 'string' ? body.replace(/\s+/g, ' ').trim().slice(0, 200) : JSON.stringify(body)?.slice(0, 200);
+  return new HttpError(CODE.E_HTTP_STATUS, `GET ${redact(path)} answered 404 Not Found without the API's error body, so it does not say the record is gone${excerpt ? `: ${excerpt}` : ''}`, {
+    context: { source, resource, url: redact(path), status: 404 },
+  });
+}
+
+/** The primary key of the record a read by key asked for, as a manifest's `removed` holds it (the placeholder is the key). */
+function removedKey<S>(endpoint: EndpointDeclaration<S>, child: ChildRequest | undefined): Record<string, string> {
+  return { [endpoint.primaryKey[0]!]: String(child?.params?.[endpoint.byKey!.key]) };
 }
 
 /** An item with known secrets masked in the named text fields. */

@@ -9,6 +9,7 @@ import { existingRelations } from '../../warehouse/warehouse.js';
 import { buildGraph } from '../model-graph.js';
 import { MODEL_ERROR_CODES } from '../model-errors.js';
 import { planTests } from './plan-tests.js';
+import { lastReadEpoch } from './last-read.js';
 import { recordCheckResults } from './record-check-results.js';
 import { type LastCheck, readCheckState, recordCheckState, testInputs } from './check-state.js';
 import { ensureBookkeeping } from '../../warehouse/bookkeeping.js';
@@ -207,10 +208,19 @@ async function measureFreshness(
   if (row?.latest_epoch === null || row?.latest_epoch === undefined) {
     return { status: 'fail', severity: worst, failures: 1, sample: [], message: `no ${freshness.field} values in ${relation} (${limits})`, freshness: thresholds };
   }
-  const ageHours = (now.getTime() / 1000 - Number(row.latest_epoch)) / 3600;
-  const sample = [{ latest: row.latest as Json, age_hours: Math.round(ageHours * 10) / 10 }];
-  const message = `latest ${freshness.field} is ${ageHours.toFixed(1)} h old (${limits})`;
-  const measured = { ...thresholds, latestAt: new Date(Number(row.latest_epoch) * 1000).toISOString(), ageHours };
+  // A raw table's `_extracted_at` measures when it was last read, not when a record last changed.
+  const newestValue = Number(row.latest_epoch);
+  const lastRead = await lastReadEpoch(connection, relation, freshness.field);
+  const latestEpoch = lastRead !== undefined && lastRead > newestValue ? lastRead : newestValue;
+  const hoursSince = (epoch: number) => (now.getTime() / 1000 - epoch) / 3600;
+  const ageHours = hoursSince(latestEpoch);
+  const latestAt = new Date(latestEpoch * 1000).toISOString();
+  const sample = [{ latest: latestEpoch === newestValue ? (row.latest as Json) : latestAt, age_hours: Math.round(ageHours * 10) / 10 }];
+  const message =
+    latestEpoch === newestValue
+      ? `latest ${freshness.field} is ${ageHours.toFixed(1)} h old (${limits})`
+      : `last read from the source ${ageHours.toFixed(1)} h ago, latest ${freshness.field} is ${hoursSince(newestValue).toFixed(1)} h old (${limits})`;
+  const measured = { ...thresholds, latestAt, ageHours };
   if (freshness.errorAfterHours !== undefined && ageHours > freshness.errorAfterHours) return { status: 'fail', severity: 'error', failures: 1, sample, message, freshness: measured };
   if (freshness.warnAfterHours !== undefined && ageHours > freshness.warnAfterHours) return { status: 'fail', severity: 'warn', failures: 1, sample, message, freshness: measured };
   return { status: 'pass', severity: worst, failures: 0, sample, message, freshness: measured };

@@ -8,7 +8,10 @@ export const SOURCES_FILE = 'sources.json';
 /**
  * `sql/sources.json`: data tests on the raw tables the models read. Keys are raw relations;
  * tests use the same one-line grammar as model headers; freshness compares `max(field)` with
- * the time `check` runs (the field may be a timestamp or ISO text).
+ * the time `check` runs (the field may be a timestamp or ISO text). For `_extracted_at` it
+ * takes the newer of that and the table's last complete read from the source (checks/last-read.ts):
+ * a table read every hour whose records have not changed for days is fresh. Any other field is
+ * a business signal ("no ticket sold for N days") and keeps the newest value.
  *
  * ```json
  * {

@@ -1,4 +1,5 @@
 import { loadWarehouse, type TableLoadResult } from '../../load/index.js';
+import { pruneRawRuns } from '../../load/prune-raw-runs.js';
 import { warehousePath } from '../../raw-contract/index.js';
 import type { StepSummary } from '../run-summary.js';
 import { toErrorRecord } from '../../core/error-record.js';
@@ -76,8 +77,23 @@ export function describeWarning(warning: FanlakeError): string {
   return `${warning.code}: ${redact(warning.message)}`;
 }
 
-/** Merges every raw run not loaded yet into the warehouse, with the erasure around it. */
-export async function loadStep(context: StepContext): Promise<Omit<StepSummary, 'step' | 'seconds'>> {
+/**
+ * Merges every raw run not loaded yet into the warehouse, with the erasure around it. With
+ * `pruneRaw` it then removes raw runs older than `raw.retentionDays` (load/prune-raw-runs.ts:
+ * never a resource's newest run nor its newest loaded snapshot), counted in the summary;
+ * `fanlake run` asks for it, a scheduled job prunes after its whole job instead.
+ */
+export async function loadStep(context: StepContext, options: { pruneRaw?: boolean } = {}): Promise<Omit<StepSummary, 'step' | 'seconds'>> {
   const { results, erasure } = await loadWithErasure(context.config, context.now);
-  return summarizeLoad(results, erasure);
+  const summary = summarizeLoad(results, erasure);
+  if (!options.pruneRaw) return summary;
+  const { config } = context;
+  try {
+    const pruned = await pruneRawRuns({ dataDir: config.dataDir, retentionDays: config['raw.retentionDays'], now: context.now, budget: duckdbBudget(config) });
+    const note = pruned.runs > 0 ? [`removed ${pruned.runs} raw run${pruned.runs === 1 ? '' : 's'} older than raw.retentionDays (${(pruned.bytes / 1e6).toFixed(1)} MB)`] : [];
+    return { ...summary, counts: { ...summary.counts, prunedRuns: pruned.runs }, notes: [...summary.notes, ...note] };
+  } catch (error) {
+    // The load is committed; old runs wait for the next run.
+    return { ...summary, notes: [...summary.notes, `warning: removing old raw runs failed (the next run tries again): ${redact(errorMessage(error))}`] };
+  }
 }
