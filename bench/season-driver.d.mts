@@ -32,7 +32,7 @@ export interface SeasonRun {
   changedProfiles: string[];
   disk: DiskUse;
   /** After a `retrain` event's run: the records `identity train` listed as moving, and what it and `--apply` printed. */
-  retrain?: { listed: string[]; trained: string; applied: string };
+  retrain?: { listed: string[]; trained: string; applied: string; cpuMs: number };
 }
 
 export interface Season {

@@ -241,8 +241,9 @@ export async function runSeason({ simUrl, env, steps, workDir, onStep }) {
       state.crashAt = point;
     },
     // Records enough for a new identity model version to regroup fans: copies of the ticketing
-    // users under new ids and another last name (as test/warehouse/identity-keys.test.ts); the
-    // hour's run loads them under the model in force, then `identity train --apply` (after the run).
+    // users (a fifth of the records: a retrain is due) under new ids and another last name (as
+    // test/warehouse/identity-keys.test.ts); the hour's run loads them under the model in force,
+    // then `identity train` and `--apply` (after the run).
     retrain: async () => {
       const users = await admin(simUrl, 'ticketing/users');
       const records = await withDuckDB(async (db) => {
@@ -250,7 +251,7 @@ export async function runSeason({ simUrl, env, steps, workDir, onStep }) {
         return Number((await db.rows('select count(*) as n from season.intermediate.int_identity_records'))[0].n);
       });
       const firstId = Math.max(...users.map((user) => Number(user.id))) + 1;
-      const items = Array.from({ length: Math.ceil(records / 2) }, (_, at) => ({ ...users[at % users.length], id: firstId + at, name_last: ['Berg', 'Dahl', 'Lie', 'Moen'][at % 4], last_update: new Date(clock.nowMs).toISOString() }));
+      const items = Array.from({ length: Math.ceil(records / 5) }, (_, at) => ({ ...users[at % users.length], id: firstId + at, name_last: ['Berg', 'Dahl', 'Lie', 'Moen'][at % 4], last_update: new Date(clock.nowMs).toISOString() }));
       await admin(simUrl, 'ticketing/users/verbatim', { items, lastUpdate: new Date(clock.nowMs).toISOString() });
       state.retrainAfterRun = true;
     },
@@ -331,7 +332,7 @@ async function retrain(env) {
   if (listed.length === 0 || listed.length !== Number(counted)) throw new Error(`identity train said ${counted} records would move and listed ${listed.length} in ${file}: the retrain must change something`);
   const applied = await fanlake(['identity', 'train', '--apply'], env).done;
   if (applied.code !== 0) throw new Error(`identity train --apply failed: ${applied.stderr.slice(-3000)}`);
-  return { listed, trained: trained.stdout, applied: applied.stdout };
+  return { listed, trained: trained.stdout, applied: applied.stdout, cpuMs: trained.cpuMs + applied.cpuMs };
 }
 
 /** A run's steps, their status and what failed, one line each; the output itself when it is no summary. */
