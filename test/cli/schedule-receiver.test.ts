@@ -51,15 +51,16 @@ describe('fanlake schedule with a listen secret', () => {
     writeFileSync(join(cwd, 'fanlake.config.json'), JSON.stringify({ schedules: [{ name: 'often', cron: '0 * * * *', job: 'reports', reports: ['one'], deliver: { webhook: true } }] }));
     const clock = clockFile(Date.now());
     const nextJob = () => clock.set(clock.now() + 3_600_000);
+    const killSwitch = receiverKillSwitch();
     const env = {
       ...listenEnv(sim, dataDir),
-      ...receiverKillSwitch(),
+      ...killSwitch,
       FANLAKE_LISTEN_PORT: String(taken.port),
       FANLAKE_LISTEN_RESTART_SECONDS: '0.05',
       FANLAKE_WEBHOOK_URL: hook.url,
       FANLAKE_REPORT_DEFINITIONS: reportDefinitions(),
     };
-    const proc: WatchedProcess = watch(spawnCli(['schedule'], { ...env, ...clock.env, NODE_OPTIONS: `${env.NODE_OPTIONS} ${clock.env.NODE_OPTIONS}` }, cwd));
+    const proc: WatchedProcess = watch(spawnCli(['schedule'], { ...env, ...clock.env, NODE_OPTIONS: `${killSwitch.NODE_OPTIONS} ${clock.env.NODE_OPTIONS}` }, cwd));
     cleanup.push(async () => {
       if (proc.child.exitCode === null && proc.child.signalCode === null) proc.child.kill('SIGKILL');
       await proc.done;

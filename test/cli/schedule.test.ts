@@ -69,6 +69,13 @@ function noonAhead(): number {
   return Math.ceil(Date.now() / DAY_MS) * DAY_MS + 12 * HOUR_MS;
 }
 
+/**
+ * How long before its slot a scheduler's clock starts: the scheduler must read its start time
+ * before the slot, and this is longer than any test may take (the clock runs at the machine's
+ * pace until the test moves it to the slot).
+ */
+const SLOT_MARGIN_MS = 30 * 60_000;
+
 /** Hourly on the hour (UTC and Europe/Oslo alike): the schedule of the tests of when jobs run. */
 const HOURLY = '0 * * * *';
 
@@ -157,13 +164,13 @@ describe('fanlake schedule: configuration', () => {
 });
 
 describe('fanlake schedule: jobs', () => {
-  it('runs jobs at their slot, logs them, delivers digests by e-mail and webhook, attaches personal data only where allowed, and stops on SIGTERM', async () => {
+  it('runs jobs at their slot, logs them, delivers digests by e-mail and webhook, attaches personal data only where allowed, and stops on SIGTERM', { timeout: 180_000 }, async () => {
     const smtp = await startSmtpReceiver();
     // The second job's webhook keeps failing: recorded, and its report stays on disk.
     const hook = await startWebhookReceiver([200, 500]);
     closers.push(smtp.close, hook.close);
     const slot = hourAhead();
-    const clock = clockFile(slot - 60_000);
+    const clock = clockFile(slot - SLOT_MARGIN_MS);
     const cron = HOURLY;
     const s = setup(
       [
@@ -235,9 +242,9 @@ describe('fanlake schedule: jobs', () => {
     expect(existsSync(join(s.dataDir, LOCK_FILE))).toBe(false);
   });
 
-  it('never overlaps a writer started by hand: the slot counts as missed, then runs once for all the slots it missed', async () => {
+  it('never overlaps a writer started by hand: the slot counts as missed, then runs once for all the slots it missed', { timeout: 180_000 }, async () => {
     const slot = hourAhead();
-    const clock = clockFile(slot - 60_000);
+    const clock = clockFile(slot - SLOT_MARGIN_MS);
     const s = setup([{ name: 'busy', cron: HOURLY, job: 'reports' }], { FANLAKE_SCHEDULE_LOCK_WAIT: '1', FANLAKE_REPORT_DEFINITIONS: reportDefinitions() }, await builtDataDir());
     const lock = await acquireWriterLock(s.dataDir, { command: 'extract by hand' });
     const process = scheduler(s, clock);
@@ -265,7 +272,7 @@ describe('fanlake schedule: jobs', () => {
     expect(Date.parse(entries[1]!.start)).toBeGreaterThanOrEqual(released);
   });
 
-  it('catches up once on slots missed while the scheduler was down', async () => {
+  it('catches up once on slots missed while the scheduler was down', { timeout: 180_000 }, async () => {
     const s = setup([{ name: 'hourly', cron: HOURLY, job: 'reports' }], { FANLAKE_REPORT_DEFINITIONS: reportDefinitions() }, await builtDataDir());
     const thisHour = hourAhead();
     // A second past the hour: the slots since the last served one are due at the start, the next an hour away.
