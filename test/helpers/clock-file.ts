@@ -13,10 +13,14 @@ export interface ClockFile {
   set(ms: number): void;
 }
 
-/** A clock that starts at `startMs` and runs on at the machine's pace until moved. */
-export function clockFile(startMs: number): ClockFile {
+/**
+ * A clock that starts at `startMs` and runs on at the machine's pace until moved; `frozen`, it
+ * stands still at each time it is set to (however long a child takes to start).
+ */
+export function clockFile(startMs: number, options: { frozen?: boolean } = {}): ClockFile {
   const file = join(mkdtempSync(join(tmpdir(), 'fanlake-clock-')), 'clock.json');
-  let anchor = { seasonMs: startMs, realMs: Date.now() };
+  const frozen = options.frozen === true;
+  let anchor = { seasonMs: startMs, realMs: Date.now(), frozen };
   const write = () => {
     writeFileSync(`${file}.tmp`, JSON.stringify(anchor));
     renameSync(`${file}.tmp`, file);
@@ -24,9 +28,9 @@ export function clockFile(startMs: number): ClockFile {
   write();
   return {
     env: { NODE_OPTIONS: `--import ${join(REPO, 'test', 'helpers', 'season-clock.mjs')}`, FANLAKE_TEST_CLOCK_FILE: file },
-    now: () => anchor.seasonMs + (Date.now() - anchor.realMs),
+    now: () => anchor.seasonMs + (frozen ? 0 : Date.now() - anchor.realMs),
     set(ms) {
-      anchor = { seasonMs: ms, realMs: Date.now() };
+      anchor = { seasonMs: ms, realMs: Date.now(), frozen };
       write();
     },
   };

@@ -1,7 +1,8 @@
 // Preloaded into every CLI child of a season (NODE_OPTIONS=--import, see bench/season-driver.mjs)
 // and into `fanlake schedule` in its tests: its wall clock (`Date`) follows the season clock in
 // $FANLAKE_TEST_CLOCK_FILE, a JSON `{"seasonMs": n, "realMs": m}` meaning "at the machine's time
-// m the season's time was n", from which the season's time moves on at the machine's pace. The
+// m the season's time was n", from which the season's time moves on at the machine's pace (with
+// `"frozen": true` it stands still: a one-shot command judging ages sees the test's time). The
 // test rewrites the file (atomically) to let simulated time pass at once; a long-lived process
 // (the receiver, the scheduler) reads it again when it changes. When its clock jumps, a process
 // does what it would on waking from suspension: an interval whose period the jump covers runs
@@ -16,7 +17,7 @@ const file = process.env.FANLAKE_TEST_CLOCK_FILE;
 if (file) {
   const read = () => JSON.parse(readFileSync(file, 'utf8'));
   let anchor = read();
-  const RealDate = installDate(() => anchor.seasonMs + (RealDate.now() - anchor.realMs));
+  const RealDate = installDate(() => anchor.seasonMs + (anchor.frozen ? 0 : RealDate.now() - anchor.realMs));
 
   const intervals = new Map();
   const realSetInterval = globalThis.setInterval;
