@@ -31,6 +31,8 @@ export interface SeasonRun {
   /** Customer profiles changed or removed in this hour's events. */
   changedProfiles: string[];
   disk: DiskUse;
+  /** After a `retrain` event's run: the records `identity train` listed as moving, and what it and `--apply` printed. */
+  retrain?: { listed: string[]; trained: string; applied: string; cpuMs: number };
 }
 
 export interface Season {
@@ -40,6 +42,8 @@ export interface Season {
   env: Record<string, string>;
   simUrl: string;
   changedProfiles: string[];
+  /** Record keys (system:record_id) whose fan_id an applied retrain listed as moving. */
+  retrainMoved: string[];
 }
 
 export interface Difference {
@@ -54,9 +58,11 @@ export interface SeasonComparison {
   /** Model relations that differ from `build --full-refresh` of the season's warehouse. */
   models: Record<string, Difference>;
   figures: Record<string, Difference & { season: unknown; fresh: unknown }>;
-  /** Fans whose records neither changed nor were joined, with another fan_id at the end. */
+  /** Fans whose records neither changed, nor were joined, nor were listed by an applied retrain, with another fan_id at the end. */
   movedFans: { was: string; now: string }[];
   fansAtStart: number;
+  /** Records of the first run's fans among those an applied retrain listed. */
+  retrainMovedAtStart: number;
   disk: { season: DiskUse; fresh: DiskUse };
 }
 

@@ -44,16 +44,17 @@ export const SEASON_SECRET = 'season-listen-secret-0123456789abcdefABCDEF';
 export const SHORT_SEASON = [
   { hour: 3, events: [['sell', 20]], run: 'ok' },
   { hour: 4, events: [['sell', 10], ['changeProfiles', 4], ['removeProfiles', 1], ['crashAt', 'load:committed']], run: 'killed' },
-  { hour: 5, events: [['changeProfiles', 2], ['addUsers', 2]], run: 'ok' },
+  { hour: 5, events: [['changeProfiles', 2], ['addUsers', 2], ['retrain']], run: 'ok' },
   { hour: 6, events: [['apiDown'], ['changeProfiles', 3]], run: 'failed' },
   { hour: 7, events: [['apiUp']], run: 'none' },
-  { hour: 26, events: [['killReceiver'], ['changeProfiles', 3], ['restartReceiver'], ['storm429', 5], ['sell', 5], ['touchTickets', 5]], run: 'ok' },
+  { hour: 26, events: [['badJournalLine'], ['killReceiver'], ['changeProfiles', 3], ['restartReceiver'], ['storm429', 5], ['sell', 5], ['touchTickets', 5]], run: 'ok' },
 ];
 
 /**
  * The bench's season: `days` days of hourly runs, a nightly snapshot each night (the default
  * schedule, 02:00 UTC), the API down for one hour each day, a 429 storm, the receiver killed
- * and restarted and a crash in a load on each day, and the next night's snapshot at the end.
+ * and restarted, a bad journal line and a crash in a load on each day, a retrain applied on the
+ * middle day, and the next night's snapshot at the end.
  */
 export function longSeason(days) {
   const steps = [];
@@ -66,7 +67,9 @@ export function longSeason(days) {
       if (hourOfDay === 9) events.push(['sellMerchandise', 3], ['touchMembers', 1], ['touchPermissions', 1]);
       if (hourOfDay === 10) events.unshift(['apiDown']), (run = 'failed');
       if (hourOfDay === 11) events.unshift(['apiUp'], ['storm429', 5]);
+      if (hourOfDay === 13) events.unshift(['badJournalLine']);
       if (hourOfDay === 15) events.unshift(['killReceiver'], ['changeProfiles', 2], ['restartReceiver']);
+      if (hourOfDay === 16 && day === Math.floor(days / 2)) events.push(['retrain']);
       if (hourOfDay === 18) events.push(['addUsers', 2], ['removeProfiles', 1]);
       if (hourOfDay === 20) events.push(['crashAt', 'load:committed']), (run = 'killed');
       steps.push({ hour, events, run });
@@ -86,7 +89,7 @@ async function admin(simUrl, path, body) {
   });
   if (!response.ok) throw new Error(`/__admin/${path}: ${response.status} ${await response.text()}`);
   const text = await response.text();
-  return path.startsWith('engagement/') && body === undefined ? text.split('\n').filter(Boolean).map((line) => JSON.parse(line)) : JSON.parse(text);
+  return /^(engagement|ticketing)\//.test(path) && body === undefined ? text.split('\n').filter(Boolean).map((line) => JSON.parse(line)) : JSON.parse(text);
 }
 
 /** The season's clock: the simulator's, and the file the CLI children follow. */
@@ -198,7 +201,7 @@ export async function runSeason({ simUrl, env, steps, workDir, onStep }) {
   writeFileSync(join(reportsDir, 'season-revenue.md'), SEASON_REPORT);
   const commonEnv = { ...env, ...clock.env, FANLAKE_LISTEN_SECRET: SEASON_SECRET, FANLAKE_REPORT_DEFINITIONS: reportsDir };
   const seasonEnv = { ...commonEnv, FANLAKE_DATA_DIR: dataDir };
-  const state = { receiver: undefined, port: '0', crashAt: undefined, changedProfiles: new Set(), changedThisHour: new Set() };
+  const state = { receiver: undefined, port: '0', crashAt: undefined, retrainAfterRun: false, changedProfiles: new Set(), changedThisHour: new Set() };
   const receiverFile = join(dataDir, 'listen', 'receiver.json');
   const heartbeatAt = () => {
     try {
@@ -237,10 +240,30 @@ export async function runSeason({ simUrl, env, steps, workDir, onStep }) {
     crashAt: (point) => {
       state.crashAt = point;
     },
-    badJournalLine: () => {
-      // What a failed append (disk full) leaves: part of a line, onto which the receiver's next entry is glued.
+    // Records enough for a new identity model version to regroup fans: copies of the ticketing
+    // users (a fifth of the records: a retrain is due) under new ids and another last name (as
+    // test/warehouse/identity-keys.test.ts); the hour's run loads them under the model in force,
+    // then `identity train` and `--apply` (after the run).
+    retrain: async () => {
+      const users = await admin(simUrl, 'ticketing/users');
+      const records = await withDuckDB(async (db) => {
+        await db.run(`attach '${join(dataDir, 'warehouse.duckdb')}' as season (read_only)`);
+        return Number((await db.rows('select count(*) as n from season.intermediate.int_identity_records'))[0].n);
+      });
+      const firstId = Math.max(...users.map((user) => Number(user.id))) + 1;
+      const items = Array.from({ length: Math.ceil(records / 5) }, (_, at) => ({ ...users[at % users.length], id: firstId + at, name_last: ['Berg', 'Dahl', 'Lie', 'Moen'][at % 4], last_update: new Date(clock.nowMs).toISOString() }));
+      await admin(simUrl, 'ticketing/users/verbatim', { items, lastUpdate: new Date(clock.nowMs).toISOString() });
+      state.retrainAfterRun = true;
+    },
+    badJournalLine: async () => {
+      // What a failed append (disk full) leaves: part of a line, onto which the running receiver glues its next
+      // entry (a receiver started anew writes a segment of its own), so the receiver must be idle and alive.
+      await admin(simUrl, 'push?idle=true');
       const journal = join(dataDir, 'listen', 'journal');
       appendFileSync(join(journal, readdirSync(journal).sort().at(-1)), '{"at":"2026-');
+      // A change glued onto it, and one after: a line's time comes from a readable line after it (the
+      // segment's mtime, the alternative, is the machine's, not the season's).
+      for (let change = 0; change < 2; change++) await EVENTS.changeProfiles(1), await admin(simUrl, 'push?idle=true');
     },
   };
 
@@ -253,6 +276,8 @@ export async function runSeason({ simUrl, env, steps, workDir, onStep }) {
   };
 
   const runs = [];
+  /** Record keys (system:record_id) whose fan_id the applied retrains listed as moving. */
+  const retrainMoved = new Set();
   await startReceiver();
   try {
     for (const step of steps) {
@@ -275,6 +300,11 @@ export async function runSeason({ simUrl, env, steps, workDir, onStep }) {
       if (ended !== step.run) throw new Error(`season hour ${step.hour}: the run ended ${ended}, not ${step.run}:\n${stepsOf(result.stdout)}\n${result.stderr.slice(-3000)}`);
       const summary = ended === 'killed' ? undefined : JSON.parse(result.stdout);
       const record = { hour: step.hour, at: new Date(runAt).toISOString(), ended, wallMs: result.wallMs, cpuMs: result.cpuMs, requests: requestsOf(summary), engagement: engagementMode(summary), changedProfiles: [...state.changedThisHour], disk: diskOf(dataDir) };
+      if (state.retrainAfterRun && ended === 'ok') {
+        state.retrainAfterRun = false;
+        record.retrain = await retrain(seasonEnv);
+        for (const key of record.retrain.listed) retrainMoved.add(key);
+      }
       runs.push(record);
       if (runs.length === 1) await snapshotIdentity(dataDir, workDir);
       onStep?.(record);
@@ -285,7 +315,24 @@ export async function runSeason({ simUrl, env, steps, workDir, onStep }) {
       await state.receiver.done;
     }
   }
-  return { runs, dataDir, workDir, env: commonEnv, simUrl, changedProfiles: [...state.changedProfiles] };
+  return { runs, dataDir, workDir, env: commonEnv, simUrl, changedProfiles: [...state.changedProfiles], retrainMoved: [...retrainMoved] };
+}
+
+/**
+ * `identity train`, which must list records whose fan_id would move, then `identity train
+ * --apply`; returns the records listed (the file the preview wrote) and what each command said.
+ */
+async function retrain(env) {
+  const trained = await fanlake(['identity', 'train'], env).done;
+  if (trained.code !== 0) throw new Error(`identity train failed: ${trained.stderr.slice(-3000)}`);
+  const file = /every record that would move: (\S+)/.exec(trained.stdout)?.[1];
+  const counted = /(\d+) of \d+ records' fan_id would move/.exec(trained.stdout)?.[1];
+  if (!file || !counted) throw new Error(`identity train listed no records that would move:\n${trained.stdout}`);
+  const listed = readFileSync(file, 'utf8').trim().split('\n').slice(1).map((line) => line.split(',')[0]);
+  if (listed.length === 0 || listed.length !== Number(counted)) throw new Error(`identity train said ${counted} records would move and listed ${listed.length} in ${file}: the retrain must change something`);
+  const applied = await fanlake(['identity', 'train', '--apply'], env).done;
+  if (applied.code !== 0) throw new Error(`identity train --apply failed: ${applied.stderr.slice(-3000)}`);
+  return { listed, trained: trained.stdout, applied: applied.stdout, cpuMs: trained.cpuMs + applied.cpuMs };
 }
 
 /** A run's steps, their status and what failed, one line each; the output itself when it is no summary. */
@@ -355,7 +402,7 @@ async function withDuckDB(work) {
  * a full rebuild of a copy of the season's warehouse. Returns the differences (each empty when
  * the season lost and doubled nothing) and the figures behind them.
  */
-export async function compareSeason({ dataDir, workDir, env, simUrl }) {
+export async function compareSeason({ dataDir, workDir, env, simUrl, retrainMoved = [] }) {
   const freshDir = join(workDir, 'fresh');
   const rebuiltDir = join(workDir, 'rebuilt');
   mkdirSync(rebuiltDir, { recursive: true });
@@ -413,13 +460,21 @@ export async function compareSeason({ dataDir, workDir, env, simUrl }) {
       };
     }
 
-    // A fan whose records neither changed nor were joined by others keeps its fan_id.
+    // A fan whose records neither changed, nor were joined by others, nor were listed by an applied retrain keeps its fan_id.
+    await db.run(`create temporary table retrain_moved (record_key varchar)`);
+    for (let at = 0; at < retrainMoved.length; at += 1000) {
+      await db.run(`insert into retrain_moved values ${retrainMoved.slice(at, at + 1000).map((key) => `('${key.replaceAll("'", "''")}')`).join(', ')}`);
+    }
     const movedFans = await db.rows(`
       with end_records as (${recordValues('season')}),
       changed as (
-          select system, record_id from baseline.records
-          except
-          select system, record_id from baseline.records join end_records using (system, record_id, value)
+          select * from (
+              select system, record_id from baseline.records
+              except
+              select system, record_id from baseline.records join end_records using (system, record_id, value)
+          )
+          union
+          select split_part(record_key, ':', 1), substr(record_key, length(split_part(record_key, ':', 1)) + 2) from retrain_moved
       ),
       start_fans as (
           select links.fan_id, list_sort(list(links.system || ':' || links.record_id)) as records
@@ -438,6 +493,7 @@ export async function compareSeason({ dataDir, workDir, env, simUrl }) {
       where end_fans.fan_id <> start_fans.fan_id
     `);
     const [stableFans] = await db.rows(`select count(distinct fan_id) as n from baseline.links`);
-    return { raw, profilesAgainstTruth, models, figures, movedFans, fansAtStart: Number(stableFans.n), disk: { season: diskOf(dataDir), fresh: diskOf(freshDir) } };
+    const [listedAtStart] = await db.rows(`select count(*) as n from baseline.links join retrain_moved on record_key = links.system || ':' || links.record_id`);
+    return { raw, profilesAgainstTruth, models, figures, movedFans, fansAtStart: Number(stableFans.n), retrainMovedAtStart: Number(listedAtStart.n), disk: { season: diskOf(dataDir), fresh: diskOf(freshDir) } };
   });
 }

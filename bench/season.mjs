@@ -52,6 +52,7 @@ export async function benchSeason() {
       ['  CPU per ok run, median / p90 / max', `${fmt(percentile(cpus, 0.5), 1)} / ${fmt(percentile(cpus, 0.9), 1)} / ${fmt(Math.max(...cpus), 1)} s`, '', ''],
       ['  disk at each day\'s end (raw, warehouse, listen)', perDay.map((disk) => (disk ? `${mb(disk.raw)}, ${mb(disk.warehouse)}, ${fmt(disk.listen / 1024)} KB` : '-')).join(' | '), '', ''],
       ['  disk of a fresh full load (raw, warehouse)', `${mb(comparison.disk.fresh.raw)}, ${mb(comparison.disk.fresh.warehouse)}`, `warehouse ratio ${fmt(comparison.disk.season.warehouse / comparison.disk.fresh.warehouse, 2)}`, ''],
+      ['  retrains applied: records whose fan_id they listed as moving', runs.filter((run) => run.retrain).map((run) => `${fmt(run.retrain.listed.length)} at ${run.at}`).join(', ') || 'none', '', ''],
       ['  raw = fresh load, models = full rebuild, unchanged fans kept', lost === 0 ? 'equal' : JSON.stringify({ raw: comparison.raw, truth: comparison.profilesAgainstTruth, models: comparison.models, moved: comparison.movedFans.length }), `${fmt(comparison.fansAtStart)} fans at the start`, lost === 0 ? 'ok' : 'MISSED'],
       ['  revenue and season tickets = fresh load', figuresEqual ? 'equal' : JSON.stringify(comparison.figures), '', figuresEqual ? 'ok' : 'MISSED'],
     ];

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { logEntrySchema, receiverLogEntrySchema } from '../../src/schedule/schedule-log.js';
+import { clockFile } from '../helpers/clock-file.js';
 import { runCli, spawnCli, tempDataDir, watch, type WatchedProcess } from '../helpers/cli.js';
 import { journalIds, listenEnv, receiverKillSwitch } from '../helpers/listen.js';
 import { startWebhookReceiver } from '../helpers/receivers.js';
@@ -46,17 +47,20 @@ describe('fanlake schedule with a listen secret', () => {
 
     const dataDir = tempDataDir();
     const cwd = mkdtempSync(join(tmpdir(), 'fanlake-schedule-'));
-    // Every two seconds, so jobs keep coming while the receiver is down and back.
-    writeFileSync(join(cwd, 'fanlake.config.json'), JSON.stringify({ schedules: [{ name: 'often', cron: '*/2 * * * * *', job: 'reports', reports: ['one'], deliver: { webhook: true } }] }));
+    // Hourly, under a clock of its own (test/helpers/season-clock.mjs): the test moves it an hour on for each job it wants.
+    writeFileSync(join(cwd, 'fanlake.config.json'), JSON.stringify({ schedules: [{ name: 'often', cron: '0 * * * *', job: 'reports', reports: ['one'], deliver: { webhook: true } }] }));
+    const clock = clockFile(Date.now());
+    const nextJob = () => clock.set(clock.now() + 3_600_000);
+    const killSwitch = receiverKillSwitch();
     const env = {
       ...listenEnv(sim, dataDir),
-      ...receiverKillSwitch(),
+      ...killSwitch,
       FANLAKE_LISTEN_PORT: String(taken.port),
       FANLAKE_LISTEN_RESTART_SECONDS: '0.05',
       FANLAKE_WEBHOOK_URL: hook.url,
       FANLAKE_REPORT_DEFINITIONS: reportDefinitions(),
     };
-    const proc: WatchedProcess = watch(spawnCli(['schedule'], env, cwd));
+    const proc: WatchedProcess = watch(spawnCli(['schedule'], { ...env, ...clock.env, NODE_OPTIONS: `${killSwitch.NODE_OPTIONS} ${clock.env.NODE_OPTIONS}` }, cwd));
     cleanup.push(async () => {
       if (proc.child.exitCode === null && proc.child.signalCode === null) proc.child.kill('SIGKILL');
       await proc.done;
@@ -68,6 +72,9 @@ describe('fanlake schedule with a listen secret', () => {
     // The port is taken: the receiver fails to start again and again, one alert for all of it.
     await proc.waitFor(/push receiver failed \(.*EADDRINUSE.*\); restart 3 in/, 'stderr');
     await proc.waitFor(/push receiver down: .*EADDRINUSE.*; webhook sent$/m);
+    // The scheduler has read its start time once it says it started; a job while the receiver is down.
+    await proc.waitFor(/scheduler started/, 'stderr');
+    nextJob();
     await proc.waitFor(/ often slot .*: ok in/);
     const down = await runCli(['status'], env, { cwd });
     expect(down.code, down.stderr).toBe(0);
@@ -91,6 +98,7 @@ describe('fanlake schedule with a listen secret', () => {
     proc.child.kill('SIGUSR2');
     await proc.waitFor(/push receiver down: the receiver was killed/m);
     await proc.waitFor(/push receiver up \(down since/m, 'stdout', 2);
+    nextJob();
     await proc.waitFor(/ often slot .*: ok in/, 'stdout', jobsBefore + 1);
     expect(alerts()).toHaveLength(2);
     expect(recoveries()).toHaveLength(2);

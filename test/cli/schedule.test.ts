@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { acquireWriterLock, LOCK_FILE } from '../../src/core/writer-lock.js';
 import { logEntrySchema, type LogEntry } from '../../src/schedule/schedule-log.js';
 import type { Simulator } from '../../src/simulator/simulator.js';
+import { clockFile, type ClockFile } from '../helpers/clock-file.js';
 import { runCli, spawnCli, tempDataDir, watch, type WatchedProcess } from '../helpers/cli.js';
 import { attachmentsOf, startSmtpReceiver, startWebhookReceiver, subjectOf, textOf } from '../helpers/receivers.js';
 import { sharedWarehouse } from '../helpers/shared-warehouse.js';
@@ -49,27 +50,46 @@ function builtDataDir(): Promise<string> {
   return sharedWarehouse({ simulator: SIMULATOR });
 }
 
-/**
- * A cron firing every `seconds` (croner's optional seconds field), for the tests of when jobs
- * run. However long the CLI takes to start on a loaded machine, a slot comes within
- * `seconds`; tests read which slot fired from the log instead of predicting it. Those tests
- * schedule the reports job, the shortest; the first job of 'runs jobs at their slot' is the
- * whole pipeline.
+const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
+
+/*
+ * Every scheduler here runs under a clock of its own (test/helpers/season-clock.mjs): a test
+ * moves it to a slot instead of waiting for one, and the scheduler's sleep ends at the move.
+ * The clocks start ahead of the machine's time, later than any cursor of the shared warehouse.
  */
-function every(seconds: number): string {
-  return `*/${seconds} * * * * *`;
+
+/** A whole hour at least an hour ahead of the machine's time. */
+function hourAhead(): number {
+  return Math.ceil(Date.now() / HOUR_MS) * HOUR_MS + HOUR_MS;
 }
+
+/** Noon (UTC) of a day at least half a day ahead: midnight slots are twelve hours away either side. */
+function noonAhead(): number {
+  return Math.ceil(Date.now() / DAY_MS) * DAY_MS + 12 * HOUR_MS;
+}
+
+/**
+ * How long before its slot a scheduler's clock starts: the scheduler must read its start time
+ * before the slot, and this is longer than any test may take (the clock runs at the machine's
+ * pace until the test moves it to the slot).
+ */
+const SLOT_MARGIN_MS = 30 * 60_000;
+
+/** Hourly on the hour (UTC and Europe/Oslo alike): the schedule of the tests of when jobs run. */
+const HOURLY = '0 * * * *';
 
 /** Daily at midnight (UTC): the schedule of the tests of what a job does, see {@link dueAtStart}. */
 const DAILY = '0 0 * * *';
 
 /**
- * Makes a {@link DAILY} schedule's slot of today due as the scheduler starts: the log says it
- * last ran yesterday, so the scheduler catches up on today's slot at once (as after any
- * downtime) and the next slot is a day away. Tests of what a job does then wait for no slot.
+ * Makes a {@link DAILY} schedule's slot of the clock's day due as the scheduler starts: the log
+ * says it last ran the day before, so the scheduler catches up on the day's slot at once (as
+ * after any downtime) and the next slot is half a day away. Tests of what a job does then wait
+ * for no slot.
  */
-function dueAtStart(dataDir: string, schedule: string): void {
-  const yesterday = new Date(Math.floor(Date.now() / 86_400_000) * 86_400_000 - 86_400_000).toISOString();
+function dueAtStart(dataDir: string, schedule: string, clock: ClockFile): void {
+  const yesterday = new Date(Math.floor(clock.now() / DAY_MS) * DAY_MS - DAY_MS).toISOString();
   mkdirSync(join(dataDir, 'schedule'), { recursive: true });
   writeFileSync(join(dataDir, 'schedule', 'log.ndjson'), `${JSON.stringify({ schedule, slot: yesterday, start: yesterday, end: yesterday, outcome: 'ok', runId: '20260101T000000Z-abcdef' })}\n`);
 }
@@ -87,8 +107,9 @@ function reportDefinitions(): string {
   return dir;
 }
 
-function scheduler(s: Setup): WatchedProcess {
-  const process = watch(spawnCli(['schedule'], s.env, s.cwd));
+/** `fanlake schedule` following `clock`. */
+function scheduler(s: Setup, clock: ClockFile): WatchedProcess {
+  const process = watch(spawnCli(['schedule'], { ...s.env, ...clock.env }, s.cwd));
   running.push(process);
   return process;
 }
@@ -143,12 +164,14 @@ describe('fanlake schedule: configuration', () => {
 });
 
 describe('fanlake schedule: jobs', () => {
-  it('runs jobs at their slot, logs them, delivers digests by e-mail and webhook, attaches personal data only where allowed, and stops on SIGTERM', async () => {
+  it('runs jobs at their slot, logs them, delivers digests by e-mail and webhook, attaches personal data only where allowed, and stops on SIGTERM', { timeout: 180_000 }, async () => {
     const smtp = await startSmtpReceiver();
     // The second job's webhook keeps failing: recorded, and its report stays on disk.
     const hook = await startWebhookReceiver([200, 500]);
     closers.push(smtp.close, hook.close);
-    const cron = every(4);
+    const slot = hourAhead();
+    const clock = clockFile(slot - SLOT_MARGIN_MS);
+    const cron = HOURLY;
     const s = setup(
       [
         { name: 'soon', cron, timeZone: 'Europe/Oslo', deliver: { email: true, webhook: true } },
@@ -166,7 +189,10 @@ describe('fanlake schedule: jobs', () => {
       await builtDataDir(),
     );
     s.env.FANLAKE_REPORT_DEFINITIONS = reportDefinitions();
-    const process = scheduler(s);
+    const process = scheduler(s, clock);
+    // Once it says so, the scheduler sleeps towards its first slot: the clock moves there.
+    await process.waitFor(/scheduler started/, 'stderr');
+    clock.set(slot);
 
     const first = await process.waitFor(/^.* soon slot .*: (\w+) in .*$/m, 'stdout');
     expect(first[1], (process.stdout + process.stderr)).toBe('ok');
@@ -175,15 +201,13 @@ describe('fanlake schedule: jobs', () => {
     process.child.kill('SIGTERM');
     expect((await process.done).code).toBe(0);
 
-    // A later slot may have begun before SIGTERM; it was stopped and delivered nothing.
     const [soon, privately] = log(s.dataDir);
-    expect(soon).toMatchObject({ schedule: 'soon', outcome: 'ok', deliveries: [{ channel: 'email', status: 'sent' }, { channel: 'webhook', status: 'sent' }] });
-    // Fired at its slot: a whole four seconds, started at it (not before, and promptly).
-    expect(Date.parse(soon!.slot) % 4_000).toBe(0);
-    expect(Date.parse(soon!.start) - Date.parse(soon!.slot)).toBeGreaterThanOrEqual(0);
-    expect(Date.parse(soon!.start) - Date.parse(soon!.slot)).toBeLessThan(2_000);
-    // Its slot came while 'soon' ran; it waited its turn (the latest of its slots is served).
-    expect(Date.parse(privately!.slot)).toBeGreaterThanOrEqual(Date.parse(soon!.slot));
+    expect(soon).toMatchObject({ schedule: 'soon', slot: new Date(slot).toISOString(), outcome: 'ok', deliveries: [{ channel: 'email', status: 'sent' }, { channel: 'webhook', status: 'sent' }] });
+    // Fired for the slot the clock moved to, not before it.
+    expect(Date.parse(soon!.start)).toBeGreaterThanOrEqual(slot);
+    // The same slot: 'private' waited its turn while 'soon' ran.
+    expect(privately!.slot).toBe(soon!.slot);
+    expect(Date.parse(privately!.start)).toBeGreaterThanOrEqual(Date.parse(soon!.end));
     expect(soon!.runId).toMatch(/^\d{8}T\d{6}Z-[0-9a-f]{6}$/);
     expect(privately).toMatchObject({ schedule: 'private', outcome: 'ok', deliveries: [{ channel: 'email', status: 'sent' }, { channel: 'webhook', status: 'failed', attempts: 2, error: 'webhook answered HTTP 500' }] });
 
@@ -218,40 +242,45 @@ describe('fanlake schedule: jobs', () => {
     expect(existsSync(join(s.dataDir, LOCK_FILE))).toBe(false);
   });
 
-  it('never overlaps a writer started by hand: the slot counts as missed, then runs once for all the slots it missed', async () => {
-    const s = setup([{ name: 'busy', cron: every(2), job: 'reports' }], { FANLAKE_SCHEDULE_LOCK_WAIT: '1', FANLAKE_REPORT_DEFINITIONS: reportDefinitions() }, await builtDataDir());
+  it('never overlaps a writer started by hand: the slot counts as missed, then runs once for all the slots it missed', { timeout: 180_000 }, async () => {
+    const slot = hourAhead();
+    const clock = clockFile(slot - SLOT_MARGIN_MS);
+    const s = setup([{ name: 'busy', cron: HOURLY, job: 'reports' }], { FANLAKE_SCHEDULE_LOCK_WAIT: '1', FANLAKE_REPORT_DEFINITIONS: reportDefinitions() }, await builtDataDir());
     const lock = await acquireWriterLock(s.dataDir, { command: 'extract by hand' });
-    const process = scheduler(s);
+    const process = scheduler(s, clock);
+    await process.waitFor(/scheduler started/, 'stderr');
+    clock.set(slot);
 
     await process.waitFor(/busy slot .*: missed/, 'stdout');
     expect((process.stdout + process.stderr)).toContain('waiting for extract by hand');
-    // Each new try for the lock says so; three tries (a second's wait and a second's pause each) pass more slots.
-    await process.waitFor(/busy: waiting for extract by hand/, 'stderr', 3);
-    const released = Date.now();
+    // Two more slots pass while the lock is held: the next try serves all three, and is the only one logged.
+    clock.set(slot + 2 * HOUR_MS);
+    await process.waitFor(/busy: slot .* \(serving 3 slots at once\) starts/, 'stderr');
+    const released = clock.now();
     await lock.release();
 
     await process.waitFor(/busy slot .*: (ok|failed) in/, 'stdout');
     process.child.kill('SIGTERM');
     expect((await process.done).code).toBe(0);
 
-    // Slots keep coming every 2 s: one more job may have begun before SIGTERM stopped it.
     const entries = log(s.dataDir);
-    expect(entries.slice(0, 2).map((e) => e.outcome)).toEqual(['missed', 'ok']);
+    expect(entries.map((e) => e.outcome)).toEqual(['missed', 'ok']);
+    expect(entries[0]).toMatchObject({ slot: new Date(slot).toISOString() });
     expect(entries[0]!.error).toContain('extract by hand');
-    expect(entries[1]!.slots).toBeGreaterThanOrEqual(2);
-    expect(Date.parse(entries[1]!.slot)).toBeGreaterThan(Date.parse(entries[0]!.slot));
-    expect(Date.parse(entries[1]!.slot)).toBeLessThan(released);
+    expect(entries[1]).toMatchObject({ slot: new Date(slot + 2 * HOUR_MS).toISOString(), slots: 3 });
+    // The job starts once it has the lock.
     expect(Date.parse(entries[1]!.start)).toBeGreaterThanOrEqual(released);
-    expect(entries.slice(2).every((e) => e.outcome === 'stopped' || e.outcome === 'ok')).toBe(true);
   });
 
-  it('catches up once on slots missed while the scheduler was down', async () => {
-    const s = setup([{ name: 'hourly', cron: '0 * * * *', job: 'reports' }], { FANLAKE_REPORT_DEFINITIONS: reportDefinitions() }, await builtDataDir());
-    const thisHour = Math.floor(Date.now() / 3_600_000) * 3_600_000;
-    const served = new Date(thisHour - 3 * 3_600_000).toISOString();
+  it('catches up once on slots missed while the scheduler was down', { timeout: 180_000 }, async () => {
+    const s = setup([{ name: 'hourly', cron: HOURLY, job: 'reports' }], { FANLAKE_REPORT_DEFINITIONS: reportDefinitions() }, await builtDataDir());
+    const thisHour = hourAhead();
+    // A second past the hour: the slots since the last served one are due at the start, the next an hour away.
+    const clock = clockFile(thisHour + 1_000);
+    const served = new Date(thisHour - 3 * HOUR_MS).toISOString();
     mkdirSync(join(s.dataDir, 'schedule'), { recursive: true });
     writeFileSync(join(s.dataDir, 'schedule', 'log.ndjson'), `${JSON.stringify({ schedule: 'hourly', slot: served, start: served, end: served, outcome: 'ok', runId: '20260101T000000Z-abcdef' })}\n`);
-    const process = scheduler(s);
+    const process = scheduler(s, clock);
 
     await process.waitFor(/hourly slot .*: ok in/, 'stdout');
     process.child.kill('SIGTERM');
@@ -264,8 +293,9 @@ describe('fanlake schedule: jobs', () => {
 
   it('SIGTERM during a job lets the running step finish, skips the rest and exits 0 with the lock released', async () => {
     const s = setup([{ name: 'stopme', cron: DAILY }]);
-    dueAtStart(s.dataDir, 'stopme');
-    const process = scheduler(s);
+    const clock = clockFile(noonAhead());
+    dueAtStart(s.dataDir, 'stopme', clock);
+    const process = scheduler(s, clock);
 
     await process.waitFor(/stopme: slot .* starts/, 'stderr');
     process.child.kill('SIGTERM');
@@ -283,8 +313,9 @@ describe('fanlake schedule: jobs', () => {
     closers.push(() => slow.close());
     const s = setup([{ name: 'abortme', cron: DAILY }]);
     Object.assign(s.env, cliEnv(slow, s.dataDir));
-    dueAtStart(s.dataDir, 'abortme');
-    const process = scheduler(s);
+    const clock = clockFile(noonAhead());
+    dueAtStart(s.dataDir, 'abortme', clock);
+    const process = scheduler(s, clock);
 
     await process.waitFor(/abortme: slot .* starts/, 'stderr');
     process.child.kill('SIGTERM');
@@ -317,8 +348,9 @@ describe('fanlake schedule: jobs', () => {
       FANLAKE_DELIVERY_RETRY_SECONDS: '0.05',
     });
     s.dataDir = dataDir;
-    dueAtStart(s.dataDir, 'broken');
-    const process = scheduler(s);
+    const clock = clockFile(noonAhead());
+    dueAtStart(s.dataDir, 'broken', clock);
+    const process = scheduler(s, clock);
 
     await process.waitFor(/broken slot .*: failed in/, 'stdout');
     process.child.kill('SIGTERM');
@@ -350,8 +382,9 @@ describe('fanlake schedule: jobs', () => {
     const s = setup([{ name: 'nightly', cron: DAILY, deliver: { webhook: true } }], { FANLAKE_WEBHOOK_URL: hook.url });
     // A directory where the lock file goes: no writer holds it, and nothing can take it.
     mkdirSync(join(s.dataDir, LOCK_FILE), { recursive: true });
-    dueAtStart(s.dataDir, 'nightly');
-    const process = scheduler(s);
+    const clock = clockFile(noonAhead());
+    dueAtStart(s.dataDir, 'nightly', clock);
+    const process = scheduler(s, clock);
 
     await process.waitFor(/nightly slot .*: failed in/, 'stdout');
     process.child.kill('SIGTERM');

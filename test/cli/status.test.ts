@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { Cron } from 'croner';
 import { describe, expect, it } from 'vitest';
+import { clockFile } from '../helpers/clock-file.js';
 import { runCli, tempDataDir } from '../helpers/cli.js';
 
 describe('fanlake status', () => {
@@ -22,7 +23,8 @@ describe('fanlake status', () => {
     writeFileSync(join(dataDir, 'state', 'engagement-snapshots.json'), JSON.stringify({ version: 1, endpoints: { customer_profiles: { startedAt: lastFull.toISOString(), runId: '20260601T000000Z-abcdef' } } }));
     const cron = '0 0 1 1 *';
 
-    const result = await runCli(['status'], { FANLAKE_DATA_DIR: dataDir, FANLAKE_ENGAGEMENT_SNAPSHOT_CRON: cron });
+    // status judges the heartbeat's age by its clock: frozen at the test's time, however slowly it starts.
+    const result = await runCli(['status'], { FANLAKE_DATA_DIR: dataDir, FANLAKE_ENGAGEMENT_SNAPSHOT_CRON: cron, ...clockFile(now, { frozen: true }).env });
     expect(result.code, result.stderr).toBe(0);
     const next = new Cron(cron, { timezone: 'UTC', paused: true }).nextRun(lastFull)!.toISOString();
     expect(result.stdout).toContain([

@@ -99,12 +99,14 @@ export function createScheduleCommand(defaults: ScheduleCommandDefaults = {}): C
       process.on('SIGTERM', onSignal);
       process.on('SIGINT', onSignal);
 
+      const history = await readLog(config.dataDir);
+      // Nothing is awaited from this line until the scheduler has read the time it starts at and sleeps: a test may move the clock once it sees the line.
       out.info(`scheduler started: ${schedules.map((s) => `${s.name} (next ${wallTime(nextSlots(s, new Date(), 1)[0]!, s.timeZone)})`).join(', ')}; log in ${scheduleLogPath(config.dataDir)}`);
       const receiver = withReceiver ? keepReceiverRunning(config, schedules, stop.signal, logRetention) : undefined;
       try {
         await runScheduler({
           schedules,
-          history: await readLog(config.dataDir),
+          history,
           stop: stop.signal,
           runJob: async (schedule, slot, slots) => {
             current = { schedule: schedule.name, slot, start: new Date() };
