@@ -180,6 +180,23 @@ ${fields.join(',\n')},
 }
 
 /**
+ * Two records no fan may hold both of unless a hard link or an analyst says so: their first
+ * names unrelated or their birth dates different, each the comparison's last level (its `else`,
+ * sql/identity/comparison_levels.csv). int_identity_clusters cuts a component holding such a pair
+ * at its weakest model links; sql/tests/identity_fans_hold_no_contradiction.sql checks it.
+ */
+function contradictsMacro(levels: readonly ComparisonLevel[]): MacroDefinition {
+  const elseLevel = (comparison: ComparisonName) => levels.filter((level) => level.comparison === comparison).at(-1)?.index ?? -1;
+  return {
+    name: 'identity_contradicts',
+    file: 'identity model sql/identity/comparison_levels.csv',
+    sql: `create or replace macro ${MACRO_SCHEMA}.identity_contradicts(levels) as
+    levels.first_name = ${elseLevel('first_name')} or levels.birth_date = ${elseLevel('birth_date')};\n`,
+    description: 'Whether two records compared (levels, as identity_levels gives them) are two people whatever else they share: first names unrelated or birth dates different (each comparison\'s last level). No fan holds both but through a hard link or an analyst\'s override.',
+  };
+}
+
+/**
  * The values of one block key of row r, as text: one for most keys, one per word for a key a
  * record holds several of (either word of the name; the town, or a street line without a house
  * number, as a place, so a town written in the street field still meets). A rule over several
@@ -268,6 +285,7 @@ export function identityModelMacros(config: IdentityModelConfig, model: StoredMo
     case when ${CROSSED} then ${MACRO_SCHEMA}.identity_levels_oriented(${L}, ${R}, true) else ${MACRO_SCHEMA}.identity_levels_oriented(${L}, ${R}, false) end;\n`,
       description: 'How two rows of intermediate.int_identity_comparables compare (see identity_levels_oriented); names written the other way round on one side are compared crosswise.',
     },
+    contradictsMacro(config.levels),
     blockKeysMacro(config.blockingRules),
     tableMacro(
       'identity_blocking_rules',
