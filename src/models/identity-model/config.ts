@@ -102,8 +102,14 @@ export interface IdentityModelConfig {
   levels: ComparisonLevel[];
   deterministicRules: DeterministicRule[];
   training: TrainingSettings;
-  /** A hash of what the four files say: a stored model trained under another configuration is trained again. */
+  /**
+   * A hash of what the four files say and of the SQL their comparisons and blocking rules are
+   * computed with (macros.ts withDefinitionHash; the files' alone until then): a stored model
+   * trained under another configuration is trained again.
+   */
   definitionHash: string;
+  /** A hash of what the four files say, all definitionHash covered before it covered the SQL: a model stored under it is adopted (model-state.ts). */
+  filesHash: string;
 }
 
 const FILES = {
@@ -145,7 +151,7 @@ export function parseIdentityModelConfig(sources: { blocking: Source; levels: So
     .update(JSON.stringify({ blockingRules, levels, deterministicRules, training }))
     .digest('hex')
     .slice(0, 16);
-  return { blockingRules, levels, deterministicRules, training, definitionHash };
+  return { blockingRules, levels, deterministicRules, training, definitionHash, filesHash: definitionHash };
 }
 
 function failer(file: string) {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { quoteLiteral } from '../../core/duckdb.js';
 import { MACRO_SCHEMA } from '../discover-project.js';
 import type { MacroDefinition } from '../discover-project.js';
@@ -268,6 +269,20 @@ function tableMacro(name: string, file: string, description: string, columns: [s
 }
 
 const literal = (value: string | number | boolean | null) => (value === null ? 'null' : typeof value === 'string' ? quoteLiteral(value) : String(value));
+
+/**
+ * The configuration with a definitionHash that covers the SQL its levels and blocking rules are
+ * computed with (their tests, thresholds and the constants above), besides the files: a change of
+ * that SQL in a new fanlake is a changed configuration too, so build reports a retrain as due.
+ */
+export function withDefinitionHash(config: IdentityModelConfig): IdentityModelConfig {
+  const sql = [levelsMacro(config.levels), blockKeysMacro(config.blockingRules)].map((macro) => macro.sql);
+  const definitionHash = createHash('sha256')
+    .update(JSON.stringify([config.filesHash, CROSSED, ...sql]))
+    .digest('hex')
+    .slice(0, 16);
+  return { ...config, definitionHash };
+}
 
 /**
  * Every identity macro: the configuration's, the stored model's (none yet: an empty model,
