@@ -15,6 +15,30 @@ frequencies as (
 
 ),
 
+-- how common each word of a name of several words is, in the order of its tokens (a name of one
+-- word has its spelling's): what an agreeing name is weighed by is the word the two share
+token_frequencies as (
+
+    select
+        tokens.record_number,
+        tokens.field,
+        list(frequencies.term_frequency order by tokens.position) as term_frequencies,
+
+    from (
+        select record_number, 'first' as field, unnest(first_name_tokens) as token, generate_subscripts(first_name_tokens, 1) as position
+        from records
+        where len(first_name_tokens) > 1
+        union all
+        select record_number, 'last' as field, unnest(last_name_tokens) as token, generate_subscripts(last_name_tokens, 1) as position
+        from records
+        where len(last_name_tokens) > 1
+    ) as tokens
+    left join frequencies
+        on frequencies.word = tokens.token
+    group by tokens.record_number, tokens.field
+
+),
+
 final as (
 
     select
@@ -27,6 +51,8 @@ final as (
         records.last_name_tokens,
         first_words.term_frequency as first_name_tf,
         last_words.term_frequency as last_name_tf,
+        first_token_words.term_frequencies as first_name_token_tfs,
+        last_token_words.term_frequencies as last_name_token_tfs,
         records.birth_date_key,
         -- its eight digits, YYYYMMDD, compared digit by digit (computed once per record here, not twice per pair)
         strftime(records.birth_date_key, '%Y%m%d') as birth_date_digits,
@@ -48,6 +74,12 @@ final as (
         on first_words.word = records.first_name_spelling
     left join frequencies as last_words
         on last_words.word = records.last_name_spelling
+    left join token_frequencies as first_token_words
+        on first_token_words.record_number = records.record_number
+        and first_token_words.field = 'first'
+    left join token_frequencies as last_token_words
+        on last_token_words.record_number = records.record_number
+        and last_token_words.field = 'last'
 
 )
 

@@ -158,6 +158,19 @@ function missingSql(comparison: ComparisonName): string {
   }
 }
 
+/**
+ * How common the agreeing name is: for a name of one word on both sides, the commoner of the two
+ * spellings (one word, alike); where either has several words ("Kari Marie" and "Marie"), the
+ * rarest word the two have in common (exact means a word in common), as the term frequency
+ * adjustment weighs the value that matched.
+ */
+function matchedTf(column: 'first_name' | 'last_name'): string {
+  const tokens = oriented(column, 'tokens');
+  const written = `greatest(${L}.${column}_tf, ${oriented(column, 'tf')})`;
+  const shared = `list_min(list_transform(list_intersect(${L}.${column}_tokens, ${tokens}), word -> coalesce(${L}.${column}_token_tfs[list_position(${L}.${column}_tokens, word)], ${L}.${column}_tf)))`;
+  return `case when len(${L}.${column}_tokens) > 1 or len(${tokens}) > 1 then coalesce(${shared}, ${written}) else ${written} end`;
+}
+
 function levelSql(comparison: ComparisonName, levels: readonly ComparisonLevel[]): string {
   const own = levels.filter((level) => level.comparison === comparison);
   if (own.length === 0) return '0';
@@ -173,8 +186,8 @@ function levelsMacro(levels: readonly ComparisonLevel[]): MacroDefinition {
     sql: `create or replace macro ${MACRO_SCHEMA}.identity_levels_oriented(${L}, ${R}, crossed) as {
         'crossed': crossed,
 ${fields.join(',\n')},
-        'first_name_tf': greatest(${L}.first_name_tf, ${oriented('first_name', 'tf')}),
-        'last_name_tf': greatest(${L}.last_name_tf, ${oriented('last_name', 'tf')})
+        'first_name_tf': ${matchedTf('first_name')},
+        'last_name_tf': ${matchedTf('last_name')}
     };\n`,
     description: 'How two rows of intermediate.int_identity_comparables compare, r\'s names taken crosswise when crossed: a level index per comparison (sql/identity/comparison_levels.csv; 0 missing on a side) and the names\' term frequencies.',
   };
