@@ -1,5 +1,5 @@
 -- materialized: view
--- description: One row per record with exactly the values the identity model compares (macros.identity_levels takes two rows of this view) and blocks on (macros.identity_block_keys): names as token sets and spellings with how common each is (int_identity_term_frequencies) and their initials, birth date, e-mail, phone, and the address as street line (and its letters, and as a place when it has no house number), postal code and town. Read by int_identity_pairs, and by training (fanlake identity train) and explain, so all three compare alike.
+-- description: One row per record with exactly the values the identity model compares (macros.identity_levels takes two rows of this view) and blocks on (macros.identity_block_keys): names as token sets and spellings with how common each is (int_identity_term_frequencies), the first name's forms (the club's first_name_forms.csv: Bob is a form of Robert) and their initials, birth date, e-mail, phone, and the address as street line (and its letters, and as a place when it has no house number), postal code and town. Read by int_identity_pairs, and by training (fanlake identity train) and explain, so all three compare alike.
 
 with
 
@@ -12,6 +12,20 @@ records as (
 frequencies as (
 
     select * from intermediate.int_identity_term_frequencies
+
+),
+
+-- The club's short forms and nicknames of first names (first_name_forms.csv), spelt as the
+-- model compares names: each form with the full names it may stand for. A record's first name
+-- is compared by these forms (level short_form): Bob and Robert, and Bob and Rob, share robert.
+name_forms as (
+
+    select
+        macros.name_transliterated(macros.first_name_key(short_form)) as word,
+        list(distinct macros.name_transliterated(macros.first_name_key(full_name))) as full_names,
+
+    from macros.club_first_name_forms()
+    group by all
 
 ),
 
@@ -52,6 +66,8 @@ final as (
         first_words.term_frequency as first_name_tf,
         last_words.term_frequency as last_name_tf,
         first_token_words.term_frequencies as first_name_token_tfs,
+        -- the first name and every full name it is a short form of
+        list_concat([records.first_name_spelling], coalesce(forms.full_names, [])) as first_name_forms,
         last_token_words.term_frequencies as last_name_token_tfs,
         records.birth_date_key,
         -- its eight digits, YYYYMMDD, compared digit by digit (computed once per record here, not twice per pair)
@@ -74,6 +90,8 @@ final as (
         on first_words.word = records.first_name_spelling
     left join frequencies as last_words
         on last_words.word = records.last_name_spelling
+    left join name_forms as forms
+        on forms.word = records.first_name_spelling
     left join token_frequencies as first_token_words
         on first_token_words.record_number = records.record_number
         and first_token_words.field = 'first'

@@ -1,4 +1,4 @@
--- description: No fan holds two records that are two people (macros.identity_contradicts: first names unrelated, or birth dates different) unless hard links or the analysts' same-fan overrides alone join them: the model never chains two people into one fan (int_identity_clusters cuts such a component at its weakest model links and marts.fan_identity_review lists the links cut, reason chain_cut).
+-- description: No fan holds two records that are two people (macros.identity_contradicts: first names unrelated, or birth dates different beyond any slip and two years or more apart) unless hard links or the analysts' same-fan overrides alone join them: the model never chains two people into one fan (int_identity_clusters cuts such a component at its weakest model links and marts.fan_identity_review lists the links cut, reason chain_cut).
 -- severity: error
 
 with recursive
@@ -31,7 +31,7 @@ contradicting as (
         on compared_a.record_key = fans_a.record_key
     inner join comparables as compared_b
         on compared_b.record_key = fans_b.record_key
-    where macros.identity_contradicts(macros.identity_levels(compared_a, compared_b))
+    where macros.identity_contradicts(macros.identity_levels(compared_a, compared_b), compared_a, compared_b)
 
 ),
 

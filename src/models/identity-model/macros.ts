@@ -82,6 +82,13 @@ function testSql(level: ComparisonLevel): string {
         return `jaro_winkler_similarity(${left}, ${right}) >= ${threshold}`;
       case 'edits':
         return `${MACRO_SCHEMA}.within_edits(${left}, ${right}, ${threshold})`;
+      case 'short_form':
+        // a short form or nickname of the other, or two of one name (the club's
+        // first_name_forms.csv: each first name with the full names it is a form of)
+        return `list_has_any(${L}.first_name_forms, case when crossed then [${R}.last_name_spelling] else ${R}.first_name_forms end)`;
+      case 'initial':
+        // one side only an initial, the other's first letter
+        return `(length(${left}) = 1 or length(${right}) = 1) and left(${left}, 1) = left(${right}, 1)`;
       case 'letters_dropped':
         // one is the other with letters left out: as many edits as the lengths differ, so none
         // is a change; the first letter kept, as a name cut short keeps it (Ly for Lily), while
@@ -195,18 +202,24 @@ ${fields.join(',\n')},
 
 /**
  * Two records no fan may hold both of unless a hard link or an analyst says so: their first
- * names unrelated or their birth dates different, each the comparison's last level (its `else`,
- * sql/identity/comparison_levels.csv). int_identity_clusters cuts a component holding such a pair
+ * names unrelated (the comparison's last level, its `else`, sql/identity/comparison_levels.csv),
+ * or their birth dates different (the last level) and years apart. int_identity_clusters cuts a component holding such a pair
  * at its weakest model links; sql/tests/identity_fans_hold_no_contradiction.sql checks it.
  */
+/** Birth dates at least this many years apart (and beyond every slip level) are two people's. */
+const CONTRADICTING_YEARS = 2;
+
 function contradictsMacro(levels: readonly ComparisonLevel[]): MacroDefinition {
   const elseLevel = (comparison: ComparisonName) => levels.filter((level) => level.comparison === comparison).at(-1)?.index ?? -1;
   return {
     name: 'identity_contradicts',
     file: 'identity model sql/identity/comparison_levels.csv',
-    sql: `create or replace macro ${MACRO_SCHEMA}.identity_contradicts(levels) as
-    levels.first_name = ${elseLevel('first_name')} or levels.birth_date = ${elseLevel('birth_date')};\n`,
-    description: 'Whether two records compared (levels, as identity_levels gives them) are two people whatever else they share: first names unrelated or birth dates different (each comparison\'s last level). No fan holds both but through a hard link or an analyst\'s override.',
+    // birth dates: beyond every slip the levels know, and years apart, so two slips at once (a
+    // digit and day and month swapped) stay evidence, not a contradiction
+    sql: `create or replace macro ${MACRO_SCHEMA}.identity_contradicts(levels, ${L}, ${R}) as
+    levels.first_name = ${elseLevel('first_name')}
+    or (levels.birth_date = ${elseLevel('birth_date')} and abs(year(${L}.birth_date_key) - year(${R}.birth_date_key)) >= ${CONTRADICTING_YEARS});\n`,
+    description: 'Whether two records l and r of int_identity_comparables, compared (levels, as identity_levels gives them), are two people whatever else they share: first names unrelated, or birth dates different (the last level) and years apart. No fan holds both but through a hard link or an analyst\'s override.',
   };
 }
 
