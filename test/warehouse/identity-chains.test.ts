@@ -1,4 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { withConnection } from '../../src/core/duckdb.js';
+import { explainPair, formatExplanation, type PairExplanation } from '../../src/models/identity-model/explain.js';
 import { runChecks } from '../../src/models/index.js';
 import { queryWarehouse } from '../helpers/warehouse.js';
 import { itPlacesTraps, placeTrapRecords, type TrapPlacement } from './identity-fixture.js';
@@ -78,5 +81,44 @@ describe('a chain of model links between two people', () => {
     const results = await runChecks({ dataDir: placement.dataDir, all: true });
     const test = results.filter((result) => result.name.includes('identity_fans_hold_no_contradiction'));
     expect(test.map((result) => result.status)).toEqual(['pass']);
+  });
+});
+
+describe('identity explain on the chain', () => {
+  const explain = (a: string, b: string) => withConnection(join(placement.dataDir, 'warehouse.duckdb'), (connection) => explainPair(connection, a, b));
+  const records = [KARI, MAILBOX, PHONE, OLA];
+
+  it('agrees with fan_identity_links on every pair: one fan exactly where the links put one', async () => {
+    const pairs = records.flatMap((a, at) => records.slice(at + 1).map((b) => [a, b] as const));
+    const explained = await withConnection(join(placement.dataDir, 'warehouse.duckdb'), async (connection) => {
+      const all: PairExplanation[] = [];
+      for (const [a, b] of pairs) all.push(await explainPair(connection, a, b));
+      return all;
+    });
+    for (const [at, [a, b]] of pairs.entries()) {
+      expect(explained[at]!.fans[0] === explained[at]!.fans[1], `${a} ${b}`).toBe(placement.fanOf.get(a) === placement.fanOf.get(b));
+    }
+  });
+
+  it('reads the stored score of a linked pair, and says which link the chain rule cut', async () => {
+    const pairs = await queryWarehouse(placement.dataDir, `select from_key, to_key, match_probability, match_weight from intermediate.int_identity_pairs where is_link`);
+    const [cut] = await queryWarehouse(placement.dataDir, `select record_a, record_b from marts.fan_identity_review where reason = 'chain_cut'`);
+    for (const pair of pairs.filter((stored) => records.includes(stored.from_key))) {
+      const explained: PairExplanation = await explain(pair.to_key, pair.from_key);
+      expect([explained.stored, explained.modelLinks]).toEqual([true, true]);
+      expect(explained.matchProbability).toBe(pair.match_probability);
+      expect(explained.matchWeight).toBe(pair.match_weight);
+      const isCut = [pair.from_key, pair.to_key].sort().join(' ') === [cut!.record_a, cut!.record_b].sort().join(' ');
+      expect(explained.chainCut, `${pair.from_key} ${pair.to_key}`).toBe(isCut);
+      if (isCut) expect(formatExplanation(explained)).toContain('chain_cut');
+    }
+  });
+
+  it('says a pair with no stored score was not scored at or above the review threshold, and names the veto', async () => {
+    const explained = await explain(KARI, OLA);
+    expect(explained.stored).toBe(false);
+    expect(explained.modelLinks).toBeNull();
+    expect(explained.vetoedBy).toEqual(['first_name different']);
+    expect(explained.fans[0]).not.toBe(explained.fans[1]);
   });
 });
