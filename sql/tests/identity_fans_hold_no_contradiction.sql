@@ -1,4 +1,4 @@
--- description: No fan holds two records that are two people (macros.identity_contradicts: first names unrelated, or birth dates different beyond any slip and two years or more apart) unless hard links or the analysts' same-fan overrides alone join them: the model never chains two people into one fan (int_identity_clusters cuts such a component at its weakest model links and marts.fan_identity_review lists the links cut, reason chain_cut).
+-- description: No fan holds two records that are two people (macros.identity_contradicts: first names unrelated, or birth dates different beyond any slip, a slip and a day-month swap at once included) unless hard links or the analysts' same-fan overrides alone join them: the model never chains two people into one fan (int_identity_clusters cuts such a component at its weakest model links and marts.fan_identity_review lists the links cut, reason chain_cut).
 -- severity: error
 
 with recursive

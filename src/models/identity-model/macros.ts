@@ -203,23 +203,22 @@ ${fields.join(',\n')},
 /**
  * Two records no fan may hold both of unless a hard link or an analyst says so: their first
  * names unrelated (the comparison's last level, its `else`, sql/identity/comparison_levels.csv),
- * or their birth dates different (the last level) and years apart. int_identity_clusters cuts a component holding such a pair
+ * or their birth dates different (the last level) and more than a digit apart even with day and
+ * month swapped (two slips at once). int_identity_clusters cuts a component holding such a pair
  * at its weakest model links; sql/tests/identity_fans_hold_no_contradiction.sql checks it.
  */
-/** Birth dates at least this many years apart (and beyond every slip level) are two people's. */
-const CONTRADICTING_YEARS = 2;
-
 function contradictsMacro(levels: readonly ComparisonLevel[]): MacroDefinition {
   const elseLevel = (comparison: ComparisonName) => levels.filter((level) => level.comparison === comparison).at(-1)?.index ?? -1;
   return {
     name: 'identity_contradicts',
     file: 'identity model sql/identity/comparison_levels.csv',
-    // birth dates: beyond every slip the levels know, and years apart, so two slips at once (a
-    // digit and day and month swapped) stay evidence, not a contradiction
+    // birth dates: beyond every slip the levels know, and more than one digit apart with day and
+    // month swapped too, so two slips at once (a digit, and day and month swapped) stay evidence
     sql: `create or replace macro ${MACRO_SCHEMA}.identity_contradicts(levels, ${L}, ${R}) as
     levels.first_name = ${elseLevel('first_name')}
-    or (levels.birth_date = ${elseLevel('birth_date')} and abs(year(${L}.birth_date_key) - year(${R}.birth_date_key)) >= ${CONTRADICTING_YEARS});\n`,
-    description: 'Whether two records l and r of int_identity_comparables, compared (levels, as identity_levels gives them), are two people whatever else they share: first names unrelated, or birth dates different (the last level) and years apart. No fan holds both but through a hard link or an analyst\'s override.',
+    or (levels.birth_date = ${elseLevel('birth_date')}
+        and hamming(${L}.birth_date_digits, left(${R}.birth_date_digits, 4) || right(${R}.birth_date_digits, 2) || substr(${R}.birth_date_digits, 5, 2)) > 1);\n`,
+    description: 'Whether two records l and r of int_identity_comparables, compared (levels, as identity_levels gives them), are two people whatever else they share: first names unrelated, or birth dates different (the last level) and more than a digit apart even with day and month swapped. No fan holds both but through a hard link or an analyst\'s override.',
   };
 }
 
