@@ -166,16 +166,17 @@ function missingSql(comparison: ComparisonName): string {
 }
 
 /**
- * How common the agreeing name is: for a name of one word on both sides, the commoner of the two
- * spellings (one word, alike); where either has several words ("Kari Marie" and "Marie"), the
- * rarest word the two have in common (exact means a word in common), as the term frequency
- * adjustment weighs the value that matched.
+ * How common the agreeing name is: the spelling's, where the two spell it alike (a name of one
+ * word on both sides, or one double-barrelled name, as rare as the two together); else, where
+ * either has several words ("Kari Marie" and "Marie"), the rarest word the two have in common
+ * (exact means a word in common), as the term frequency adjustment weighs the value that matched.
  */
 function matchedTf(column: 'first_name' | 'last_name'): string {
   const tokens = oriented(column, 'tokens');
   const written = `greatest(${L}.${column}_tf, ${oriented(column, 'tf')})`;
   const shared = `list_min(list_transform(list_intersect(${L}.${column}_tokens, ${tokens}), word -> coalesce(${L}.${column}_token_tfs[list_position(${L}.${column}_tokens, word)], ${L}.${column}_tf)))`;
-  return `case when len(${L}.${column}_tokens) > 1 or len(${tokens}) > 1 then coalesce(${shared}, ${written}) else ${written} end`;
+  const sameSpelling = `${L}.${column}_spelling = ${oriented(column, 'spelling')}`;
+  return `case when len(${L}.${column}_tokens) > 1 or len(${tokens}) > 1 then case when ${sameSpelling} then ${written} else coalesce(${shared}, ${written}) end else ${written} end`;
 }
 
 function levelSql(comparison: ComparisonName, levels: readonly ComparisonLevel[]): string {
