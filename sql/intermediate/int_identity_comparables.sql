@@ -74,6 +74,7 @@ final as (
         strftime(records.birth_date_key, '%Y%m%d') as birth_date_digits,
         records.email,
         records.phone_key,
+        records.phone_e164,
         records.street_key,
         -- the letters of the street line, compared with the other record's town (a town written in the street field, or the other way round)
         nullif(regexp_replace(records.street_key, '[^a-z]', '', 'g'), '') as street_letters,

@@ -27,6 +27,9 @@ const RAW = {
     user(405, { name_first: 'Thomas', name_last: 'Brun', email: 'tb@online.no', phone: '', birthday: '1990-09-19', address: 'Elvegata 5', zip_code: '3015', city: 'Drammen' }),
     // twins: one surname, birth date, address, household phone and e-mail; unrelated first names
     user(411, { name_first: 'Jonas', name_last: 'Fjeld', email: 'fjeld.home@online.no', phone: '93000411', birthday: '2003-03-03', address: 'Bakkane 2', zip_code: '5012', city: 'Bergen' }),
+    // a Swedish number written nationally here, in E.164 there; a Norwegian one without its code here
+    user(421, { name_first: 'Nina', name_last: 'Holtet', email: '', phone: '0701234421' }),
+    user(422, { name_first: 'Odd', name_last: 'Viken', email: '', phone: '91234422' }),
     user(412, { name_first: 'Tobias', name_last: 'Fjeld', email: 'tobias.fjeld@gmail.com', phone: '', birthday: '2003-03-03', address: 'Bakkane 2', zip_code: '5012', city: 'Bergen' }),
   ],
   engagement_customer_profiles: [
@@ -36,6 +39,8 @@ const RAW = {
     profile(4004, { firstName: 'Per', lastName: 'Aasland', phoneNumber: '93000404', dateOfBirth: born('1961-06-06') }),
     // a short form, nothing shared but the name, the birth date and the address
     profile(4005, { firstName: 'Tom', lastName: 'Brun', dateOfBirth: born('1990-09-19'), street: 'Elvegata 5', postalCode: '3015', city: 'Drammen' }),
+    profile(4021, { firstName: 'Nina', lastName: 'Holtet', phoneNumber: '+46 70 123 44 21' }),
+    profile(4022, { firstName: 'Odd', lastName: 'Viken', phoneNumber: '+47 912 34 422' }),
     profile(4011, { firstName: 'Jonas', lastName: 'Fjeld', email: 'fjeld.home@online.no', phoneNumber: '93000411', dateOfBirth: born('2003-03-03'), street: 'Bakkane 2', postalCode: '5012', city: 'Bergen' }),
     profile(4012, { firstName: 'Tobias', lastName: 'Fjeld', email: 'fjeld.home@online.no', phoneNumber: '93000411', dateOfBirth: born('2003-03-03'), street: 'Bakkane 2', postalCode: '5012', city: 'Bergen' }),
   ],
@@ -75,5 +80,15 @@ describe('first names as evidence', () => {
       'ticketing_user:401': 'initial', 'ticketing_user:402': 'short_form', 'ticketing_user:403': 'short_form', 'ticketing_user:404': 'short_form',
     });
     for (const row of rows) expect(typeof row.first_name_weight).toBe('number');
+  });
+});
+
+describe('phones', () => {
+  it('compares one number in E.164 (the default country code added) as exact, and the same last digits written nationally abroad as same_digits', async () => {
+    const rows = await queryWarehouse(
+      placement.dataDir,
+      `select to_key, phone_level from marts.fan_identity_evidence where to_key in ('ticketing_user:421', 'ticketing_user:422')`,
+    );
+    expect(Object.fromEntries(rows.map((row) => [row.to_key, row.phone_level]))).toEqual({ 'ticketing_user:421': 'same_digits', 'ticketing_user:422': 'exact' });
   });
 });

@@ -22,7 +22,7 @@ const CLUB_LEVELS: Record<string, Record<string, [number, number]>> = {
     two_digits: [0.00072, 0.015], different: [0.00072, 0.984],
   },
   email: { exact: [0.782, 0.000225], different: [0.218, 0.99977] },
-  phone: { exact: [0.898, 0.000302], one_digit: [0.0019, 0.0000043], different: [0.102, 0.9997] },
+  phone: { exact: [0.898, 0.000302], same_digits: [0.01, 0.000004], one_digit: [0.0019, 0.0000043], different: [0.102, 0.9997] },
   address: {
     same: [0.642, 0.000183], similar_street: [0.0903, 0.00003], street_town_swapped: [0.118, 0.0019], same_postcode_and_town_no_street: [0.0247, 0.00025],
     same_postcode_and_town: [0.0243, 0.00562], same_area: [0.184, 0.00383],

@@ -30,7 +30,7 @@ type ComparisonKind = (typeof COMPARISONS)[ComparisonName];
 const TESTS: Record<ComparisonKind, Record<string, 'none' | 'similarity' | 'count'>> = {
   name: { same: 'none', jaro_winkler: 'similarity', edits: 'count', letters_dropped: 'count', short_form: 'none', initial: 'none', else: 'none' },
   date: { same: 'none', edits: 'count', days_apart: 'count', day_month_swapped: 'none', else: 'none' },
-  text: { same: 'none', jaro_winkler: 'similarity', edits: 'count', else: 'none' },
+  text: { same: 'none', same_number: 'none', jaro_winkler: 'similarity', edits: 'count', else: 'none' },
   address: { same: 'none', street_similar: 'similarity', street_town_swapped: 'similarity', postcode_and_city_without_street: 'none', postcode_and_city: 'none', postcode_or_city: 'none', else: 'none' },
 };
 
@@ -199,6 +199,7 @@ function parseLevels(source: Source): ComparisonLevel[] {
     const termFrequency = parseBoolean(fields.term_frequency!, 'term_frequency', problem);
     if (termFrequency && !(kind === 'name' && fields.test === 'same')) throw problem('term_frequency applies to a name comparison\'s same level only');
     const veto = parseBoolean(fields.veto!, 'veto', problem);
+    if (fields.test === 'same_number' && comparison !== 'phone') throw problem('test same_number applies to phone only (the numbers in E.164)');
     if (fields.test === 'short_form' && comparison !== 'first_name') throw problem('test short_form applies to first_name only (the club\'s first_name_forms.csv)');
     if (fields.test === 'else') closed.add(comparison);
     levels.push({

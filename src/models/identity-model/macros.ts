@@ -117,6 +117,9 @@ function testSql(level: ComparisonLevel): string {
     switch (level.test) {
       case 'same':
         return `${left} = ${right}`;
+      case 'same_number':
+        // one number in E.164 (macros.phone_e164, with the club's default country code)
+        return `${L}.phone_e164 = ${R}.phone_e164`;
       case 'jaro_winkler':
         return `jaro_winkler_similarity(${left}, ${right}) >= ${threshold}`;
       case 'edits':

@@ -153,8 +153,9 @@ async function estimateU(connection: DuckDBConnection, config: IdentityModelConf
   for (const comparison of comparisons) {
     const pairs = comparison.levels.map((_, level) => rows.filter((row) => Number(row[comparison.name]) === level + 1).reduce((sum, row) => sum + Number(row.pairs), 0));
     const total = pairs.reduce((sum, count) => sum + count, 0);
-    const exactAt = exactContactLevel(config, comparison.name);
-    const frequency = exactAt === undefined ? undefined : await exactMatchU(connection, comparison.name, config.training.u_floor_pairs);
+    const exact = exactContactLevel(config, comparison.name);
+    const exactAt = exact?.at;
+    const frequency = exact === undefined ? undefined : await exactMatchU(connection, exact.column, config.training.u_floor_pairs);
     if (exactAt === undefined || frequency === undefined) {
       estimates.set(comparison.name, { u: flooredShares(pairs, config.training.u_floor_pairs), pairs, total, trained: total > 0 });
       continue;
@@ -167,12 +168,13 @@ async function estimateU(connection: DuckDBConnection, config: IdentityModelConf
   return estimates;
 }
 
-/** The position (0 for level 1) of an e-mail or phone comparison's `same` level, whose u comes from frequencies. */
-function exactContactLevel(config: IdentityModelConfig, comparison: ComparisonName): number | undefined {
+/** The position (0 for level 1) of an e-mail or phone comparison's first exact level (`same`, or `same_number` in E.164), whose u comes from frequencies, and the column it compares. */
+function exactContactLevel(config: IdentityModelConfig, comparison: ComparisonName): { at: number; column: string } | undefined {
   if (COMPARISONS[comparison] !== 'text') return undefined;
   const own = config.levels.filter((level) => level.comparison === comparison);
-  const at = own.findIndex((level) => level.test === 'same');
-  return at < 0 ? undefined : at;
+  const at = own.findIndex((level) => level.test === 'same' || level.test === 'same_number');
+  if (at < 0) return undefined;
+  return { at, column: own[at]!.test === 'same_number' ? 'phone_e164' : comparison === 'phone' ? 'phone_key' : 'email' };
 }
 
 /**
@@ -181,8 +183,7 @@ function exactContactLevel(config: IdentityModelConfig, comparison: ComparisonNa
  * have one. Pairs of one person's records count too (as they do among random pairs): u is a
  * little high, the weight a little low. Undefined when fewer than two entities have a value.
  */
-async function exactMatchU(connection: DuckDBConnection, comparison: ComparisonName, floorPairs: number): Promise<{ u: number; pairs: number } | undefined> {
-  const column = comparison === 'phone' ? 'phone_key' : 'email';
+async function exactMatchU(connection: DuckDBConnection, column: string, floorPairs: number): Promise<{ u: number; pairs: number } | undefined> {
   const pairsOf = (count: string) => `sum(${count} * (${count} - 1) / 2)`;
   const [row] = await queryRows(
     connection,
