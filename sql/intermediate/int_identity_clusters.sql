@@ -250,24 +250,37 @@ model_components as (
 
 ),
 
+-- the compared values of their records, once
+model_members as materialized (
+
+    select
+        components.component_number,
+        comparables.*,
+
+    from components
+    semi join model_components
+        on model_components.component_number = components.component_number
+    inner join intermediate.int_identity_comparables as comparables
+        on comparables.record_number = components.record_number
+
+),
+
 contradictions as (
 
     select
-        members_a.record_number as from_number,
-        members_b.record_number as to_number,
-        members_a.component_number,
+        compared_a.record_number as from_number,
+        compared_b.record_number as to_number,
+        compared_a.component_number,
 
-    from components as members_a
-    semi join model_components
-        on model_components.component_number = members_a.component_number
-    inner join components as members_b
-        on members_b.component_number = members_a.component_number
-        and members_b.record_number > members_a.record_number
-    inner join intermediate.int_identity_comparables as compared_a
-        on compared_a.record_key = members_a.record_key
-    inner join intermediate.int_identity_comparables as compared_b
-        on compared_b.record_key = members_b.record_key
-    where macros.identity_contradicts(macros.identity_levels(compared_a, compared_b), compared_a, compared_b)
+    from model_members as compared_a
+    inner join model_members as compared_b
+        on compared_b.component_number = compared_a.component_number
+        and compared_b.record_number > compared_a.record_number
+    -- one first name and one birth date (or a missing one) contradict nothing: most pairs
+    where (compared_a.first_name_spelling is distinct from compared_b.first_name_spelling
+            or compared_a.last_name_spelling is distinct from compared_b.last_name_spelling
+            or compared_a.birth_date_key is distinct from compared_b.birth_date_key)
+        and macros.identity_contradicts(compared_a, compared_b)
 
 ),
 

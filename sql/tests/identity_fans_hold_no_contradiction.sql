@@ -31,7 +31,7 @@ contradicting as (
         on compared_a.record_key = fans_a.record_key
     inner join comparables as compared_b
         on compared_b.record_key = fans_b.record_key
-    where macros.identity_contradicts(macros.identity_levels(compared_a, compared_b), compared_a, compared_b)
+    where macros.identity_contradicts(compared_a, compared_b)
 
 ),
 

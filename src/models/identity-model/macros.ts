@@ -211,19 +211,31 @@ ${fields.join(',\n')},
  * month swapped (two slips at once). int_identity_clusters cuts a component holding such a pair
  * at its weakest model links; sql/tests/identity_fans_hold_no_contradiction.sql checks it.
  */
-function contradictsMacro(levels: readonly ComparisonLevel[]): MacroDefinition {
+function contradictsMacros(levels: readonly ComparisonLevel[]): MacroDefinition[] {
   const elseLevel = (comparison: ComparisonName) => levels.filter((level) => level.comparison === comparison).at(-1)?.index ?? -1;
-  return {
-    name: 'identity_contradicts',
-    file: 'identity model sql/identity/comparison_levels.csv',
-    // birth dates: beyond every slip the levels know, and more than one digit apart with day and
-    // month swapped too, so two slips at once (a digit, and day and month swapped) stay evidence
-    sql: `create or replace macro ${MACRO_SCHEMA}.identity_contradicts(levels, ${L}, ${R}) as
-    levels.first_name = ${elseLevel('first_name')}
-    or (levels.birth_date = ${elseLevel('birth_date')}
+  const file = 'identity model sql/identity/comparison_levels.csv';
+  return [
+    {
+      name: 'identity_contradicts_oriented',
+      file,
+      // only the two comparisons that can contradict, not all six: int_identity_clusters asks
+      // it of every pair of records of a component. Birth dates: beyond every slip the levels
+      // know, and more than one digit apart with day and month swapped too, so two slips at once
+      // (a digit, and day and month swapped) stay evidence.
+      sql: `create or replace macro ${MACRO_SCHEMA}.identity_contradicts_oriented(${L}, ${R}, crossed) as
+    (${levelSql('first_name', levels)}) = ${elseLevel('first_name')}
+    or ((${levelSql('birth_date', levels)}) = ${elseLevel('birth_date')}
         and hamming(${L}.birth_date_digits, left(${R}.birth_date_digits, 4) || right(${R}.birth_date_digits, 2) || substr(${R}.birth_date_digits, 5, 2)) > 1);\n`,
-    description: 'Whether two records l and r of int_identity_comparables, compared (levels, as identity_levels gives them), are two people whatever else they share: first names unrelated, or birth dates different (the last level) and more than a digit apart even with day and month swapped. No fan holds both but through a hard link or an analyst\'s override.',
-  };
+      description: 'identity_contradicts with r\'s names taken crosswise when crossed.',
+    },
+    {
+      name: 'identity_contradicts',
+      file,
+      sql: `create or replace macro ${MACRO_SCHEMA}.identity_contradicts(${L}, ${R}) as
+    case when ${CROSSED} then ${MACRO_SCHEMA}.identity_contradicts_oriented(${L}, ${R}, true) else ${MACRO_SCHEMA}.identity_contradicts_oriented(${L}, ${R}, false) end;\n`,
+      description: 'Whether two rows l and r of int_identity_comparables are two people whatever else they share: first names unrelated (the last level), or birth dates different (the last level) and more than a digit apart even with day and month swapped. No fan holds both but through a hard link or an analyst\'s override.',
+    },
+  ];
 }
 
 /**
@@ -329,7 +341,7 @@ export function identityModelMacros(config: IdentityModelConfig, model: StoredMo
     case when ${CROSSED} then ${MACRO_SCHEMA}.identity_levels_oriented(${L}, ${R}, true) else ${MACRO_SCHEMA}.identity_levels_oriented(${L}, ${R}, false) end;\n`,
       description: 'How two rows of intermediate.int_identity_comparables compare (see identity_levels_oriented); names written the other way round on one side are compared crosswise.',
     },
-    contradictsMacro(config.levels),
+    ...contradictsMacros(config.levels),
     blockKeysMacro(config.blockingRules),
     tableMacro(
       'identity_blocking_rules',
