@@ -250,12 +250,19 @@ model_components as (
 
 ),
 
--- the compared values of their records, once
+-- the values of their records macros.identity_contradicts compares, once
 model_members as materialized (
 
     select
         components.component_number,
-        comparables.*,
+        comparables.record_number,
+        comparables.first_name_spelling,
+        comparables.last_name_spelling,
+        comparables.first_name_tokens,
+        comparables.last_name_tokens,
+        comparables.first_name_forms,
+        comparables.birth_date_key,
+        comparables.birth_date_digits,
 
     from components
     semi join model_components
@@ -276,10 +283,11 @@ contradictions as (
     inner join model_members as compared_b
         on compared_b.component_number = compared_a.component_number
         and compared_b.record_number > compared_a.record_number
-    -- one first name and one birth date (or a missing one) contradict nothing: most pairs
-    where (compared_a.first_name_spelling is distinct from compared_b.first_name_spelling
-            or compared_a.last_name_spelling is distinct from compared_b.last_name_spelling
-            or compared_a.birth_date_key is distinct from compared_b.birth_date_key)
+    -- only two first names or two birth dates, both written and not alike, can contradict:
+    -- most pairs of a component have one of each, or one missing (names written the other way
+    -- round have two first names, and are compared crosswise)
+    where (compared_a.first_name_spelling <> compared_b.first_name_spelling
+            or compared_a.birth_date_key <> compared_b.birth_date_key)
         and macros.identity_contradicts(compared_a, compared_b)
 
 ),
