@@ -66,8 +66,8 @@ final as (
         first_words.term_frequency as first_name_tf,
         last_words.term_frequency as last_name_tf,
         first_token_words.term_frequencies as first_name_token_tfs,
-        -- the first name and every full name it is a short form of
-        list_concat([records.first_name_spelling], coalesce(forms.full_names, [])) as first_name_forms,
+        -- every full name the first name is a short form of (NULL for most names: none)
+        forms.full_names as first_name_forms,
         last_token_words.term_frequencies as last_name_token_tfs,
         records.birth_date_key,
         -- its eight digits, YYYYMMDD, compared digit by digit (computed once per record here, not twice per pair)

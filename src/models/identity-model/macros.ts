@@ -85,7 +85,9 @@ function testSql(level: ComparisonLevel): string {
       case 'short_form':
         // a short form or nickname of the other, or two of one name (the club's
         // first_name_forms.csv: each first name with the full names it is a form of)
-        return `list_has_any(${L}.first_name_forms, case when crossed then [${R}.last_name_spelling] else ${R}.first_name_forms end)`;
+        // (NULL for most names: the cheap test first)
+        return `(${L}.first_name_forms is not null or (not crossed and ${R}.first_name_forms is not null))
+                and (list_contains(${L}.first_name_forms, ${right}) or (not crossed and (list_contains(${R}.first_name_forms, ${left}) or list_has_any(${L}.first_name_forms, ${R}.first_name_forms))))`;
       case 'initial':
         // one side only an initial, the other's first letter
         return `(length(${left}) = 1 or length(${right}) = 1) and left(${left}, 1) = left(${right}, 1)`;
