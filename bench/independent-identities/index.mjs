@@ -16,6 +16,8 @@ export const INDEPENDENT_SHARES = {
   middleName: 0.2,
   /** Persons who get a housemate: same last name and e-mail, half of them the same phone, another first name. */
   household: 0.05,
+  /** Housemates who are the person's twin: the birth date too, another first name. */
+  twin: 0.3,
   /** Persons who get a namesake: same first and last name and birth year, their own e-mail and phone. */
   namesake: 0.04,
   ticketingUser: 0.85,
@@ -145,11 +147,13 @@ function otherFirstName(sex, not) {
   }
 }
 
-/** Same last name and mailbox, another first name; the same phone half the time. */
+/** Same last name and mailbox, another first name; the same phone half the time, the same birth date (a twin) a share of the time. */
 function housemateOf(head, id) {
   const sex = faker.person.sex();
   const person = newPerson(id);
-  return { ...person, sex, firstName: otherFirstName(sex, head.firstName), lastName: head.lastName, email: head.email, phone: chance(0.5) ? head.phone : person.phone };
+  const phone = chance(0.5) ? head.phone : person.phone;
+  const birthDate = chance(INDEPENDENT_SHARES.twin) ? head.birthDate : person.birthDate;
+  return { ...person, sex, firstName: otherFirstName(sex, head.firstName), lastName: head.lastName, email: head.email, phone, birthDate };
 }
 
 /** Same first and last name and birth year, a different day; an e-mail and phone of their own. */

@@ -1,7 +1,7 @@
 -- materialized: incremental
 -- unique_key: record_key
 -- incremental_delete: record_key not in (select record_key from intermediate.int_identity_records)
--- description: One row per record: its fan, the connected component of its links (int_identity_edges: the hard links and the identity model's, and the analysts' same-fan overrides) it belongs to, the part of it its fan is once different-fan overrides cut it, and the strongest rule that linked it. A record that matches nobody is its own fan. Incremental: only the components holding a record whose links changed (link_signature) are recomputed; see docs/decisions.md.
+-- description: One row per record: its fan, the connected component of its links (int_identity_edges: the hard links and the identity model's, and the analysts' same-fan overrides) it belongs to, the part of it its fan is once its weakest links are cut where the component holds two records an analyst declared different (different-fan overrides) or two the model joined that contradict each other (macros.identity_contradicts: first names unrelated, or birth dates different beyond any slip, a slip and a day-month swap at once included; a hard link or a same-fan override may join them), and the strongest rule that linked it. A record that matches nobody is its own fan. Incremental: only the components holding a record whose links changed (link_signature) are recomputed; see docs/decisions.md.
 -- test: unique(record_key)
 -- test: not_null(record_key, fan_id, component_number, match_rule, link_signature)
 
@@ -34,6 +34,7 @@ edges as (
         rule_edges.to_key,
         rule_edges.match_rule,
         rule_edges.rule_rank,
+        rule_edges.score,
 
     from rule_edges
 
@@ -46,6 +47,7 @@ edges as (
         to_key,
         match_rule,
         rule_rank,
+        1.0 as score,
 
     from overrides
     where decision = 'same'
@@ -182,8 +184,10 @@ neighbours as (
 
 -- Label propagation: every linked record starts with the smallest of its own and its
 -- neighbours' numbers as its label and takes the smallest label among itself and its
--- neighbours, until an iteration changes nothing. Each iteration is one hash join over the
--- links; iterations grow with a cluster's diameter (a handful), not with the number of records.
+-- neighbours, until an iteration changes nothing: a fixpoint, with no bound on the iterations
+-- (labels only fall, so it ends), as a bound would split a long cluster silently. Each
+-- iteration is one hash join over the links; iterations grow with a cluster's diameter (a
+-- handful), not with the number of records.
 propagation (record_number, component_number, iteration, has_changed) as (
 
     select
@@ -209,9 +213,6 @@ propagation (record_number, component_number, iteration, has_changed) as (
     inner join propagation as neighbour
         on neighbour.record_number = neighbours.neighbour_number
     where exists (select 1 from propagation as previous where previous.has_changed)
-        -- a safety bound far above any cluster's diameter; were it ever reached, links would
-        -- cross clusters, which test/warehouse/identity-resolution.test.ts checks
-        and state.iteration < 100
     group by state.record_number, state.component_number, state.iteration
 
 ),
@@ -234,15 +235,82 @@ components as (
 
 ),
 
--- Different-fan overrides whose two records ended up in one component: that component is cut.
+-- Two records of one component that are two people (macros.identity_contradicts: first names
+-- unrelated, or birth dates different beyond any slip), in a component the model linked: the model chained
+-- them (Kari, a nameless mailbox record, a nameless phone record, Ola), or linked a father to
+-- his son of one name. No model link may join them; hard links and same-fan overrides may.
+-- Compared pair by pair within a component (a handful of records each).
+model_components as (
+
+    select distinct components.component_number
+    from affected_edges
+    inner join components
+        on components.record_number = affected_edges.from_number
+    where affected_edges.rule_rank = 3
+
+),
+
+-- the values of their records macros.identity_contradicts compares, once
+model_members as materialized (
+
+    select
+        components.component_number,
+        comparables.record_number,
+        comparables.first_name_spelling,
+        comparables.last_name_spelling,
+        comparables.first_name_tokens,
+        comparables.last_name_tokens,
+        comparables.first_name_forms,
+        comparables.birth_date_key,
+        comparables.birth_date_digits,
+
+    from components
+    semi join model_components
+        on model_components.component_number = components.component_number
+    inner join intermediate.int_identity_comparables as comparables
+        on comparables.record_number = components.record_number
+
+),
+
+contradictions as (
+
+    select
+        compared_a.record_number as from_number,
+        compared_b.record_number as to_number,
+        compared_a.component_number,
+
+    from model_members as compared_a
+    inner join model_members as compared_b
+        on compared_b.component_number = compared_a.component_number
+        and compared_b.record_number > compared_a.record_number
+    -- only two first names or two birth dates, both written and not alike, can contradict:
+    -- most pairs of a component have one of each, or one missing (names written the other way
+    -- round have two first names, and are compared crosswise)
+    where (compared_a.first_name_spelling <> compared_b.first_name_spelling
+            or compared_a.birth_date_key <> compared_b.birth_date_key)
+        and macros.identity_contradicts(compared_a, compared_b)
+
+),
+
+-- what no fan may join: an analyst's different-fan override (against every link), a
+-- contradiction (against the model's links only)
+forbidden_pairs as (
+
+    select from_number, to_number, false as model_only from separations
+    union all
+    select from_number, to_number, true as model_only from contradictions
+
+),
+
+-- components holding a forbidden pair: each is cut
 cut_components as (
 
     select distinct records_a.component_number
-    from separations
+    from forbidden_pairs
     inner join components as records_a
-        on records_a.record_number = separations.from_number
+        on records_a.record_number = forbidden_pairs.from_number
     inner join components as records_b
-        on records_b.record_number = separations.to_number
+        on records_b.record_number = forbidden_pairs.to_number
     where records_a.component_number = records_b.component_number
 
 ),
@@ -261,16 +329,17 @@ cut_members as (
 
 ),
 
--- its links strongest first (rule rank, then record keys)
+-- its links strongest first (rule rank, then the model's probability, then record keys)
 cut_links as (
 
     select
         from_members.component_number,
         from_members.position as from_position,
         to_members.position as to_position,
+        affected_edges.rule_rank,
         row_number() over (
             partition by from_members.component_number
-            order by affected_edges.rule_rank, least(affected_edges.from_key, affected_edges.to_key), greatest(affected_edges.from_key, affected_edges.to_key), affected_edges.match_rule
+            order by affected_edges.rule_rank, affected_edges.score desc, least(affected_edges.from_key, affected_edges.to_key), greatest(affected_edges.from_key, affected_edges.to_key), affected_edges.match_rule
         ) as link_order,
 
     from affected_edges
@@ -285,22 +354,24 @@ cut_separations as (
 
     select
         from_members.component_number,
-        list({'a': from_members.position, 'b': to_members.position}) as pairs,
+        list({'a': from_members.position, 'b': to_members.position, 'model_only': forbidden_pairs.model_only}) as pairs,
 
-    from separations
+    from forbidden_pairs
     inner join cut_members as from_members
-        on from_members.record_number = separations.from_number
+        on from_members.record_number = forbidden_pairs.from_number
     inner join cut_members as to_members
-        on to_members.record_number = separations.to_number
+        on to_members.record_number = forbidden_pairs.to_number
         and to_members.component_number = from_members.component_number
     group by from_members.component_number
 
 ),
 
 -- A cut component is rebuilt by adding its links strongest first (Kruskal's order); a link that
--- would put two records an analyst declared different into one fan is left out. labels[i] is
--- the smallest position in record i's part so far. So the links dropped are the weakest on
--- the paths between the two, and the rest of the component stays together where it can.
+-- would put two records an analyst declared different, or (a model link) two records that
+-- contradict, into one fan is left out. labels[i] is the smallest position in record i's part
+-- so far. So the links dropped are the weakest on the paths between the two, and the rest of
+-- the component stays together where it can. Hard links come first, so a contradiction they
+-- already joined forbids nothing.
 cutting (component_number, step, labels) as (
 
     select
@@ -336,8 +407,10 @@ cutting (component_number, step, labels) as (
             cutting.labels[cut_links.to_position] as to_label,
             list_bool_or(list_transform(
                 cut_separations.pairs,
-                pair -> (cutting.labels[pair.a] = cutting.labels[cut_links.from_position] and cutting.labels[pair.b] = cutting.labels[cut_links.to_position])
+                pair -> (cut_links.rule_rank = 3 or not pair.model_only) and (
+                    (cutting.labels[pair.a] = cutting.labels[cut_links.from_position] and cutting.labels[pair.b] = cutting.labels[cut_links.to_position])
                     or (cutting.labels[pair.a] = cutting.labels[cut_links.to_position] and cutting.labels[pair.b] = cutting.labels[cut_links.from_position])
+                )
             )) as is_forbidden
     ) as joining
 

@@ -1,10 +1,10 @@
 -- materialized: view
--- description: One row per record with exactly the values the identity model compares (macros.identity_levels takes two rows of this view) and blocks on (macros.identity_block_keys): names as token sets and spellings with how common each is (int_identity_term_frequencies) and their initials, birth date, e-mail, phone, and the address as street line (and its letters, and as a place when it has no house number), postal code and town. Read by int_identity_pairs, and by training (fanlake identity train) and explain, so all three compare alike.
+-- description: One row per record with exactly the values the identity model compares (macros.identity_levels takes two rows of this view) and blocks on (macros.identity_block_keys): names as token sets and spellings with how common each is (int_identity_term_frequencies), the first name's forms (the club's first_name_forms.csv: Bob is a form of Robert) and their initials, birth date, e-mail, phone, and the address as street line (and its letters, and as a place when it has no house number), postal code and town. Read by int_identity_pairs, and by training (fanlake identity train) and explain, so all three compare alike.
 -- personal: first_name_spelling (name), last_name_spelling (name), first_name_tokens (name), last_name_tokens (name)
 -- personal: birth_date_key (birth_date), birth_date_digits (birth_date), email (email), phone_key (phone)
 -- personal: street_key (address), street_letters (address), street_place (address), postcode_key (address)
 -- personal: city_key (address)
--- personal: initials (name)
+-- personal: initials (name), phone_e164 (phone), first_name_forms (name)
 
 with
 
@@ -20,6 +20,44 @@ frequencies as (
 
 ),
 
+-- The club's short forms and nicknames of first names (first_name_forms.csv), spelt as the
+-- model compares names: each form with the full names it may stand for. A record's first name
+-- is compared by these forms (level short_form): Bob and Robert, and Bob and Rob, share robert.
+name_forms as (
+
+    select
+        macros.name_transliterated(macros.first_name_key(short_form)) as word,
+        list(distinct macros.name_transliterated(macros.first_name_key(full_name))) as full_names,
+
+    from macros.club_first_name_forms()
+    group by all
+
+),
+
+-- how common each word of a name of several words is, in the order of its tokens (a name of one
+-- word has its spelling's): what an agreeing name is weighed by is the word the two share
+token_frequencies as (
+
+    select
+        tokens.record_number,
+        tokens.field,
+        list(frequencies.term_frequency order by tokens.position) as term_frequencies,
+
+    from (
+        select record_number, 'first' as field, unnest(first_name_tokens) as token, generate_subscripts(first_name_tokens, 1) as position
+        from records
+        where len(first_name_tokens) > 1
+        union all
+        select record_number, 'last' as field, unnest(last_name_tokens) as token, generate_subscripts(last_name_tokens, 1) as position
+        from records
+        where len(last_name_tokens) > 1
+    ) as tokens
+    left join frequencies
+        on frequencies.word = tokens.token
+    group by tokens.record_number, tokens.field
+
+),
+
 final as (
 
     select
@@ -32,11 +70,16 @@ final as (
         records.last_name_tokens,
         first_words.term_frequency as first_name_tf,
         last_words.term_frequency as last_name_tf,
+        first_token_words.term_frequencies as first_name_token_tfs,
+        -- every full name the first name is a short form of (NULL for most names: none)
+        forms.full_names as first_name_forms,
+        last_token_words.term_frequencies as last_name_token_tfs,
         records.birth_date_key,
         -- its eight digits, YYYYMMDD, compared digit by digit (computed once per record here, not twice per pair)
         strftime(records.birth_date_key, '%Y%m%d') as birth_date_digits,
         records.email,
         records.phone_key,
+        records.phone_e164,
         records.street_key,
         -- the letters of the street line, compared with the other record's town (a town written in the street field, or the other way round)
         nullif(regexp_replace(records.street_key, '[^a-z]', '', 'g'), '') as street_letters,
@@ -53,6 +96,14 @@ final as (
         on first_words.word = records.first_name_spelling
     left join frequencies as last_words
         on last_words.word = records.last_name_spelling
+    left join name_forms as forms
+        on forms.word = records.first_name_spelling
+    left join token_frequencies as first_token_words
+        on first_token_words.record_number = records.record_number
+        and first_token_words.field = 'first'
+    left join token_frequencies as last_token_words
+        on last_token_words.record_number = records.record_number
+        and last_token_words.field = 'last'
 
 )
 

@@ -21,6 +21,14 @@ carried as (
     union
     select entity_key, last_name_spelling as word from records
     where last_name_spelling is not null
+    -- each word of a name of several ("Kari Marie"): an agreeing name is weighed by the word
+    -- the two have in common
+    union
+    select entity_key, unnest(first_name_tokens) as word from records
+    where len(first_name_tokens) > 1
+    union
+    select entity_key, unnest(last_name_tokens) as word from records
+    where len(last_name_tokens) > 1
 
 ),
 

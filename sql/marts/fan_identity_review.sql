@@ -1,8 +1,8 @@
 -- materialized: table
--- description: One row per pair of records for an analyst to settle in the identity overrides file (record_a, record_b, decision same or different). reason review_band: the identity model's match probability is in the review band (from the review threshold, macros.identity_review_threshold(), up to the link threshold), and the two are in different fans; the pair's strongest and weakest comparisons say what speaks for and against it (the waterfall is in int_identity_pairs, and fanlake identity explain prints it). ambiguous_link: a link the model made but identity resolution left out, because its record is linked to two records a level vetoes as two people (int_identity_ambiguous_links): whose it is, only an analyst can tell. override_not_applied: a line of the overrides file naming a record the warehouse does not have. Pairs the file already settles are left out. The rule cascade's near_similarity, household_split and weak_link are retired: their pairs are the review band's.
+-- description: One row per pair of records for an analyst to settle in the identity overrides file (record_a, record_b, decision same or different). reason review_band: the identity model's match probability is in the review band (from the review threshold, macros.identity_review_threshold(), up to the link threshold), and the two are in different fans; the pair's strongest and weakest comparisons say what speaks for and against it (the waterfall is in int_identity_pairs, and fanlake identity explain prints it). ambiguous_link: a link the model made but identity resolution left out, because its record is linked to two records a level vetoes as two people (int_identity_ambiguous_links): whose it is, only an analyst can tell. chain_cut: a link the model made that identity resolution cut, because its component held two people (int_identity_clusters: first names unrelated, or birth dates different beyond any slip, macros.identity_contradicts) and it was among the weakest links between them; the pair is in different fans, and only an analyst can say which side each record belongs to (a cut an analyst's different-fan override made is not listed). override_not_applied: a line of the overrides file naming a record the warehouse does not have. Pairs the file already settles are left out. The rule cascade's near_similarity, household_split and weak_link are retired: their pairs are the review band's.
 -- not_personal: strongest_comparison, weakest_comparison
 -- test: not_null(record_a, record_b, reason)
--- test: accepted_values(reason: review_band, ambiguous_link, override_not_applied)
+-- test: accepted_values(reason: review_band, ambiguous_link, chain_cut, override_not_applied)
 
 with
 
@@ -27,6 +27,19 @@ pairs as (
 ambiguous as (
 
     select * from intermediate.int_identity_ambiguous_links
+
+),
+
+edges as (
+
+    select * from intermediate.int_identity_edges
+
+),
+
+separations as (
+
+    select * from intermediate.int_identity_overrides
+    where decision = 'different'
 
 ),
 
@@ -120,6 +133,41 @@ ambiguous_link as (
 
 ),
 
+-- The model's links a cut left out: their two records are in different fans. An analyst's
+-- different-fan override between the two fans made the cut, not the model: not listed.
+chain_cut as (
+
+    select
+        edges.from_key as record_a,
+        edges.to_key as record_b,
+        'chain_cut' as reason,
+        edges.score as match_probability,
+        comparisons.ranked[1].comparison || ' (' || round(comparisons.ranked[1].weight, 1) || ')' as strongest_comparison,
+        'cut: its fan would hold two people' as weakest_comparison,
+
+    from edges
+    inner join clusters as clusters_a
+        on clusters_a.record_key = edges.from_key
+    inner join clusters as clusters_b
+        on clusters_b.record_key = edges.to_key
+    left join comparisons
+        on comparisons.from_key = edges.from_key
+        and comparisons.to_key = edges.to_key
+    where edges.rule_rank = 3
+        and clusters_a.fan_id <> clusters_b.fan_id
+        and not exists (
+            select 1
+            from separations
+            inner join clusters as separated_a
+                on separated_a.record_key = separations.from_key
+            inner join clusters as separated_b
+                on separated_b.record_key = separations.to_key
+            where (separated_a.fan_id = clusters_a.fan_id and separated_b.fan_id = clusters_b.fan_id)
+                or (separated_a.fan_id = clusters_b.fan_id and separated_b.fan_id = clusters_a.fan_id)
+        )
+
+),
+
 -- Decisions that name a record the warehouse does not have (a typo, or a record since removed)
 override_not_applied as (
 
@@ -149,6 +197,8 @@ candidates as (
     select * from review_band
     union all
     select * from ambiguous_link
+    union all
+    select * from chain_cut
 
 ),
 

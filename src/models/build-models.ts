@@ -25,7 +25,7 @@ import { type RelationKind, relationKinds } from '../warehouse/warehouse.js';
 import { dropRemovedModels } from './drop-removed-models.js';
 import { UsageError } from '../core/errors.js';
 import { readIdentityModelConfig } from './identity-model/config.js';
-import { DEFAULT_IDENTITY_THRESHOLDS, type IdentityThresholds } from './identity-model/macros.js';
+import { DEFAULT_IDENTITY_THRESHOLDS, withDefinitionHash, type IdentityThresholds } from './identity-model/macros.js';
 import { IdentityModelState, type IdentityModelOutcome, type IdentityTrainingOptions } from './identity-model/model-state.js';
 import { compareFans, recordChurn, type RecordedChurn } from './identity-model/fan-churn.js';
 import { newRunId } from '../raw-contract/index.js';
@@ -112,7 +112,8 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
   const clubFiles = await readClubFiles(options.clubDir);
   const overridesFile = options.identityOverridesFile ?? (await defaultOverridesFile(options.clubDir, options.dataDir));
   const overrides = await readIdentityOverrides(overridesFile, options.identityOverridesFile !== undefined);
-  const identityConfig = await readIdentityModelConfig(options.modelsDir ?? DEFAULT_MODELS_DIR);
+  const filesConfig = await readIdentityModelConfig(options.modelsDir ?? DEFAULT_MODELS_DIR);
+  const identityConfig = filesConfig && withDefinitionHash(filesConfig);
   const identityThresholds = checkedThresholds(options.identityThresholds ?? DEFAULT_IDENTITY_THRESHOLDS);
   await mkdir(options.dataDir, { recursive: true });
   const instance = await openDatabase(options.warehousePath ?? warehousePath(options.dataDir), options);

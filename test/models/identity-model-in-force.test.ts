@@ -95,3 +95,19 @@ describe('the identity model in force', () => {
     expect(churn).toEqual({ model_version: 2, model_applied: true, retrain_due: null });
   });
 });
+
+describe('a model stored when the hash covered the files alone', () => {
+  it('is adopted under the hash that covers the level SQL too: no retrain, no failure', async () => {
+    const fresh = tempDataDir();
+    await writeRawTables(warehousePath(fresh), { ticketing_users: clubBackground(20) });
+    const [stored] = await queryWarehouse(fresh, 'select model_version, definition_hash from meta.identity_models');
+    const seen: BuildEvent[] = [];
+    const results = await buildModels({ dataDir: fresh, select: SELECT, threads: 1, onEvent: (event) => seen.push(event) });
+    expect(results.filter((result) => result.error)).toEqual([]);
+    expect(seen.filter((event) => event.type === 'identity-trained' || event.type === 'identity-retrain-due')).toEqual([]);
+    const after = await queryWarehouse(fresh, 'select model_version, definition_hash from meta.identity_models');
+    expect(after).toHaveLength(1);
+    expect(after[0]!.model_version).toBe(stored!.model_version);
+    expect(after[0]!.definition_hash).not.toBe(stored!.definition_hash);
+  });
+});

@@ -15,6 +15,8 @@ import { runCliOk } from './identity-fixture.js';
  * this code produced.
  */
 const GOALS = { precision: 0.995, recall: 0.99 };
+/** Just below the recall measured on this set (500 persons, seed 5): 0.8935. */
+const RECALL_FLOOR = 0.89;
 
 let set: IndependentIdentities;
 let score: IdentityScore;
@@ -101,9 +103,10 @@ describe('identity resolution on the independent identity set', () => {
   // A known miss (docs/benchmarks.md, docs/decisions.md "Identity resolution: how fans are
   // linked"): about one pair of records in eight shares nothing but a name (a member's name and
   // phone, a profile without phone or birth date), and faker's 100 first and 100 last names make
-  // most names common enough for two people to share, so their weights cannot carry a link. This
-  // turns red the day the goal is met, so the figures get updated.
-  it.fails(`reaches the recall goal (>= ${GOALS.recall})`, () => {
-    expect(score.recall).toBeGreaterThanOrEqual(GOALS.recall);
+  // most names common enough for two people to share, so their weights cannot carry a link. A
+  // floor just below the measured recall, not the goal: a test that expected the goal to fail
+  // passed at any recall below it, 0 included.
+  it(`keeps recall at its floor (>= ${RECALL_FLOOR}), just below what it measured`, () => {
+    expect(score.recall).toBeGreaterThanOrEqual(RECALL_FLOOR);
   });
 });

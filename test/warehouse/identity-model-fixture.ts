@@ -15,14 +15,14 @@ import { readStoredModel, storeModel } from '../../src/models/identity-model/sto
  * counts as the records having grown, and does not train again.
  */
 const CLUB_LEVELS: Record<string, Record<string, [number, number]>> = {
-  first_name: { exact: [0.965, 0.0245], one_edit: [0.0344, 0.0029], alike: [0.00066, 0.0033], letters_dropped: [0.0079, 0.0012], different: [0.00066, 0.969] },
+  first_name: { exact: [0.965, 0.0245], one_edit: [0.0344, 0.0029], alike: [0.00066, 0.0033], letters_dropped: [0.0079, 0.0012], short_form: [0.012, 0.0004], initial: [0.004, 0.002], different: [0.00066, 0.969] },
   last_name: { exact: [0.968, 0.0144], one_edit: [0.0318, 0.00186], alike: [0.00066, 0.0026], different: [0.00066, 0.981] },
   birth_date: {
     exact: [0.993, 0.000265], one_digit: [0.0063, 0.00115], day_apart: [0.00072, 0.0000435], day_month_swapped: [0.00072, 0.0000174],
     two_digits: [0.00072, 0.015], different: [0.00072, 0.984],
   },
   email: { exact: [0.782, 0.000225], different: [0.218, 0.99977] },
-  phone: { exact: [0.898, 0.000302], one_digit: [0.0019, 0.0000043], different: [0.102, 0.9997] },
+  phone: { exact: [0.898, 0.000302], same_digits: [0.01, 0.000004], one_digit: [0.0019, 0.0000043], different: [0.102, 0.9997] },
   address: {
     same: [0.642, 0.000183], similar_street: [0.0903, 0.00003], street_town_swapped: [0.118, 0.0019], same_postcode_and_town_no_street: [0.0247, 0.00025],
     same_postcode_and_town: [0.0243, 0.00562], same_area: [0.184, 0.00383],

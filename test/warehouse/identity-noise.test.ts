@@ -70,6 +70,8 @@ const RAW = {
     user(224, { name_first: 'Lily', name_last: 'Haugland', email: '', phone: '', birthday: '2004-12-24', address: 'Haugveien 3', zip_code: '4005', city: 'Stavanger' }),
     // a household mailbox and address: first names two letters apart but not cut short (Jon, Bjørn): two fans
     user(225, { name_first: 'Jon', name_last: 'Kristiansen', email: 'kristiansen.home@online.no', phone: '', address: 'Parkveien 99', zip_code: '0150', city: 'Oslo' }),
+    // known by her second given name in the other system
+    user(226, { name_first: 'Kari Ingeborg', name_last: 'Solstad', email: 'kms@online.no', phone: '' }),
   ],
   ticketing_members: [
     // a middle name in the member's one name field only; the phone written nationally
@@ -99,6 +101,7 @@ const RAW = {
     profile(2023, { firstName: 'Vegard', lastName: 'Aasen', dateOfBirth: born('1966-10-02'), street: 'Storgata 8', postalCode: '2616', city: 'Lillehammer' }),
     profile(2024, { firstName: 'Ly', lastName: 'Haugland', dateOfBirth: born('2004-12-24'), street: 'Haugveien 3', postalCode: '4005', city: 'Stavanger' }),
     profile(2025, { firstName: 'Bjørn', lastName: 'Kristiansen', email: 'kristiansen.home@online.no', street: 'Parkveien 99', postalCode: '0150', city: 'Oslo' }),
+    profile(2026, { firstName: 'Ingeborg', lastName: 'Solstad', email: 'kms@online.no' }),
   ],
 };
 
@@ -118,6 +121,7 @@ const SAME_FAN: [string, string, string][] = [
   ['ticketing_user:222', 'engagement_customer_profile:2022', 'model_v1'],
   ['ticketing_user:223', 'engagement_customer_profile:2023', 'model_v1'],
   ['ticketing_user:224', 'engagement_customer_profile:2024', 'model_v1'],
+  ['ticketing_user:226', 'engagement_customer_profile:2026', 'model_v1'],
 ];
 const APART: [string, string][] = [
   ['ticketing_user:206', 'engagement_customer_profile:2006'],
@@ -174,5 +178,24 @@ describe('identity resolution through real-world noise', () => {
     expect(link!.from_values).toContain('phone 96666215');
     expect(link!.to_values).toContain('phone 95555215');
     expect(link!.match_probability).toBeGreaterThanOrEqual(0.95);
+  });
+});
+
+describe('term frequency of an agreeing name', () => {
+  it('weighs a name of several words by the word the two share (Ingeborg of Kari Ingeborg), not by the first spelling', async () => {
+    const [pair] = await queryWarehouse(
+      placement.dataDir,
+      `select pairs.first_name_weight, pairs.first_name_level, model.first_name_tf_m, frequencies.term_frequency
+       from intermediate.int_identity_pairs as pairs
+       cross join macros.identity_model_weights() as model
+       inner join intermediate.int_identity_term_frequencies as frequencies on frequencies.word = 'ingeborg'
+       where pairs.from_key = 'engagement_customer_profile:2026' and pairs.to_key = 'ticketing_user:226'`,
+    );
+    expect(pair!.first_name_level).toBe(1);
+    expect(pair!.first_name_weight).toBeCloseTo(Math.log2(pair!.first_name_tf_m / pair!.term_frequency), 9);
+    // the spelling of the name of two words is another word's, and weighs otherwise
+    const [written] = await queryWarehouse(placement.dataDir, `select first_name_spelling, first_name_tf from intermediate.int_identity_comparables where record_key = 'ticketing_user:226'`);
+    expect(written!.first_name_spelling).toBe('kari');
+    expect(written!.first_name_tf).not.toBe(pair!.term_frequency);
   });
 });

@@ -4,6 +4,7 @@ import { ensureClubDir } from '../../models/club/club-files.js';
 import { explainPair, formatExplanation } from '../../models/identity-model/explain.js';
 import { putInForce } from '../../models/identity-model/in-force.js';
 import { previewCandidate } from '../../models/identity-model/preview.js';
+import { trainingGaps } from '../../models/identity-model/training-gaps.js';
 import { buildSettingsFrom, IdentityReport, summarizeBuild } from '../../pipeline/steps/build.js';
 import { withConnection } from '../../core/duckdb.js';
 import { warehousePath } from '../../raw-contract/index.js';
@@ -56,9 +57,10 @@ export const identityCommand: CommandModule<IdentityArgs> = {
         ['comparison', 'level', 'm', 'u', 'weight'],
         model.levels
           .filter((level) => level.levelIndex > 0)
-          .map((level) => [level.comparison, level.level, level.m!.toPrecision(3), level.u!.toPrecision(3), Math.log2(level.m! / level.u!).toFixed(2)]),
+          .map((level) => [level.comparison, level.level, level.mSessions === 0 ? 'untrained' : level.m!.toPrecision(3), level.uPairs === 0 && level.u === level.m ? 'untrained' : level.u!.toPrecision(3), Math.log2(level.m! / level.u!).toFixed(2)]),
       ),
     );
+    for (const gap of trainingGaps(model)) out.warn(`not trained: ${gap}`);
     out.info(
       `identity model version ${model.version} ${preview.reused ? 'as trained before on these records' : 'trained'} on ${model.records} records: prior ${model.prior.toPrecision(3)} (${model.priorPairs} pairs the deterministic rules found), u from ${model.uSamplePairs} random pairs`,
     );

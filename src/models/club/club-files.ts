@@ -116,9 +116,19 @@ const displayNames = {
   sqlColumns: [['kind', 'VARCHAR'], ['code', 'VARCHAR'], ['display_name', 'VARCHAR']],
 } satisfies ClubFileSpec<{ kind: string; code: string; display_name: string; confirmed: boolean }>;
 
-/** The club's files, by name: the mappings `doctor` checks, then the names reports use. */
+const firstNameForms = {
+  name: 'first_name_forms',
+  describe: 'first names that are a short form or nickname of a full name (Bob, Robert): the identity model compares them at the level short_form, with its own learned weight',
+  columns: ['short_form', 'full_name', 'confirmed'],
+  required: 2,
+  row: z.object({ short_form: text, full_name: text, confirmed }),
+  key: ['short_form', 'full_name'],
+  sqlColumns: [['short_form', 'VARCHAR'], ['full_name', 'VARCHAR']],
+} satisfies ClubFileSpec<{ short_form: string; full_name: string; confirmed: boolean }>;
+
+/** The club's files, by name: the mappings `doctor` checks, then the names reports use and the first names' forms identity resolution uses. */
 export const CLUB_MAPPINGS = [consentMeanings, orderStatusGroups, orderTypeGroups, salesChannels] as const;
-export const CLUB_FILES = [...CLUB_MAPPINGS, displayNames] as const;
+export const CLUB_FILES = [...CLUB_MAPPINGS, displayNames, firstNameForms] as const;
 export type ClubMappingName = (typeof CLUB_FILES)[number]['name'];
 type AnySpec = ClubFileSpec<{ confirmed: boolean } & Record<string, unknown>>;
 

@@ -28,9 +28,9 @@ type ComparisonKind = (typeof COMPARISONS)[ComparisonName];
 
 /** The tests a level may name, per kind of value, and whether it takes a threshold. */
 const TESTS: Record<ComparisonKind, Record<string, 'none' | 'similarity' | 'count'>> = {
-  name: { same: 'none', jaro_winkler: 'similarity', edits: 'count', letters_dropped: 'count', else: 'none' },
+  name: { same: 'none', jaro_winkler: 'similarity', edits: 'count', letters_dropped: 'count', short_form: 'none', initial: 'none', else: 'none' },
   date: { same: 'none', edits: 'count', days_apart: 'count', day_month_swapped: 'none', else: 'none' },
-  text: { same: 'none', jaro_winkler: 'similarity', edits: 'count', else: 'none' },
+  text: { same: 'none', same_number: 'none', jaro_winkler: 'similarity', edits: 'count', else: 'none' },
   address: { same: 'none', street_similar: 'similarity', street_town_swapped: 'similarity', postcode_and_city_without_street: 'none', postcode_and_city: 'none', postcode_or_city: 'none', else: 'none' },
 };
 
@@ -102,8 +102,14 @@ export interface IdentityModelConfig {
   levels: ComparisonLevel[];
   deterministicRules: DeterministicRule[];
   training: TrainingSettings;
-  /** A hash of what the four files say: a stored model trained under another configuration is trained again. */
+  /**
+   * A hash of what the four files say and of the SQL their comparisons and blocking rules are
+   * computed with (macros.ts withDefinitionHash; the files' alone until then): a stored model
+   * trained under another configuration is trained again.
+   */
   definitionHash: string;
+  /** A hash of what the four files say, all definitionHash covered before it covered the SQL: a model stored under it is adopted (model-state.ts). */
+  filesHash: string;
 }
 
 const FILES = {
@@ -145,7 +151,7 @@ export function parseIdentityModelConfig(sources: { blocking: Source; levels: So
     .update(JSON.stringify({ blockingRules, levels, deterministicRules, training }))
     .digest('hex')
     .slice(0, 16);
-  return { blockingRules, levels, deterministicRules, training, definitionHash };
+  return { blockingRules, levels, deterministicRules, training, definitionHash, filesHash: definitionHash };
 }
 
 function failer(file: string) {
@@ -193,6 +199,8 @@ function parseLevels(source: Source): ComparisonLevel[] {
     const termFrequency = parseBoolean(fields.term_frequency!, 'term_frequency', problem);
     if (termFrequency && !(kind === 'name' && fields.test === 'same')) throw problem('term_frequency applies to a name comparison\'s same level only');
     const veto = parseBoolean(fields.veto!, 'veto', problem);
+    if (fields.test === 'same_number' && comparison !== 'phone') throw problem('test same_number applies to phone only (the numbers in E.164)');
+    if (fields.test === 'short_form' && comparison !== 'first_name') throw problem('test short_form applies to first_name only (the club\'s first_name_forms.csv)');
     if (fields.test === 'else') closed.add(comparison);
     levels.push({
       comparison,

@@ -28,6 +28,16 @@ export interface PairExplanation {
   fans: [string, string];
   /** How the two are linked directly, if they are (int_identity_edges), or an override. */
   directLink: string | null;
+  /** Whether the model's score was read from int_identity_pairs (a candidate pair at or above the review threshold); else computed here. */
+  stored: boolean;
+  /** The model links the pair (int_identity_pairs is_link); null when no score was stored. */
+  modelLinks: boolean | null;
+  /** How common the agreeing names are (the share of people carrying them), which weighs an exact name. */
+  termFrequencies: { first_name: number | null; last_name: number | null };
+  /** A model link left out as ambiguous (int_identity_ambiguous_links): the record linked to two the model tells apart. */
+  ambiguousWith: string[];
+  /** A model link cut because its component held two people (int_identity_clusters; chain_cut in marts.fan_identity_review). */
+  chainCut: boolean;
 }
 
 /**
@@ -57,6 +67,8 @@ export async function explainPair(connection: DuckDBConnection, recordA: string,
      )
      select
          compared.levels,
+         compared.levels.first_name_tf as first_name_tf,
+         compared.levels.last_name_tf as last_name_tf,
          macros.identity_model_version() as model_version,
          macros.identity_prior_weight() as prior_weight,
          macros.identity_link_threshold() as link_threshold,
@@ -89,7 +101,22 @@ export async function explainPair(connection: DuckDBConnection, recordA: string,
     if (row![`${name}_vetoed`] === true) vetoedBy.push(`${name} ${String(level)}`);
   }
   const priorWeight = row!.prior_weight === null ? null : Number(row!.prior_weight);
-  const matchWeight = priorWeight === null ? null : priorWeight + comparisons.reduce((sum, compared) => sum + compared.weight, 0);
+  let matchWeight = priorWeight === null ? null : priorWeight + comparisons.reduce((sum, compared) => sum + compared.weight, 0);
+  let matchProbability = matchWeight === null ? null : 1 / (1 + 2 ** -matchWeight);
+
+  // The score build stored, where the pair was a candidate at or above the review threshold: the
+  // figures fan_identity_links was made from, not a second computation of them.
+  const [stored] = await queryRows(
+    connection,
+    `select ${names.map((name) => `${name}_weight`).join(', ')}, match_weight, match_probability, is_link
+     from intermediate.int_identity_pairs where from_key = least($1, $2) and to_key = greatest($1, $2)`,
+    [recordA, recordB],
+  );
+  if (stored) {
+    for (const compared of comparisons) compared.weight = Number(stored[`${compared.comparison}_weight`] ?? 0);
+    matchWeight = Number(stored.match_weight);
+    matchProbability = Number(stored.match_probability);
+  }
 
   const blocks = await queryRows(
     connection,
@@ -118,10 +145,13 @@ export async function explainPair(connection: DuckDBConnection, recordA: string,
          (select fan_id from intermediate.int_identity_clusters where record_key = $1) as fan_a,
          (select fan_id from intermediate.int_identity_clusters where record_key = $2) as fan_b,
          (select match_rule from intermediate.int_identity_edges where from_key = least($1, $2) and to_key = greatest($1, $2)) as edge,
-         (select decision from macros.identity_overrides() where record_key_a = least($1, $2) and record_key_b = greatest($1, $2)) as decision`,
+         (select decision from macros.identity_overrides() where record_key_a = least($1, $2) and record_key_b = greatest($1, $2)) as decision,
+         (select rule_rank from intermediate.int_identity_edges where from_key = least($1, $2) and to_key = greatest($1, $2)) as edge_rank,
+         (select list(distinct apart_from_key || ' and ' || apart_to_key order by apart_from_key || ' and ' || apart_to_key) from intermediate.int_identity_ambiguous_links
+             where from_key = least($1, $2) and to_key = greatest($1, $2)) as ambiguous_with`,
     [recordA, recordB],
   );
-  const { fan_a: fanA, fan_b: fanB, edge, decision } = status[0]!;
+  const { fan_a: fanA, fan_b: fanB, edge, decision, edge_rank: edgeRank, ambiguous_with: ambiguousWith } = status[0]!;
   return {
     records: [recordA, recordB],
     modelVersion: Number(row!.model_version),
@@ -129,13 +159,23 @@ export async function explainPair(connection: DuckDBConnection, recordA: string,
     comparisons,
     vetoedBy,
     matchWeight,
-    matchProbability: matchWeight === null ? null : 1 / (1 + 2 ** -matchWeight),
+    matchProbability,
     linkThreshold: Number(row!.link_threshold),
     reviewThreshold: Number(row!.review_threshold),
     blocks: blocks.map((block) => ({ rule: String(block.rule), records: Number(block.records), cap: Number(block.cap) })),
     fans: [String(fanA ?? ''), String(fanB ?? '')],
     directLink: decision ? `override (${String(decision)})` : edge ? String(edge) : null,
+    stored: stored !== undefined,
+    modelLinks: stored ? stored.is_link === true : null,
+    termFrequencies: { first_name: nullableNumber(row!.first_name_tf), last_name: nullableNumber(row!.last_name_tf) },
+    ambiguousWith: ((ambiguousWith as string[] | null) ?? []).map(String),
+    // a model link (rank 3) whose two records ended in two fans, with no analyst's decision between them
+    chainCut: Number(edgeRank) === 3 && fanA !== fanB && !decision,
   };
+}
+
+function nullableNumber(value: unknown): number | null {
+  return value === null || value === undefined ? null : Number(value);
 }
 
 /** r's name as compared: crosswise when the levels say so. */
@@ -158,17 +198,25 @@ export function formatExplanation(explained: PairExplanation): string {
   const lines = rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd());
   lines.splice(1, 0, widths.map((width) => '-'.repeat(width)).join('  '));
   const out = [`${a} and ${b}, identity model version ${explained.modelVersion || '(none trained yet)'}`, '', ...lines, ''];
+  const frequencies = (['first_name', 'last_name'] as const)
+    .filter((name) => explained.termFrequencies[name] !== null && explained.comparisons.some((compared) => compared.comparison === name && compared.level === 'exact'))
+    .map((name) => `${name} ${explained.termFrequencies[name]!.toPrecision(3)} of people`);
+  if (frequencies.length > 0) out.push(`the agreeing names are carried by ${frequencies.join(', ')} (a rarer name weighs more)`);
   if (explained.matchProbability !== null) {
     const verdict =
       explained.vetoedBy.length > 0
         ? `never linked by the model: ${explained.vetoedBy.join(', ')} vetoes it`
-        : explained.matchProbability >= explained.linkThreshold
-          ? `at or above the link threshold ${explained.linkThreshold}: the model links them`
-          : explained.matchProbability >= explained.reviewThreshold
-            ? `in the review band (${explained.reviewThreshold} to ${explained.linkThreshold}): listed for review`
-            : `under the review threshold ${explained.reviewThreshold}: not linked`;
-    out.push(`match probability ${explained.matchProbability.toPrecision(4)}, ${verdict}`);
+        : !explained.stored
+          ? `no score stored: under the review threshold ${explained.reviewThreshold}${explained.blocks.length === 0 ? ' or never a candidate pair' : ''}, not linked`
+          : explained.modelLinks
+            ? `at or above the link threshold ${explained.linkThreshold}: the model links them`
+            : explained.matchProbability >= explained.reviewThreshold
+              ? `in the review band (${explained.reviewThreshold} to ${explained.linkThreshold}): listed for review`
+              : `under the review threshold ${explained.reviewThreshold}: not linked`;
+    out.push(`match probability ${explained.matchProbability.toPrecision(4)}${explained.stored ? ' (as build stored it)' : ' (computed here)'}, ${verdict}`);
   }
+  if (explained.ambiguousWith.length > 0) out.push(`the model's link is left out as ambiguous: a record of it is linked to ${explained.ambiguousWith.join('; ')}, which the model tells apart (review: ambiguous_link)`);
+  if (explained.chainCut) out.push(`the model's link was cut: their component held two people (first names unrelated, or birth dates different beyond any slip), and it was among the weakest links between them (review: chain_cut)`);
   const compared = explained.blocks.filter((block) => block.records <= block.cap);
   out.push(
     explained.blocks.length === 0

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { quoteLiteral } from '../../core/duckdb.js';
 import { MACRO_SCHEMA } from '../discover-project.js';
 import type { MacroDefinition } from '../discover-project.js';
@@ -81,6 +82,15 @@ function testSql(level: ComparisonLevel): string {
         return `jaro_winkler_similarity(${left}, ${right}) >= ${threshold}`;
       case 'edits':
         return `${MACRO_SCHEMA}.within_edits(${left}, ${right}, ${threshold})`;
+      case 'short_form':
+        // a short form or nickname of the other, or two of one name (the club's
+        // first_name_forms.csv: each first name with the full names it is a form of)
+        // (NULL for most names: the cheap test first)
+        return `(${L}.first_name_forms is not null or (not crossed and ${R}.first_name_forms is not null))
+                and (list_contains(${L}.first_name_forms, ${right}) or (not crossed and (list_contains(${R}.first_name_forms, ${left}) or list_has_any(${L}.first_name_forms, ${R}.first_name_forms))))`;
+      case 'initial':
+        // one side only an initial, the other's first letter
+        return `(length(${left}) = 1 or length(${right}) = 1) and left(${left}, 1) = left(${right}, 1)`;
       case 'letters_dropped':
         // one is the other with letters left out: as many edits as the lengths differ, so none
         // is a change; the first letter kept, as a name cut short keeps it (Ly for Lily), while
@@ -109,6 +119,9 @@ function testSql(level: ComparisonLevel): string {
     switch (level.test) {
       case 'same':
         return `${left} = ${right}`;
+      case 'same_number':
+        // one number in E.164 (macros.phone_e164, with the club's default country code)
+        return `${L}.phone_e164 = ${R}.phone_e164`;
       case 'jaro_winkler':
         return `jaro_winkler_similarity(${left}, ${right}) >= ${threshold}`;
       case 'edits':
@@ -157,6 +170,20 @@ function missingSql(comparison: ComparisonName): string {
   }
 }
 
+/**
+ * How common the agreeing name is: the spelling's, where the two spell it alike (a name of one
+ * word on both sides, or one double-barrelled name, as rare as the two together); else, where
+ * either has several words ("Kari Marie" and "Marie"), the rarest word the two have in common
+ * (exact means a word in common), as the term frequency adjustment weighs the value that matched.
+ */
+function matchedTf(column: 'first_name' | 'last_name'): string {
+  const tokens = oriented(column, 'tokens');
+  const written = `greatest(${L}.${column}_tf, ${oriented(column, 'tf')})`;
+  const shared = `list_min(list_transform(list_intersect(${L}.${column}_tokens, ${tokens}), word -> coalesce(${L}.${column}_token_tfs[list_position(${L}.${column}_tokens, word)], ${L}.${column}_tf)))`;
+  const sameSpelling = `${L}.${column}_spelling = ${oriented(column, 'spelling')}`;
+  return `case when len(${L}.${column}_tokens) > 1 or len(${tokens}) > 1 then case when ${sameSpelling} then ${written} else coalesce(${shared}, ${written}) end else ${written} end`;
+}
+
 function levelSql(comparison: ComparisonName, levels: readonly ComparisonLevel[]): string {
   const own = levels.filter((level) => level.comparison === comparison);
   if (own.length === 0) return '0';
@@ -172,11 +199,45 @@ function levelsMacro(levels: readonly ComparisonLevel[]): MacroDefinition {
     sql: `create or replace macro ${MACRO_SCHEMA}.identity_levels_oriented(${L}, ${R}, crossed) as {
         'crossed': crossed,
 ${fields.join(',\n')},
-        'first_name_tf': greatest(${L}.first_name_tf, ${oriented('first_name', 'tf')}),
-        'last_name_tf': greatest(${L}.last_name_tf, ${oriented('last_name', 'tf')})
+        'first_name_tf': ${matchedTf('first_name')},
+        'last_name_tf': ${matchedTf('last_name')}
     };\n`,
     description: 'How two rows of intermediate.int_identity_comparables compare, r\'s names taken crosswise when crossed: a level index per comparison (sql/identity/comparison_levels.csv; 0 missing on a side) and the names\' term frequencies.',
   };
+}
+
+/**
+ * Two records no fan may hold both of unless a hard link or an analyst says so: their first
+ * names unrelated (the comparison's last level, its `else`, sql/identity/comparison_levels.csv),
+ * or their birth dates different (the last level) and more than a digit apart even with day and
+ * month swapped (two slips at once). int_identity_clusters cuts a component holding such a pair
+ * at its weakest model links; sql/tests/identity_fans_hold_no_contradiction.sql checks it.
+ */
+function contradictsMacros(levels: readonly ComparisonLevel[]): MacroDefinition[] {
+  const elseLevel = (comparison: ComparisonName) => levels.filter((level) => level.comparison === comparison).at(-1)?.index ?? -1;
+  const file = 'identity model sql/identity/comparison_levels.csv';
+  return [
+    {
+      name: 'identity_contradicts_oriented',
+      file,
+      // only the two comparisons that can contradict, not all six: int_identity_clusters asks
+      // it of every pair of records of a component. Birth dates: beyond every slip the levels
+      // know, and more than one digit apart with day and month swapped too, so two slips at once
+      // (a digit, and day and month swapped) stay evidence.
+      sql: `create or replace macro ${MACRO_SCHEMA}.identity_contradicts_oriented(${L}, ${R}, crossed) as
+    (${levelSql('first_name', levels)}) = ${elseLevel('first_name')}
+    or ((${levelSql('birth_date', levels)}) = ${elseLevel('birth_date')}
+        and hamming(${L}.birth_date_digits, left(${R}.birth_date_digits, 4) || right(${R}.birth_date_digits, 2) || substr(${R}.birth_date_digits, 5, 2)) > 1);\n`,
+      description: 'identity_contradicts with r\'s names taken crosswise when crossed.',
+    },
+    {
+      name: 'identity_contradicts',
+      file,
+      sql: `create or replace macro ${MACRO_SCHEMA}.identity_contradicts(${L}, ${R}) as
+    case when ${CROSSED} then ${MACRO_SCHEMA}.identity_contradicts_oriented(${L}, ${R}, true) else ${MACRO_SCHEMA}.identity_contradicts_oriented(${L}, ${R}, false) end;\n`,
+      description: 'Whether two rows l and r of int_identity_comparables are two people whatever else they share: first names unrelated (the last level), or birth dates different (the last level) and more than a digit apart even with day and month swapped. No fan holds both but through a hard link or an analyst\'s override.',
+    },
+  ];
 }
 
 /**
@@ -253,6 +314,20 @@ function tableMacro(name: string, file: string, description: string, columns: [s
 const literal = (value: string | number | boolean | null) => (value === null ? 'null' : typeof value === 'string' ? quoteLiteral(value) : String(value));
 
 /**
+ * The configuration with a definitionHash that covers the SQL its levels and blocking rules are
+ * computed with (their tests, thresholds and the constants above), besides the files: a change of
+ * that SQL in a new fanlake is a changed configuration too, so build reports a retrain as due.
+ */
+export function withDefinitionHash(config: IdentityModelConfig): IdentityModelConfig {
+  const sql = [levelsMacro(config.levels), blockKeysMacro(config.blockingRules)].map((macro) => macro.sql);
+  const definitionHash = createHash('sha256')
+    .update(JSON.stringify([config.filesHash, CROSSED, ...sql]))
+    .digest('hex')
+    .slice(0, 16);
+  return { ...config, definitionHash };
+}
+
+/**
  * Every identity macro: the configuration's, the stored model's (none yet: an empty model,
  * so nothing links by the model until it is trained) and the thresholds'.
  */
@@ -268,6 +343,7 @@ export function identityModelMacros(config: IdentityModelConfig, model: StoredMo
     case when ${CROSSED} then ${MACRO_SCHEMA}.identity_levels_oriented(${L}, ${R}, true) else ${MACRO_SCHEMA}.identity_levels_oriented(${L}, ${R}, false) end;\n`,
       description: 'How two rows of intermediate.int_identity_comparables compare (see identity_levels_oriented); names written the other way round on one side are compared crosswise.',
     },
+    ...contradictsMacros(config.levels),
     blockKeysMacro(config.blockingRules),
     tableMacro(
       'identity_blocking_rules',

@@ -52,9 +52,9 @@ export class IdentityModelState {
     if (!config) return new IdentityModelState(config, undefined, thresholds, options);
     await ensureMetaSchema(connection);
     const inForce = await readInForce(connection);
-    let model = inForce ? await readStoredModel(connection, inForce.version) : undefined;
+    let model = await adoptFilesHash(connection, config, inForce ? await readStoredModel(connection, inForce.version) : undefined);
     if (!inForce) {
-      const newest = await readStoredModel(connection);
+      const newest = await adoptFilesHash(connection, config, await readStoredModel(connection));
       if (newest?.definitionHash === config.definitionHash) {
         await putInForce(connection, newest.version, 'adopted', 'none was in force: the newest stored model fitting the configuration');
         model = newest;
@@ -142,6 +142,21 @@ export class IdentityModelState {
     this.retrainDue = reasons.join('; ');
     return this.options.autoRetrain ? { appliedBy: 'autoRetrain', reason: this.retrainDue } : { reason: this.retrainDue };
   }
+}
+
+/**
+ * A model stored when the configuration's hash covered the four files alone (config.ts
+ * filesHash) and trained under the files as they are: it is taken as trained under the
+ * configuration in force (its hash rewritten), as the level SQL it was trained with is not
+ * known. So a fanlake whose hash covers the SQL too neither fails nor retrains on a warehouse
+ * of an earlier one; a later change of the files or the SQL makes a retrain due as usual.
+ */
+async function adoptFilesHash(connection: DuckDBConnection, config: IdentityModelConfig, model: StoredModel | undefined): Promise<StoredModel | undefined> {
+  if (!model || model.definitionHash === config.definitionHash || model.definitionHash !== config.filesHash) return model;
+  await connection.run(`update ${MODELS_TABLE} set definition_hash = ${quoteLiteral(config.definitionHash)} where model_version = ${model.version}`);
+  const definition = model.definition && { ...model.definition, definitionHash: config.definitionHash, filesHash: config.filesHash };
+  if (definition) await connection.run(`update ${MODELS_TABLE} set definition = ${quoteLiteral(JSON.stringify(definition))} where model_version = ${model.version}`);
+  return { ...model, definitionHash: config.definitionHash, ...(definition ? { definition } : {}) };
 }
 
 /** The macros training rewrites. */

@@ -10,11 +10,16 @@ import { storeModel, type StoredLevel, type StoredModel } from './store.js';
  *
  * - u, per level, from random pairs: a random sample of records, every pair of them compared
  *   (about `u_sample_pairs` pairs). A level no sampled pair showed gets the floor
- *   `u_floor_pairs` pairs' share: rare, not impossible (and likewise m, `m_floor_matches`).
+ *   `u_floor_pairs` pairs, before the counts are normalised: rare, not impossible (and likewise
+ *   m, `m_floor_matches`). An exact e-mail or phone match, which a sample of a large club never
+ *   shows, has its u from the values' frequencies instead (as Splink does): the pairs of records
+ *   of different entities sharing a value, over all pairs of them with a value. A comparison
+ *   with no u evidence at all is untrained: it weighs nothing (u = m) and is reported.
  * - m by expectation-maximisation, once per training blocking rule, on that rule's pairs (of at
  *   most `training_records` records): the comparisons the rule blocks on agree in every pair,
  *   so they are held out of that session; u stays as sampled. Each m is the mean of the
- *   sessions that estimated it.
+ *   converged sessions that estimated it; a session that did not converge is stored (and
+ *   reported) but not used.
  * - the prior, the chance that two random records are one person, from the deterministic
  *   rules: the candidate pairs that satisfy one, over the `assumed_recall` of them, over all
  *   pairs of records.
@@ -46,15 +51,17 @@ export async function trainIdentityModel(connection: DuckDBConnection, config: I
   const levels: StoredLevel[] = comparisons.flatMap((comparison) => [
     { comparison: comparison.name, levelIndex: 0, level: 'missing', m: null, u: null, uPairs: 0, mSessions: 0 },
     ...comparison.levels.map((level, at) => {
-      const estimates = sessions.filter((session) => session.m.has(comparison.name)).map((session) => session.m.get(comparison.name)![at]!);
+      const estimates = sessions.filter((session) => session.converged && session.m.has(comparison.name)).map((session) => session.m.get(comparison.name)![at]!);
       const m = estimates.length > 0 ? estimates.reduce((sum, value) => sum + value, 0) / estimates.length : startingM(comparison.levels.length)[at]!;
+      const estimate = u.get(comparison.name)!;
       return {
         comparison: comparison.name,
         levelIndex: at + 1,
         level,
         m,
-        u: u.get(comparison.name)!.u[at]!,
-        uPairs: u.get(comparison.name)!.pairs[at]!,
+        // no u evidence: the level says nothing (weight 0), and untrainedComparisons reports it
+        u: estimate.trained ? estimate.u[at]! : m,
+        uPairs: estimate.pairs[at]!,
         mSessions: estimates.length,
       };
     }),
@@ -113,6 +120,15 @@ export interface UEstimate {
   pairs: number[];
   /** Sampled pairs compared (both values present). */
   total: number;
+  /** Whether any pair was evidence for u (false: no sampled pair had the value on both sides, and no level is counted from frequencies). */
+  trained: boolean;
+}
+
+/** Floors each count at `floor` and normalises them to add up to `sum` (floored first, so they do add up). */
+export function flooredShares(counts: readonly number[], floor: number, sum = 1): number[] {
+  const floored = counts.map((count) => Math.max(count, floor));
+  const total = floored.reduce((added, count) => added + count, 0);
+  return floored.map((count) => (total === 0 ? sum / counts.length : (count / total) * sum));
 }
 
 async function estimateU(connection: DuckDBConnection, config: IdentityModelConfig, comparisons: readonly Comparison[], recordCount: number): Promise<Map<ComparisonName, UEstimate>> {
@@ -137,10 +153,51 @@ async function estimateU(connection: DuckDBConnection, config: IdentityModelConf
   for (const comparison of comparisons) {
     const pairs = comparison.levels.map((_, level) => rows.filter((row) => Number(row[comparison.name]) === level + 1).reduce((sum, row) => sum + Number(row.pairs), 0));
     const total = pairs.reduce((sum, count) => sum + count, 0);
-    const floor = config.training.u_floor_pairs / Math.max(total, 1);
-    estimates.set(comparison.name, { u: pairs.map((count) => (total === 0 ? floor : Math.max(count / total, floor))), pairs, total });
+    const exact = exactContactLevel(config, comparison.name);
+    const exactAt = exact?.at;
+    const frequency = exact === undefined ? undefined : await exactMatchU(connection, exact.column, config.training.u_floor_pairs);
+    if (exactAt === undefined || frequency === undefined) {
+      estimates.set(comparison.name, { u: flooredShares(pairs, config.training.u_floor_pairs), pairs, total, trained: total > 0 });
+      continue;
+    }
+    // the exact level from the values' frequencies, the others sharing the rest as sampled
+    const others = flooredShares(pairs.filter((_, at) => at !== exactAt), config.training.u_floor_pairs, 1 - frequency.u);
+    const u = pairs.map((_, at) => (at === exactAt ? frequency.u : others.shift()!));
+    estimates.set(comparison.name, { u, pairs: pairs.map((count, at) => (at === exactAt ? frequency.pairs : count)), total, trained: true });
   }
   return estimates;
+}
+
+/** The position (0 for level 1) of an e-mail or phone comparison's first exact level (`same`, or `same_number` in E.164), whose u comes from frequencies, and the column it compares. */
+function exactContactLevel(config: IdentityModelConfig, comparison: ComparisonName): { at: number; column: string } | undefined {
+  if (COMPARISONS[comparison] !== 'text') return undefined;
+  const own = config.levels.filter((level) => level.comparison === comparison);
+  const at = own.findIndex((level) => level.test === 'same' || level.test === 'same_number');
+  if (at < 0) return undefined;
+  return { at, column: own[at]!.test === 'same_number' ? 'phone_e164' : comparison === 'phone' ? 'phone_key' : 'email' };
+}
+
+/**
+ * u of an exact e-mail or phone match from the values' frequencies: pairs of records of
+ * different entities sharing a value, over all pairs of records of different entities that both
+ * have one. Pairs of one person's records count too (as they do among random pairs): u is a
+ * little high, the weight a little low. Undefined when fewer than two entities have a value.
+ */
+async function exactMatchU(connection: DuckDBConnection, column: string, floorPairs: number): Promise<{ u: number; pairs: number } | undefined> {
+  const pairsOf = (count: string) => `sum(${count} * (${count} - 1) / 2)`;
+  const [row] = await queryRows(
+    connection,
+    `with present as (select ${column} as value, entity_key from intermediate.int_identity_comparables where ${column} is not null)
+     select
+         (select count(*) * (count(*) - 1) / 2 from present) as all_pairs,
+         (select ${pairsOf('records')} from (select count(*) as records from present group by entity_key)) as entity_pairs,
+         (select ${pairsOf('records')} from (select count(*) as records from present group by value)) as value_pairs,
+         (select ${pairsOf('records')} from (select count(*) as records from present group by value, entity_key)) as entity_value_pairs`,
+  );
+  const pairs = Number(row!.value_pairs ?? 0) - Number(row!.entity_value_pairs ?? 0);
+  const all = Number(row!.all_pairs ?? 0) - Number(row!.entity_pairs ?? 0);
+  if (all <= 0) return undefined;
+  return { u: Math.max(pairs, floorPairs) / all, pairs };
 }
 
 /** Starting m of a comparison's levels: most matches agree at the first level, few at the last. */
@@ -208,8 +265,7 @@ export function expectationMaximisation(
       const counts = expected.get(comparison.name)!;
       const total = counts.reduce((sum, count) => sum + count, 0);
       if (total === 0) continue;
-      const floor = config.training.m_floor_matches / total;
-      const next = counts.map((count) => Math.max(count / total, floor));
+      const next = flooredShares(counts, config.training.m_floor_matches);
       const previous = m.get(comparison.name)!;
       moved = Math.max(moved, ...next.map((value, at) => Math.abs(value - previous[at]!)));
       m.set(comparison.name, next);

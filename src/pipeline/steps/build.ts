@@ -6,6 +6,7 @@ import type { Config } from '../../config/load-config.js';
 import { toErrorRecord } from '../../core/error-record.js';
 import { duckdbBudget } from '../../config/duckdb-budget.js';
 import { type StepContext, statusOf, stepErrors } from './step.js';
+import { trainingGaps } from '../../models/identity-model/training-gaps.js';
 
 export interface BuildStepOptions {
   select?: readonly string[];
@@ -61,6 +62,7 @@ export class IdentityReport {
   readonly onEvent = (event: BuildEvent): void => {
     if (event.type === 'identity-trained') {
       this.notes.push(`identity model version ${event.model.version} trained and put in force (${event.appliedBy}): ${event.reason}`);
+      for (const gap of trainingGaps(event.model)) this.notes.push(`identity model version ${event.model.version}: not trained: ${gap}`);
     } else if (event.type === 'identity-retrain-due') {
       this.notes.push(`identity model: a retrain is due (${event.reason}); version ${event.version} stays in force: fanlake identity train shows what a new version would change, --apply puts it in force`);
     } else if (event.type === 'identity-churn') {

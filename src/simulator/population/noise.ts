@@ -1,5 +1,5 @@
 import { Rng } from '../random.js';
-import { FEMALE_FIRST, MAIL_DOMAINS, MALE_FIRST, asciiName } from './names.js';
+import { FEMALE_FIRST, FIRST_NAME_SHORT_FORMS, MAIL_DOMAINS, MALE_FIRST, asciiName } from './names.js';
 import type { Person } from './persons.js';
 
 /** The record systems a person is written into; each spells a person its own way. */
@@ -30,10 +30,17 @@ export const NOISE_RATES = {
   emailChanged: 0.05,
   /** A phone number changed since the person signed up here. */
   phoneChanged: 0.04,
+  /** The first name as its short form or nickname in this system (Kris for Kristian); of names that have one (FIRST_NAME_SHORT_FORMS). */
+  shortForm: 0.15,
+  /** Only the first name's initial in this system (K for Kari). */
+  firstInitial: 0.005,
 } as const;
 
 /** Household partners (SHARES.households) who also share the head's phone, with noise on. */
 export const HOUSEHOLD_SHARED_PHONE = 0.6;
+
+/** Household partners who are the head's twin, with noise on: one surname, address, mailbox and birth date, two first names. */
+export const HOUSEHOLD_TWINS = 0.25;
 
 export type NoiseKind = keyof typeof NOISE_RATES;
 
@@ -81,8 +88,20 @@ export function writtenPerson(seed: number, system: NoiseSystem, person: Person)
   let { email, phone } = person;
   if (hit('emailChanged')) email = `${asciiName(person.firstName)}.${asciiName(person.lastName)}.${rng.int(100, 999)}@${rng.pick(MAIL_DOMAINS)}`;
   if (hit('phoneChanged')) phone = { ...phone, national: phone.national.slice(0, 1) + rng.digits(phone.national.length - 1) };
+  // drawn last, so the kinds above are drawn as before they existed
+  const forms = FIRST_NAME_SHORT_FORMS[person.firstName];
+  let given: string | undefined;
+  if (hit('shortForm') && forms) given = rng.pick(forms);
+  else if (hit('firstInitial')) given = person.firstName.slice(0, 1);
+  if (given !== undefined) {
+    // in the given name's field (the last name's when swapped), in the case the record is written in
+    if (noise.includes('upperCase')) given = given.toUpperCase();
+    else if (noise.includes('lowerCase')) given = given.toLowerCase();
+    if (noise.includes('swapped')) lastName = given;
+    else firstName = given;
+  }
   // kinds that had nothing to act on (no marks to drop) changed nothing: not recorded
-  const recorded = marked ? noise : noise.filter((kind) => kind !== 'diacriticsDropped' && kind !== 'transliterated');
+  const recorded = (marked ? noise : noise.filter((kind) => kind !== 'diacriticsDropped' && kind !== 'transliterated')).filter((kind) => kind !== 'shortForm' || forms);
   return { person: { ...person, firstName, lastName, email, phone }, noise: recorded };
 }
 

@@ -1,5 +1,5 @@
 import { Rng } from '../random.js';
-import { HOUSEHOLD_SHARED_PHONE } from './noise.js';
+import { HOUSEHOLD_SHARED_PHONE, HOUSEHOLD_TWINS } from './noise.js';
 import { CITIES, FEMALE_FIRST, LAST, MAIL_DOMAINS, MALE_FIRST, STREETS, WORK_DOMAINS, asciiName } from './names.js';
 
 /** A real human behind records in both systems: the ground truth of identity resolution. */
@@ -62,7 +62,9 @@ export class Persons {
     // rng.pick stays drawn as before when noise is off, so that data is unchanged
     const lastName = shared?.lastName ?? (this.noise ? (rng.pick(LAST), zipfLastName(this.seed, index)) : rng.pick(LAST));
     const year = rng.int(1948, 2010);
-    const birthday = `${year}-${pad(rng.int(1, 12))}-${pad(rng.int(1, 28))}`;
+    const ownBirthday = `${year}-${pad(rng.int(1, 12))}-${pad(rng.int(1, 28))}`;
+    // a twin of the head (its own stream, so the other attributes stay as they were)
+    const birthday = this.noise && shared && Rng.for(this.seed, 'noise-twins', index).chance(HOUSEHOLD_TWINS) ? shared.birthday : ownBirthday;
     const [city, zip, county] = shared ? [shared.city, shared.zip, shared.county] : rng.pick(CITIES);
     const street = shared?.street ?? `${rng.pick(STREETS)} ${rng.int(1, 120)}`;
     const country = rng.weighted(COUNTRIES);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NOISE_RATES, type NoiseKind, writtenPerson } from '../../../src/simulator/population/noise.js';
+import { FIRST_NAME_SHORT_FORMS } from '../../../src/simulator/population/names.js';
 import { Population } from '../../../src/simulator/population/population.js';
 import type { Simulator } from '../../../src/simulator/simulator.js';
 import { startTestSimulator } from '../../helpers/simulator.js';
@@ -33,6 +34,29 @@ describe('writtenPerson', () => {
       if (noise.includes('emailChanged')) expect(person.email).not.toBe(original.email);
       if (noise.includes('phoneChanged')) expect(person.phone.countryCode).toBe(original.phone.countryCode);
       if (noise.includes('transliterated') && noise.length === 1) expect(`${person.firstName} ${person.lastName}`).toMatch(/oe|aa|ae|Oe|Aa|Ae/);
+    }
+  });
+
+  it('writes a first name that has a short form as one at its documented rate, and only such a name', () => {
+    const withForms = written.filter((_, at) => FIRST_NAME_SHORT_FORMS[persons[at]!.firstName]);
+    const share = withForms.filter((entry) => entry.noise.includes('shortForm')).length / withForms.length;
+    expect(share).toBeGreaterThan(NOISE_RATES.shortForm * 0.8);
+    expect(share).toBeLessThan(NOISE_RATES.shortForm * 1.2);
+    for (const [at, entry] of written.entries()) {
+      // in the given name's field (the last name's when swapped), in the record's case
+      const given = (entry.noise.includes('swapped') ? entry.person.lastName : entry.person.firstName).toLowerCase();
+      if (entry.noise.includes('shortForm')) expect(FIRST_NAME_SHORT_FORMS[persons[at]!.firstName]!.map((form) => form.toLowerCase())).toContain(given);
+      if (entry.noise.includes('firstInitial')) expect(given).toBe(persons[at]!.firstName.slice(0, 1).toLowerCase());
+    }
+  });
+
+  it('makes some household partners twins: the head\'s surname, address, mailbox and birth date, another first name', () => {
+    const twins = persons.filter((person) => persons.some((other) => other.index < person.index && other.email === person.email && other.birthday === person.birthday));
+    expect(twins.length).toBeGreaterThan(20);
+    for (const twin of twins) {
+      const head = persons.find((other) => other.email === twin.email && other.index !== twin.index)!;
+      expect([head.lastName, head.street, head.birthday]).toEqual([twin.lastName, twin.street, twin.birthday]);
+      expect(head.firstName).not.toBe(twin.firstName);
     }
   });
 
