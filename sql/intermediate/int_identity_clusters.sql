@@ -95,11 +95,25 @@ link_signatures as (
     select
         records.record_key,
         records.record_number,
-        hash(coalesce(record_links.links, []), coalesce(decided.decision_signature, 0)) as link_signature,
+        -- The values macros.identity_contradicts reads count too: a record renamed with its
+        -- links unchanged may now contradict its fan, and its component must be judged again.
+        hash(
+            coalesce(record_links.links, []),
+            coalesce(decided.decision_signature, 0),
+            comparables.first_name_spelling,
+            comparables.last_name_spelling,
+            comparables.first_name_tokens,
+            comparables.last_name_tokens,
+            comparables.first_name_forms,
+            comparables.birth_date_key,
+            comparables.birth_date_digits
+        ) as link_signature,
 
     from records
     left join record_links
         on record_links.record_key = records.record_key
+    left join intermediate.int_identity_comparables as comparables
+        on comparables.record_number = records.record_number
     left join (
         select
             record_number,

@@ -139,7 +139,9 @@ async function registerUntilStopped(run: ReceiverRun, register: () => Promise<Pu
     try {
       return await register();
     } catch (error) {
-      if (!run.retryStartup || !(error instanceof FanlakeError) || error.context.transient !== true || run.stop.aborted) throw error;
+      // Stopped while a round was in flight: its failure no longer matters.
+      if (run.stop.aborted) return undefined;
+      if (!run.retryStartup || !(error instanceof FanlakeError) || error.context.transient !== true) throw error;
       const after = error.context.retryAfterMs;
       const waitMs = typeof after === 'number' ? after : backoffDelay(round, STARTUP_BACKOFF);
       run.onStartupWait?.(`${errorMessage(error)}; trying again in ${(waitMs / 1000).toFixed(1)} s${typeof after === 'number' ? ' (Retry-After)' : ''}, until stopped`);

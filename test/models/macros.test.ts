@@ -106,7 +106,7 @@ describe('macros', () => {
     await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir });
     const names = await ws.query(`select distinct function_name from duckdb_functions() where schema_name = 'macros' order by 1`);
     expect(names.map((row) => row.function_name)).toEqual([
-      'clean_phone', 'club_consent_meanings', 'club_display_names', 'club_order_status_groups', 'club_order_type_groups', 'club_sales_channels', 'digits', 'identity_overrides', 'phone_default_country_code',
+      'clean_phone', 'club_consent_meanings', 'club_display_names', 'club_first_name_forms', 'club_order_status_groups', 'club_order_type_groups', 'club_sales_channels', 'digits', 'identity_overrides', 'phone_default_country_code',
     ]);
   });
 
