@@ -102,9 +102,8 @@ link_signatures as (
             coalesce(decided.decision_signature, 0),
             comparables.first_name_spelling,
             comparables.last_name_spelling,
-            comparables.first_name_tokens,
-            comparables.last_name_tokens,
-            comparables.first_name_forms,
+            -- sorted: the forms are aggregated in no set order, and the signature must not move with it
+            list_sort(comparables.first_name_forms),
             comparables.birth_date_key,
             comparables.birth_date_digits
         ) as link_signature,
