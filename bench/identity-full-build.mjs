@@ -1,5 +1,5 @@
 // The full identity build (`build --select +fan_identity_links --full-refresh`) of this checkout
-// and of another, in turns, on one noisy warehouse: issue 14's "the new full build is no slower"
+// and of another, in turns, on one noisy warehouse: the goal that "the new full build is no slower"
 // (than b83438f, the matching when it was filed). One run of each says little on a shared
 // machine, so the two alternate for a number of rounds, each from a copy of the same loaded
 // warehouse, and every round prints its own ratio.

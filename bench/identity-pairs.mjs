@@ -1,6 +1,6 @@
 // Candidate pairs per record as the club grows: the identity model's blocking rules
 // (sql/identity/blocking_rules.csv, each capped) must keep them flat, so that the work grows with
-// the records, not with their square (issue 32). For each scale of the noisy simulator: extract,
+// the records, not with their square. For each scale of the noisy simulator: extract,
 // load, build the identity model's pairs (which trains the model), and count the candidate pairs
 // (macros.identity_candidate_pairs), the pairs the model scores at least the review threshold
 // and the links.

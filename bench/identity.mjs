@@ -1,5 +1,5 @@
 // Identity resolution quality: pairwise precision and recall of marts.fan_identity_links
-// against a ground truth, each beside issue 14's goal (precision >= 0.995, recall >= 0.99):
+// against a ground truth, each beside the goal (precision >= 0.995, recall >= 0.99):
 // the noisy simulator (--noise) at scale 1 over three seeds, and at scale 10 once with
 // --identity-scale10 (about ten minutes more on a shared machine, so not by default); the
 // independent identity set (bench/independent-identities: @faker-js/faker, its own noise,
@@ -20,7 +20,7 @@ import { writeExtraction } from './independent-identities/load.mjs';
 import { contactlessIdentities } from './contactless-identities/index.mjs';
 import { BIN, CREDENTIALS, flag, fmt, runOk, startSimulator, tempDir } from './lib.mjs';
 
-/** Issue 14's goals for pairwise precision and recall. */
+/** The goals for pairwise precision and recall. */
 export const IDENTITY_GOALS = { precision: 0.995, recall: 0.99 };
 const NOISY_SEEDS = [11, 12, 13];
 const INDEPENDENT = { persons: 2000, seed: 3 };

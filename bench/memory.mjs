@@ -4,7 +4,7 @@
 // from their bytes without becoming objects, into spool parts of 28 MiB, each converted to
 // Parquet by the one DuckDB kept for the run (docs/extraction.md); the load reads the batch
 // from its Parquet files where needed instead of copying it first. The extract bound is
-// issue 13's goal for 1M rows with room for GC timing on a busy machine, and still fails the
+// the goal for 1M rows with room for GC timing on a busy machine, and still fails the
 // designs before this one by far (docs/benchmarks.md).
 // Usage alone: node bench/memory.mjs
 import { spawn } from 'node:child_process';

@@ -1,4 +1,4 @@
-// Quiet-hour benchmark (issue 33): after a first run, 0.1% of the customer profiles change
+// Quiet-hour benchmark: after a first run, 0.1% of the customer profiles change
 // and a `fanlake run` follows, once with the push subscription (`fanlake listen` recording
 // the changes, the run re-reading only them) and once without (a full engagement snapshot,
 // as every run did before), from copies of one data directory. Prints the engagement

@@ -1,4 +1,4 @@
-// A simulated season (issue 44, point 8), shared by test/e2e/season.test.ts and `make bench`
+// A simulated season of hourly runs, shared by test/e2e/season.test.ts and `make bench`
 // (bench/season.mjs): hourly steps in which the simulator sells tickets and changes profiles
 // (pushed to `fanlake listen`), events (the API down, a 429 storm, the receiver killed, a
 // crash at a named point), a `fanlake run` each hour, and at the end a comparison with a fresh

@@ -1,4 +1,4 @@
-// The long season (issue 44): `--season-days` simulated days (default 7) of hourly `fanlake run`s
+// The long season: `--season-days` simulated days (default 7) of hourly `fanlake run`s
 // against the live simulator with the push receiver, the events of bench/season-driver.mjs
 // (longSeason) on each day, then the comparison with a fresh full load and a full rebuild.
 // Prints runs, requests, wall and CPU per run and the disk over time; throws when the season

@@ -1,4 +1,4 @@
-// Noise of the independent identity set, written from issue 14's list of how real systems
+// Noise of the independent identity set, written from a list of how real systems
 // spell one person differently, and from nothing in src/simulator: its own code, its own
 // rates, its own random draws (faker's seeded generator). Each record is noised on its own.
 

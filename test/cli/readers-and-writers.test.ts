@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
+import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../src/simulator/simulator.js';
 import { runCli, spawnCli, tempDataDir, watch } from '../helpers/cli.js';
@@ -37,11 +37,12 @@ describe('an open shell never keeps writers out', () => {
       const process = watch(spawnCli(writer, env));
       let running = true;
       const finished = process.done.finally(() => (running = false));
-      // Queries while the writer runs: each opens the warehouse for one statement only. A few a
-      // second, as a person at a shell asks, not back to back (that only took CPU from the writer).
+      // Queries while the writer runs: each opens the warehouse for one statement only. One per
+      // line of the writer's progress, as a person at a shell asks, not back to back (that only
+      // took CPU from the writer), and never paced by a clock.
       while (running) {
         await ask();
-        await delay(200);
+        await Promise.race([finished, once(process.child.stderr!, 'data')]);
       }
       const result = await finished;
       expect(result.code, `fanlake ${writer[0]}\n${result.stderr}`).toBe(0);

@@ -138,8 +138,8 @@ afterAll(async () => {
 });
 
 describe('incremental identity resolution', () => {
-  // the identity model scores every candidate pair again (issue 32 withdrew the incremental
-  // matching's goal); the fans and their contacts after it are still recomputed only where links changed
+  // the identity model scores every candidate pair again (incremental scoring was withdrawn as a
+  // goal); the fans and their contacts after it are still recomputed only where links changed
   it.each([
     ['int_identity_clusters', 'records'],
     ['int_fan_contacts', 'fans'],

@@ -11,7 +11,7 @@ import { runCliOk } from './identity-fixture.js';
  * Identity resolution on the independent identity set (bench/independent-identities: faker's
  * Norwegian names and its own noise, nothing of the simulator), at the size of a small club
  * (500 persons), written as an extraction run and taken in by the real `load` and `build`, which
- * trains the identity model on it. The thresholds are issues 14's and 32's goals, not figures
+ * trains the identity model on it. The thresholds are the identity goals, not figures
  * this code produced.
  */
 const GOALS = { precision: 0.995, recall: 0.99 };

@@ -8,7 +8,7 @@ import { queryWarehouse } from '../helpers/warehouse.js';
 import { cliEnv, runCliOk } from './identity-fixture.js';
 
 /**
- * Keys that move only when someone decides (issue 44), through the real CLI on the default test
+ * Keys that move only when someone decides, through the real CLI on the default test
  * simulator's shared warehouse: the records grow by half between two runs; `build` keeps the
  * identity model in force and says a retrain is due; `identity train` lists the records whose
  * fan_id a new version would move and changes none; `identity train --apply` puts it in force,
