@@ -5,7 +5,7 @@
 // The records are the raw items each API would send; ./load.mjs writes them through the
 // extractor's own sink and `fanlake load`, as real data arrives.
 import { fakerNB_NO as faker } from '@faker-js/faker';
-import { mobileNumber, noisy, writtenPhone } from './noise.mjs';
+import { NICKNAMES, mobileNumber, noisy, writtenPhone } from './noise.mjs';
 
 /** Every date is drawn relative to this one, so a seed gives the same set on every day it runs. */
 const REFERENCE_DATE = '2026-06-01T00:00:00Z';
@@ -140,10 +140,12 @@ function newPerson(id) {
   };
 }
 
+/** A first name other than `not`, and none that it or a nickname of it is a nickname of (no twins Maria and Maja, Kristian and Kristoffer). */
 function otherFirstName(sex, not) {
+  const forms = (name) => [name, ...(NICKNAMES[name] ?? [])];
   for (;;) {
     const name = faker.person.firstName(sex);
-    if (name !== not) return name;
+    if (!forms(name).some((form) => forms(not).includes(form))) return name;
   }
 }
 

@@ -15,6 +15,27 @@ export const INDEPENDENT_NOISE_RATES = {
   swapped: 0.02,
   emailChanged: 0.08,
   phoneChanged: 0.06,
+  /** Of records of a person whose first name has a nickname or short form (NICKNAMES). */
+  shortForm: 0.12,
+};
+
+/**
+ * Nicknames and short forms of faker's Norwegian first names, as people go by them in Norway
+ * (Lasse, Mons, Jokke, Stine) and in English (Alex, Will, Maddie, Ollie); written from common
+ * usage, not from fanlake's defaults/club/first_name_forms.csv, so the set shows what a club's
+ * file of forms misses as well as what it holds.
+ */
+export const NICKNAMES = {
+  Alexander: ['Alex', 'Sander', 'Xander'], Andreas: ['Andy', 'Dreas'], Benjamin: ['Ben', 'Benji'], Daniel: ['Dan', 'Danny'],
+  Fredrik: ['Fred', 'Freddy', 'Fredde'], Henrik: ['Henke'], Jakob: ['Jake'], Johannes: ['Johan', 'Hans', 'Jo'],
+  Jonathan: ['Jon', 'Jonny', 'Nathan'], Joakim: ['Jokke', 'Kim'], Kristian: ['Kris', 'Stian'], Kristoffer: ['Kris', 'Chris', 'Toffer'],
+  Lars: ['Lasse'], Lucas: ['Luke'], Magnus: ['Mons', 'Mange'], Markus: ['Mark'], Martin: ['Marty'], Mathias: ['Matt', 'Matte'],
+  Nikolai: ['Nick', 'Niko'], Oliver: ['Olly', 'Ollie'], Sebastian: ['Seb', 'Basti', 'Bastian'], Theodor: ['Theo', 'Teddy'],
+  Thomas: ['Tom', 'Tommy'], Tobias: ['Tobi'], William: ['Will', 'Bill', 'Liam', 'Willy'],
+  Amalie: ['Malie', 'Amy'], Andrea: ['Andy', 'Drea'], Camilla: ['Milla', 'Cami'], Elise: ['Lise', 'Ellie'], Emilie: ['Emmy', 'Milly', 'Millie'],
+  Emma: ['Em'], Helene: ['Lene', 'Lena'], Ingrid: ['Inga'], Julie: ['Jules'], Karoline: ['Line', 'Karo', 'Lina'],
+  Kristine: ['Stine', 'Kine', 'Tine'], Madeleine: ['Maddie', 'Madde'], Maria: ['Mia', 'Maja'], Martine: ['Tine', 'Tina'],
+  Mathilde: ['Tilde', 'Tilla'], Natalie: ['Nat'], Sofie: ['Sophie', 'Fie'], Victoria: ['Vicky', 'Tori'],
 };
 
 const FOLD = { æ: 'ae', Æ: 'AE', ø: 'o', Ø: 'O', å: 'a', Å: 'A', é: 'e', É: 'E', ü: 'u', ö: 'o', ä: 'a' };
@@ -34,6 +55,12 @@ export function noisy(faker, person, newEmail) {
   const hit = (kind) => faker.number.float() < INDEPENDENT_NOISE_RATES[kind];
   let first = person.firstName;
   let last = person.lastName;
+  // known by a nickname in this system; the other kinds below act on it as on any name
+  const nicknames = NICKNAMES[first];
+  if (nicknames && hit('shortForm')) {
+    first = faker.helpers.arrayElement(nicknames);
+    kinds.push('shortForm');
+  }
   if (person.middleName && hit('middleNameWritten')) {
     first = `${first} ${person.middleName}`;
     kinds.push('middleName');
