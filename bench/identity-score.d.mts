@@ -55,3 +55,38 @@ export function scoreIdentityLinks(links: Iterable<LinkedRecord>, truth: Iterabl
 
 /** Every row of `marts.fan_identity_links`, for {@link scoreIdentityLinks}. */
 export function readFanIdentityLinks(connection: DuckDBConnection): Promise<LinkedRecord[]>;
+
+/** A record's evidence as readIdentityEvidence reads it: values as "kind value" (NULL where the record has none). */
+export interface IdentityEvidence {
+  record_key: string;
+  evidence: (string | null)[];
+  name_pair_spelling: string | null;
+  first_name_key: string | null;
+}
+
+/** Each record's e-mail, phone, birth date, address, profile and user as evidence values, from a built warehouse. */
+export function readIdentityEvidence(connection: DuckDBConnection): Promise<IdentityEvidence[]>;
+
+/** Values on more records than this are placeholders, not a household's. */
+export const HOUSEHOLD_VALUE_CAP: number;
+
+/** Pairs of one kind and how many of them were put in one fan. */
+export interface PairsTogether {
+  pairs: number;
+  together: number;
+}
+
+/** A truth record with the noise kinds that changed it (the noisy simulator's and the independent set's). */
+export interface NoisyTruthRecord extends TruthRecord {
+  noise?: string[] | null;
+}
+
+/**
+ * Pairs of one person's records where one goes by a short form (noise kind `shortForm`): all;
+ * those sharing an e-mail, phone or birth date; and of those, the ones whose first names the
+ * club's default first_name_forms.csv relates (`known`) or not (`unknown`).
+ */
+export function scoreShortForms(links: readonly LinkedRecord[], truth: readonly NoisyTruthRecord[], records: readonly IdentityEvidence[]): Record<'all' | 'agreeing' | 'known' | 'unknown', PairsTogether>;
+
+/** Twins (two persons sharing a birth date and an e-mail, phone or address): how many pairs, merged with named records, or by a nameless record only. */
+export function scoreTwins(links: readonly LinkedRecord[], truth: readonly TruthRecord[], records: readonly IdentityEvidence[]): { pairs: number; merged: number; nameless: number };

@@ -10,15 +10,15 @@
 // engagement one), and precision over household-shaped pairs (records sharing an e-mail, a
 // phone or a postal address).
 // Usage alone: node bench/identity.mjs [--identity-scale10] [--bin <another checkout's bin/fanlake>]
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { readFanIdentityLinks, scoreIdentityLinks } from './identity-score.mjs';
+import { HOUSEHOLD_VALUE_CAP, readFanIdentityLinks, readIdentityEvidence, scoreIdentityLinks, scoreShortForms, scoreTwins } from './identity-score.mjs';
 import { independentIdentities } from './independent-identities/index.mjs';
 import { writeExtraction } from './independent-identities/load.mjs';
 import { contactlessIdentities } from './contactless-identities/index.mjs';
-import { BIN, CREDENTIALS, REPO, flag, fmt, runOk, startSimulator, tempDir } from './lib.mjs';
+import { BIN, CREDENTIALS, flag, fmt, runOk, startSimulator, tempDir } from './lib.mjs';
 
 /** The goals for pairwise precision and recall. */
 export const IDENTITY_GOALS = { precision: 0.995, recall: 0.99 };
@@ -60,12 +60,12 @@ function row(label, { links, score, evidenceRecall, ceilingRecall, households, s
   ];
 }
 
-/** The twin figures of twinScore in words. */
+/** The twin figures of scoreTwins in words. */
 export function twinFigures({ pairs, merged, nameless }) {
   return `twins merged ${fmt(merged)} of ${fmt(pairs)} (a nameless record in the other twin's fan: ${fmt(nameless)})`;
 }
 
-/** The short-form figures of {@link shortFormScore} in words. */
+/** The short-form figures of scoreShortForms in words. */
 export function shortFormFigures({ all, agreeing, known, unknown }) {
   const share = ({ pairs, together }) => `${fmt(pairs === 0 ? 1 : together / pairs, 4)} of ${fmt(pairs)}`;
   return `short-form pairs recall ${share(all)}, where contact or birth date agree ${share(agreeing)} (forms in the club's default file ${share(known)}, not in it ${share(unknown)})`;
@@ -135,7 +135,7 @@ async function scored(dataDir, truth) {
   try {
     const connection = await instance.connect();
     const links = await readFanIdentityLinks(connection);
-    const records = (await connection.runAndReadAll(EVIDENCE_SQL)).getRowObjectsJson();
+    const records = await readIdentityEvidence(connection);
     connection.closeSync();
     const evidenceGroups = evidenceTruth(truth, records);
     return {
@@ -145,32 +145,13 @@ async function scored(dataDir, truth) {
       evidenceRecall: scoreIdentityLinks(links, evidenceGroups).recall,
       ceilingRecall: scoreIdentityLinks(ceilingLinks(truth, records, evidenceGroups), truth).recall,
       households: householdScore(links, truth, records),
-      shortForms: shortFormScore(links, truth, records),
-      twins: twinScore(links, truth, records),
+      shortForms: scoreShortForms(links, truth, records),
+      twins: scoreTwins(links, truth, records),
     };
   } finally {
     instance.closeSync();
   }
 }
-
-/** Each record's values that tell a person apart from a namesake: an e-mail, a phone, a birth date, an address, a profile or user it names. */
-const EVIDENCE_SQL = `
-select
-    system || ':' || record_id as record_key,
-    [
-        'email ' || email,
-        'phone ' || phone_key,
-        'birth date ' || birth_date_key,
-        'address ' || address_key,
-        'profile ' || coalesce(cast(customer_profile_id as varchar), case when system = 'engagement_customer_profile' then record_id end),
-        'user ' || coalesce(cast(external_user_id as varchar), case when system = 'ticketing_user' then record_id end)
-    ] as evidence,
-    name_pair_spelling,
-    first_name_key
-from intermediate.int_identity_records`;
-
-/** Values on more records than this are placeholders, not a household's. */
-const HOUSEHOLD_VALUE_CAP = 30;
 
 /**
  * Precision over household-shaped pairs: two records sharing an e-mail, a phone or a postal
@@ -218,109 +199,8 @@ function householdScore(links, truth, records) {
 }
 
 /**
- * Recall over pairs of one person's records where a record goes by a short form or nickname
- * of the first name (noise kind `shortForm`): all of them; those whose records share an
- * e-mail, a phone or a birth date (where the goal says they are linked); and of those, the
- * pairs whose first names the club's default first_name_forms.csv relates (a short form of
- * the other, or two of one name) and the pairs it does not (forms a club's file misses).
- */
-function shortFormScore(links, truth, records) {
-  const fanOf = new Map(links.map((link) => [`${link.system}:${link.recordId}`, link.fanId]));
-  const recordOf = new Map(records.map((record) => [record.record_key, record]));
-  const formsOf = clubFirstNameForms();
-  const related = (a, b) => a === b || [...(formsOf.get(a) ?? [])].some((full) => full === b || formsOf.get(b)?.has(full));
-  const counts = { all: { pairs: 0, together: 0 }, agreeing: { pairs: 0, together: 0 }, known: { pairs: 0, together: 0 }, unknown: { pairs: 0, together: 0 } };
-  const count = (kind, together) => {
-    counts[kind].pairs++;
-    if (together) counts[kind].together++;
-  };
-  for (const members of groupBy(truth, (record) => record.personId).values()) {
-    for (let i = 0; i < members.length; i++) {
-      for (let j = i + 1; j < members.length; j++) {
-        if (!members[i].noise?.includes('shortForm') && !members[j].noise?.includes('shortForm')) continue;
-        const [left, right] = [members[i], members[j]].map((record) => `${record.system}:${record.recordId}`);
-        const together = fanOf.get(left) === fanOf.get(right);
-        count('all', together);
-        const [a, b] = [recordOf.get(left), recordOf.get(right)];
-        const shared = (a?.evidence ?? []).filter((value) => value !== null && /^(email|phone|birth date) /.test(value) && b?.evidence.includes(value));
-        if (shared.length === 0) continue;
-        count('agreeing', together);
-        count(related(a.first_name_key, b.first_name_key) ? 'known' : 'unknown', together);
-      }
-    }
-  }
-  return counts;
-}
-
-/** The club's default first_name_forms.csv as folded first name → the full names it is a form of (and each full name → itself). */
-function clubFirstNameForms() {
-  const fold = (name) => name.toLowerCase().normalize('NFD').replace(/[\u0300-\u036f]/g, '').replace(/æ/g, 'ae').replace(/ø/g, 'o');
-  const forms = new Map();
-  const lines = readFileSync(join(REPO, 'defaults/club/first_name_forms.csv'), 'utf8').trim().split('\n').slice(1);
-  for (const [short, full] of lines.map((line) => line.split(',').map(fold))) {
-    forms.set(short, (forms.get(short) ?? new Set()).add(full));
-    forms.set(full, (forms.get(full) ?? new Set()).add(full));
-  }
-  return forms;
-}
-
-/**
- * Twins: two persons whose records share a birth date and an e-mail, a phone or an address (a
- * value on at most HOUSEHOLD_VALUE_CAP records). `merged` counts those with a record of each,
- * both with a first name, in one fan; `nameless` those with only a record without a first name
- * (of the household's mailbox, say) in the other's fan.
- */
-function twinScore(links, truth, records) {
-  const fanOf = new Map(links.map((link) => [`${link.system}:${link.recordId}`, link.fanId]));
-  const personOf = new Map(truth.map((record) => [`${record.system}:${record.recordId}`, String(record.personId)]));
-  const holders = new Map();
-  for (const record of records) {
-    if (!personOf.has(record.record_key)) continue;
-    for (const value of record.evidence) if (value !== null && /^(email|phone|address|birth date) /.test(value)) holders.set(value, [...(holders.get(value) ?? []), record.record_key]);
-  }
-  const personPairs = (prefixes) => {
-    const found = new Set();
-    for (const [value, keys] of holders) {
-      if (!prefixes.some((start) => value.startsWith(start)) || keys.length > HOUSEHOLD_VALUE_CAP) continue;
-      const persons = [...new Set(keys.map((key) => personOf.get(key)))].sort();
-      for (let i = 0; i < persons.length; i++) for (let j = i + 1; j < persons.length; j++) found.add(`${persons[i]} ${persons[j]}`);
-    }
-    return found;
-  };
-  const housed = personPairs(['email ', 'phone ', 'address ']);
-  const named = new Set(records.filter((record) => record.first_name_key !== null).map((record) => record.record_key));
-  // per person, the fans of its records with a first name and of all its records
-  const fansOf = new Map();
-  for (const record of truth) {
-    const key = `${record.system}:${record.recordId}`;
-    const fans = fansOf.get(String(record.personId)) ?? { named: new Set(), all: new Set() };
-    fans.all.add(fanOf.get(key));
-    if (named.has(key)) fans.named.add(fanOf.get(key));
-    fansOf.set(String(record.personId), fans);
-  }
-  const shareFan = (left, right) => [...left].some((fan) => fan !== undefined && right.has(fan));
-  let pairs = 0;
-  let merged = 0;
-  let nameless = 0;
-  for (const pair of personPairs(['birth date '])) {
-    if (!housed.has(pair)) continue;
-    pairs++;
-    const [a, b] = pair.split(' ').map((person) => fansOf.get(person));
-    if (shareFan(a.named, b.named)) merged++;
-    else if (shareFan(a.all, b.all)) nameless++;
-  }
-  return { pairs, merged, nameless };
-}
-
-function groupBy(items, keyOf) {
-  const groups = new Map();
-  for (const item of items) groups.set(keyOf(item), [...(groups.get(keyOf(item)) ?? []), item]);
-  return groups;
-}
-
-/**
  * The truth with each person cut into groups of records joined, directly or through the
- * person's other records, by a shared value of EVIDENCE_SQL: two records of one person in
+ * person's other records, by a shared value of readIdentityEvidence: two records of one person in
  * different groups have nothing but (at most) a name in common.
  */
 function evidenceTruth(truth, records) {
@@ -345,7 +225,7 @@ function evidenceTruth(truth, records) {
 
 /**
  * The links of a matcher that never links two people but knows more than any can: each
- * person's records joined by a shared value of EVIDENCE_SQL (`groups`, from evidenceTruth), and the
+ * person's records joined by a shared value of readIdentityEvidence (`groups`, from evidenceTruth), and the
  * records of a name that nobody else's records carry (spelt as matching compares names:
  * folded, transliterated, in either order). Their recall is the most any matcher can reach
  * without a false link on these records; two records that share only a name also carried by

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { independentIdentities, type IndependentIdentities } from '../../bench/independent-identities/index.mjs';
 import { writeExtraction } from '../../bench/independent-identities/load.mjs';
-import { readFanIdentityLinks, scoreIdentityLinks, type IdentityScore } from '../../bench/identity-score.mjs';
+import { readFanIdentityLinks, readIdentityEvidence, scoreIdentityLinks, scoreShortForms, scoreTwins, type IdentityScore } from '../../bench/identity-score.mjs';
 import { runCli, tempDataDir } from '../helpers/cli.js';
 import { runCliOk } from './identity-fixture.js';
 
@@ -15,13 +15,15 @@ import { runCliOk } from './identity-fixture.js';
  * this code produced.
  */
 const GOALS = { precision: 0.995, recall: 0.99 };
-/** Just below the recall measured on this set (500 persons, seed 5): 0.8935. */
-const RECALL_FLOOR = 0.89;
+/** Just below the recall measured on this set (500 persons, seed 5): 0.8440 (0.8935 before a share of people went by a nickname in one system). */
+const RECALL_FLOOR = 0.84;
 
 let set: IndependentIdentities;
 let score: IdentityScore;
 let env: Record<string, string>;
 let model: { sessions: { converged: boolean; pairs: number }[]; levels: Record<string, any>[] };
+let shortForms: ReturnType<typeof scoreShortForms>;
+let twins: ReturnType<typeof scoreTwins>;
 
 beforeAll(async () => {
   set = independentIdentities({ persons: 500, seed: 5 });
@@ -33,7 +35,11 @@ beforeAll(async () => {
   const instance = await DuckDBInstance.create(join(dataDir, 'warehouse.duckdb'), { access_mode: 'READ_ONLY' });
   try {
     const connection = await instance.connect();
-    score = scoreIdentityLinks(await readFanIdentityLinks(connection), set.truth);
+    const links = await readFanIdentityLinks(connection);
+    score = scoreIdentityLinks(links, set.truth);
+    const evidence = await readIdentityEvidence(connection);
+    shortForms = scoreShortForms(links, set.truth, evidence);
+    twins = scoreTwins(links, set.truth, evidence);
     const [stored] = (await connection.runAndReadAll('select cast(sessions as varchar) as sessions from meta.identity_models')).getRowObjectsJson();
     const levels = (await connection.runAndReadAll('select comparison, level, level_index, m, u from meta.identity_model_levels where level_index > 0')).getRowObjectsJson();
     model = { sessions: JSON.parse(String(stored!.sessions)), levels };
@@ -49,7 +55,7 @@ describe('identity resolution on the independent identity set', () => {
     expect(score.duplicateLinks).toBe(0);
     expect(score.truePairs).toBeGreaterThan(500);
     const kinds = new Set(set.truth.flatMap((record) => record.noise));
-    for (const kind of ['diacriticsDropped', 'transliterated', 'middleName', 'firstNameTypo', 'lastNameTypo', 'consonants', 'upperCase', 'lowerCase', 'swapped', 'emailChanged', 'phoneChanged']) {
+    for (const kind of ['diacriticsDropped', 'transliterated', 'middleName', 'firstNameTypo', 'lastNameTypo', 'consonants', 'upperCase', 'lowerCase', 'swapped', 'emailChanged', 'phoneChanged', 'shortForm']) {
       expect(kinds, kind).toContain(kind);
     }
     const personOf = new Map(set.truth.map((record) => [`${record.system}:${record.recordId}`, record.personId]));
@@ -95,6 +101,18 @@ describe('identity resolution on the independent identity set', () => {
     expect(result.stderr + result.stdout).toContain('identity model version 2 trained on');
     expect(result.stdout).toMatch(/first_name\s+exact/);
   }, 120_000);
+
+  // Nicknames from the set's own list: those the club's default first_name_forms.csv holds link
+  // wherever an e-mail, phone or birth date agrees; those it lacks are unrelated first names,
+  // kept apart as twins are (the measurement of what a club's file misses, docs/benchmarks.md).
+  it('merges no twins, and links a short form the club\'s file holds wherever contact or birth date agree', () => {
+    expect(twins.pairs).toBeGreaterThan(0);
+    expect(twins.merged).toBe(0);
+    expect(twins.nameless).toBe(0);
+    expect(shortForms.known.pairs).toBeGreaterThan(20);
+    expect(shortForms.known.together).toBe(shortForms.known.pairs);
+    expect(shortForms.unknown.pairs).toBeGreaterThan(20);
+  });
 
   it(`keeps precision at the goal (>= ${GOALS.precision})`, () => {
     expect(score.precision).toBeGreaterThanOrEqual(GOALS.precision);
