@@ -80,7 +80,8 @@ describe('identity resolution against the simulator truth (scale 0.1, seed 11)',
     expect(score.missingRecords).toBe(0);
     expect(score.duplicateLinks).toBe(0);
     expect(score.precision).toBeGreaterThanOrEqual(0.99);
-    expect(score.recall).toBeGreaterThanOrEqual(0.95);
+    // just below the measured recall (0.9926, docs/benchmarks.md), so a loss shows
+    expect(score.recall).toBeGreaterThanOrEqual(0.99);
   });
 
   it('was scored on data that holds the traps', async () => {
@@ -220,7 +221,8 @@ describe('identity resolution through the simulator\'s real-world noise (scale 0
     expect(noisyScore.missingRecords).toBe(0);
     expect(noisyScore.duplicateLinks).toBe(0);
     expect(noisyScore.precision).toBeGreaterThanOrEqual(0.99);
-    // 0.963 before transliterated keys, swapped-name detection and the similar-name rule
-    expect(noisyScore.recall).toBeGreaterThanOrEqual(0.97);
+    // just below the measured recall (0.9841, with short forms and twins in the noise); 0.963
+    // before transliterated keys, swapped-name detection and the similar-name rule
+    expect(noisyScore.recall).toBeGreaterThanOrEqual(0.98);
   });
 });
