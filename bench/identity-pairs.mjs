@@ -2,8 +2,8 @@
 // (sql/identity/blocking_rules.csv, each capped) must keep them flat, so that the work grows with
 // the records, not with their square. For each scale of the noisy simulator: extract,
 // load, build the identity model's pairs (which trains the model), and count the candidate pairs
-// (macros.identity_candidate_pairs), the pairs the model scores at least the review threshold
-// and the links.
+// (macros.identity_candidate_pairs: the pairs the blocks make, and of those the pairs worth
+// comparing), the pairs the model scores at least the review threshold and the links.
 // Usage alone: node bench/identity-pairs.mjs [--pair-scales 10,20,40]
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -25,7 +25,7 @@ export async function benchIdentityPairs({ scales = (flag('--pair-scales') ?? '1
       rows.push([
         `identity candidate pairs, noisy simulator scale ${scale}`,
         `${fmt(counts.records)} records`,
-        `${fmt(counts.candidates)} candidate pairs, ${fmt(counts.candidates / counts.records, 2)} per record; ${fmt(counts.scored)} scored at least the review threshold, ${fmt(counts.links)} model links; build with training ${fmt(build.wallMs / 1000, 1)} s wall, ${fmt(build.cpuMs / 1000, 1)} s CPU`,
+        `${fmt(counts.candidates)} candidate pairs, ${fmt(counts.candidates / counts.records, 2)} per record (${fmt(counts.blocked)} blocked, ${fmt(counts.blocked / counts.records, 2)} per record, before macros.identity_worth_comparing); ${fmt(counts.scored)} scored at least the review threshold, ${fmt(counts.links)} model links; build with training ${fmt(build.wallMs / 1000, 1)} s wall, ${fmt(build.cpuMs / 1000, 1)} s CPU`,
         '',
       ]);
     } finally {
@@ -43,6 +43,7 @@ async function countPairs(dataDir) {
     const [row] = (
       await connection.runAndReadAll(`select
           (select count(*) from intermediate.int_identity_records) as records,
+          (select count(*) from macros.identity_candidate_pairs('intermediate.int_identity_comparables', 'blocked')) as blocked,
           (select count(*) from macros.identity_candidate_pairs('intermediate.int_identity_comparables', 'predict')) as candidates,
           (select count(*) from intermediate.int_identity_pairs) as scored,
           (select count(*) from intermediate.int_identity_pairs where is_link) as links`)

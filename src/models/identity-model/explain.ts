@@ -25,6 +25,8 @@ export interface PairExplanation {
   reviewThreshold: number;
   /** The blocking rules whose values both share, with how many records hold the value (over its cap, the block compares nobody). */
   blocks: { rule: string; records: number; cap: number }[];
+  /** Whether the cheap tests that pick a block's pairs worth comparing pass (macros.identity_worth_comparing); a pair they fail is never compared. */
+  worthComparing: boolean;
   fans: [string, string];
   /** How the two are linked directly, if they are (int_identity_edges), or an override. */
   directLink: string | null;
@@ -139,6 +141,13 @@ export async function explainPair(connection: DuckDBConnection, recordA: string,
      order by rules.rule_index`,
     [recordA, recordB],
   );
+  const [worth] = await queryRows(
+    connection,
+    `select macros.identity_worth_comparing(lower_record, higher_record) as worth
+     from intermediate.int_identity_comparables as lower_record, intermediate.int_identity_comparables as higher_record
+     where lower_record.record_key = $1 and higher_record.record_key = $2`,
+    [recordA, recordB],
+  );
   const status = await queryRows(
     connection,
     `select
@@ -163,6 +172,7 @@ export async function explainPair(connection: DuckDBConnection, recordA: string,
     linkThreshold: Number(row!.link_threshold),
     reviewThreshold: Number(row!.review_threshold),
     blocks: blocks.map((block) => ({ rule: String(block.rule), records: Number(block.records), cap: Number(block.cap) })),
+    worthComparing: worth?.worth === true,
     fans: [String(fanA ?? ''), String(fanB ?? '')],
     directLink: decision ? `override (${String(decision)})` : edge ? String(edge) : null,
     stored: stored !== undefined,
@@ -207,7 +217,7 @@ export function formatExplanation(explained: PairExplanation): string {
       explained.vetoedBy.length > 0
         ? `never linked by the model: ${explained.vetoedBy.join(', ')} vetoes it`
         : !explained.stored
-          ? `no score stored: under the review threshold ${explained.reviewThreshold}${explained.blocks.length === 0 ? ' or never a candidate pair' : ''}, not linked`
+          ? `no score stored: under the review threshold ${explained.reviewThreshold}${explained.blocks.length === 0 || !explained.worthComparing ? ' or never a candidate pair' : ''}, not linked`
           : explained.modelLinks
             ? `at or above the link threshold ${explained.linkThreshold}: the model links them`
             : explained.matchProbability >= explained.reviewThreshold
@@ -221,7 +231,7 @@ export function formatExplanation(explained: PairExplanation): string {
   out.push(
     explained.blocks.length === 0
       ? 'no blocking rule makes them a candidate pair: the model never compares them (the figures above are what it would say)'
-      : `they share the blocks of ${explained.blocks.map((block) => `${block.rule} (${block.records} records${block.records > block.cap ? `, over its cap of ${block.cap}: compares nobody` : ''})`).join(', ')}${compared.length === 0 ? ': none within its cap, so the model never compares them' : ''}`,
+      : `they share the blocks of ${explained.blocks.map((block) => `${block.rule} (${block.records} records${block.records > block.cap ? `, over its cap of ${block.cap}: compares nobody` : ''})`).join(', ')}${compared.length === 0 ? ': none within its cap, so the model never compares them' : explained.worthComparing ? '' : ', but nothing cheap says they may be one person (names unrelated or birth dates different, and fewer than three of birth date, initials, a name word and address in common), so the model never compares them'}`,
   );
   out.push(
     explained.fans[0] === explained.fans[1]
