@@ -55,10 +55,13 @@ async function measuredRun(env, dataDir, flags = []) {
   const engagement = extract.results.filter((result) => result.name.startsWith('engagement.'));
   const requests = engagement.reduce((sum, result) => sum + (result.counts.requests ?? 0), 0);
   const seconds = Object.fromEntries(summary.steps.map((step) => [step.step, step.seconds]));
-  return { wallMs: run.wallMs, requests, rawBytes: bytesUnder(join(dataDir, 'raw')) - rawBefore, seconds };
+  const build = summary.steps.find((step) => step.step === 'build');
+  const slowest = build.results.filter((result) => result.seconds !== undefined).sort((a, b) => b.seconds - a.seconds).slice(0, 6);
+  return { wallMs: run.wallMs, requests, rawBytes: bytesUnder(join(dataDir, 'raw')) - rawBefore, seconds, slowest, built: build.counts.built };
 }
 
-const steps = (r) => `extract ${fmt(r.seconds.extract, 1)}, load ${fmt(r.seconds.load, 1)}, build ${fmt(r.seconds.build, 1)}, check ${fmt(r.seconds.check, 1)}, report ${fmt(r.seconds.report, 1)} s`;
+const steps = (r) =>
+  `extract ${fmt(r.seconds.extract, 1)}, load ${fmt(r.seconds.load, 1)}, build ${fmt(r.seconds.build, 1)} (${fmt(r.built)} models; slowest ${r.slowest.map((model) => `${model.name.split('.')[1]} ${fmt(model.seconds, 1)}`).join(', ')}), check ${fmt(r.seconds.check, 1)}, report ${fmt(r.seconds.report, 1)} s`;
 
 export async function benchQuietHour({ scale }) {
   const sim = await startSimulator(['--scale', String(scale), '--admin']);

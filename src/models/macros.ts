@@ -53,7 +53,7 @@ export async function parseMacros(macros: readonly MacroDefinition[]): Promise<{
   const connection = await instance.connect();
   try {
     await connection.run(`create schema ${quoteIdent(MACRO_SCHEMA)}`);
-    await ensureTablesMacrosRead(connection);
+    await ensureTablesMacrosRead(connection, macros);
     const ran: MacroDefinition[] = [];
     const failures = new Map<MacroDefinition, string>();
     let pending = [...macros];
@@ -123,7 +123,7 @@ export function macroFingerprints(nodes: ReadonlyMap<string, MacroNode>): Map<st
  * `--select` chose: a view reads the macro's current definition whenever it is queried.
  */
 export async function createMacros(connection: DuckDBConnection, nodes: ReadonlyMap<string, MacroNode>): Promise<void> {
-  await ensureTablesMacrosRead(connection);
+  await ensureTablesMacrosRead(connection, nodes.values());
   await connection.run('begin transaction');
   try {
     await connection.run(`create schema if not exists ${quoteIdent(MACRO_SCHEMA)}`);
@@ -143,7 +143,8 @@ export async function createMacros(connection: DuckDBConnection, nodes: Readonly
  * A macro may read fanlake's own tables (the identity model's frozen statistics, a model's last
  * build), and DuckDB binds a macro's tables when it is created: they exist before any macro.
  */
-async function ensureTablesMacrosRead(connection: DuckDBConnection): Promise<void> {
+async function ensureTablesMacrosRead(connection: DuckDBConnection, macros: Iterable<{ sql: string }>): Promise<void> {
+  if (![...macros].some((macro) => /\bmeta\./.test(macro.sql))) return;
   await ensureMetaSchema(connection);
   await ensureBookkeeping(connection);
 }

@@ -128,6 +128,9 @@ export class IdentityModelState {
       reuse && reuse.definitionHash === this.config.definitionHash && reuse.recordsSignature === signature
         ? reuse
         : await trainIdentityModel(connection, this.config, signature);
+    // as the next build will read it (its m and u as stored, its levels in stored order), so
+    // the model's macros are the same text in both and nothing is taken as redefined
+    this.model = (await readStoredModel(connection, this.model.version)) ?? this.model;
     await putInForce(connection, this.model.version, decision.appliedBy, decision.reason);
     for (const macro of this.macros().filter((candidate) => TRAINED_MACROS.has(candidate.name))) await replaced(macro);
     this.retrainDue = undefined;
