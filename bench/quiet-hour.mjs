@@ -127,7 +127,7 @@ export async function benchQuietHour({ scale }) {
  * The tables of `dataDir`'s warehouse that differ from a `build --full-refresh` of a copy of it
  * (EXCEPT ALL both ways, the columns that say when a build saw a row aside).
  */
-async function againstFullRebuild(dataDir, env) {
+export async function againstFullRebuild(dataDir, env) {
   const rebuiltDir = tempDir('fanlake-bench-rebuilt-');
   try {
     for (const name of ['warehouse.duckdb', 'warehouse.duckdb.wal']) if (existsSync(join(dataDir, name))) copyFileSync(join(dataDir, name), join(rebuiltDir, name));
@@ -148,7 +148,15 @@ async function againstFullRebuild(dataDir, env) {
         const [row] = await rows(
           `select (select count(*) from (select ${list} from incremental.${schema}.${table} except all select ${list} from rebuilt.${schema}.${table})) + (select count(*) from (select ${list} from rebuilt.${schema}.${table} except all select ${list} from incremental.${schema}.${table})) as n`,
         );
-        if (Number(row.n) > 0) differing.push(`${schema}.${table} (${row.n} rows)`);
+        if (Number(row.n) > 0) {
+          differing.push(`${schema}.${table} (${row.n} rows)`);
+          // a few of them each way, to tell a stale table from a wrong one
+          const sample = await rows(
+            `(select 'incremental' as side, * from (select ${list} from incremental.${schema}.${table} except all select ${list} from rebuilt.${schema}.${table}) limit 3)
+             union all (select 'rebuilt' as side, * from (select ${list} from rebuilt.${schema}.${table} except all select ${list} from incremental.${schema}.${table}) limit 3)`,
+          );
+          for (const differing of sample) console.error(`${schema}.${table}: ${JSON.stringify(differing)}`);
+        }
       }
       return differing;
     } finally {

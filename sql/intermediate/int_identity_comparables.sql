@@ -16,14 +16,12 @@ records as (
 
 -- How common each name is, as the model in force froze it when it was first predicted with
 -- (frozen-statistics.ts): a pair scores alike in every build until the next version, so an
--- incremental build of the pairs equals a full one. A name it does not list weighs as one
--- person's. Before the first training the records' own (training does not weigh names by them).
+-- incremental build of the pairs equals a full one, and a load that changes how many people
+-- carry a name leaves this view as it was. A name it does not list weighs as one person's.
+-- None before the first training (which does not weigh names by them).
 frequencies as (
 
     select word, term_frequency from macros.identity_model_term_frequencies()
-    union all
-    select word, term_frequency from intermediate.int_identity_term_frequencies
-    where macros.identity_model_version() = 0
 
 ),
 

@@ -172,7 +172,7 @@ describe('a build after only an address or a name\'s rarity changed', () => {
     expect(probability(pairsAfter)).toBe(probability(pairsBefore));
     const spelling = `(select last_name_spelling from intermediate.int_identity_records where record_key = 'ticketing_user:304')`;
     const [frozen] = await queryWarehouse(before.dataDir, `select people from meta.identity_model_term_frequencies where word = ${spelling}`);
-    const [live] = await queryWarehouse(before.dataDir, `select people from intermediate.int_identity_term_frequencies where word = ${spelling}`);
+    const [live] = await queryWarehouse(before.dataDir, `select people from macros.identity_term_frequencies('intermediate.int_identity_records') where word = ${spelling}`);
     expect(Number(live!.people)).toBe(Number(frozen!.people) + 1);
   });
 

@@ -28,7 +28,7 @@ export async function freezeModelStatistics(connection: DuckDBConnection, versio
     // person's name is kept here
     await connection.run(
       `insert into ${TERM_FREQUENCIES_TABLE}
-       select ${version}, word, people, term_frequency from intermediate.int_identity_term_frequencies where people > 1`,
+       select ${version}, word, people, term_frequency from macros.identity_term_frequencies('intermediate.int_identity_records') where people > 1`,
     );
     await connection.run(
       `insert into ${CROWDED_BLOCKS_TABLE}
