@@ -359,6 +359,9 @@ function engagementMode(summary) {
   return profiles ? `${profiles.status}${profiles.reason ? `: ${profiles.reason}` : ''}${note ? ` (${note})` : ''}` : undefined;
 }
 
+/** Columns that say when a build saw a row, not what it holds (int_identity_record_changes): a rebuild differs there by design. */
+export const BUILD_TIME_COLUMNS = ['changed_at'];
+
 const IDENTITY_TABLES = {
   ticketing_user: 'raw.ticketing_users',
   ticketing_member: 'raw.ticketing_members',
@@ -445,7 +448,8 @@ export async function compareSeason({ dataDir, workDir, env, simUrl, retrainMove
 
     const models = {};
     for (const [schema, table] of await relations('rebuilt', ['staging', 'intermediate', 'marts'])) {
-      const found = await difference(`season.${schema}.${table}`, `rebuilt.${schema}.${table}`, await columns('rebuilt', schema, table));
+      const compared = (await columns('rebuilt', schema, table)).filter((column) => !BUILD_TIME_COLUMNS.includes(column));
+      const found = await difference(`season.${schema}.${table}`, `rebuilt.${schema}.${table}`, compared);
       if (found.onlySeason + found.onlyOther > 0) models[`${schema}.${table}`] = found;
     }
 

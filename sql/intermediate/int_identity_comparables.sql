@@ -1,5 +1,5 @@
 -- materialized: view
--- description: One row per record with exactly the values the identity model compares (macros.identity_levels takes two rows of this view) and blocks on (macros.identity_block_keys): names as token sets and spellings with how common each is (int_identity_term_frequencies), the first name's forms (the club's first_name_forms.csv: Bob is a form of Robert) and their initials, birth date, e-mail, phone, and the address as street line (and its letters, and as a place when it has no house number), postal code and town. Read by int_identity_pairs, and by training (fanlake identity train) and explain, so all three compare alike.
+-- description: One row per record with exactly the values the identity model compares (macros.identity_levels takes two rows of this view) and blocks on (macros.identity_block_keys): names as token sets and spellings with how common each is (as the model in force froze int_identity_term_frequencies: macros.identity_model_term_frequencies), the first name's forms (the club's first_name_forms.csv: Bob is a form of Robert) and their initials, birth date, e-mail, phone, and the address as street line (and its letters, and as a place when it has no house number), postal code and town. Read by int_identity_pairs, and by training (fanlake identity train) and explain, so all three compare alike.
 -- personal: first_name_spelling (name), last_name_spelling (name), first_name_tokens (name), last_name_tokens (name)
 -- personal: birth_date_key (birth_date), birth_date_digits (birth_date), email (email), phone_key (phone)
 -- personal: street_key (address), street_letters (address), street_place (address), postcode_key (address)
@@ -14,9 +14,14 @@ records as (
 
 ),
 
+-- How common each name is, as the model in force froze it when it was first predicted with
+-- (frozen-statistics.ts): a pair scores alike in every build until the next version, so an
+-- incremental build of the pairs equals a full one, and a load that changes how many people
+-- carry a name leaves this view as it was. A name it does not list weighs as one person's.
+-- None before the first training (which does not weigh names by them).
 frequencies as (
 
-    select * from intermediate.int_identity_term_frequencies
+    select word, term_frequency from macros.identity_model_term_frequencies()
 
 ),
 
@@ -41,7 +46,7 @@ token_frequencies as (
     select
         tokens.record_number,
         tokens.field,
-        list(frequencies.term_frequency order by tokens.position) as term_frequencies,
+        list(coalesce(frequencies.term_frequency, macros.identity_model_rare_term_frequency()) order by tokens.position) as term_frequencies,
 
     from (
         select record_number, 'first' as field, unnest(first_name_tokens) as token, generate_subscripts(first_name_tokens, 1) as position
@@ -68,11 +73,11 @@ final as (
         records.last_name_spelling,
         records.first_name_tokens,
         records.last_name_tokens,
-        first_words.term_frequency as first_name_tf,
-        last_words.term_frequency as last_name_tf,
+        case when records.first_name_spelling is not null then coalesce(first_words.term_frequency, macros.identity_model_rare_term_frequency()) end as first_name_tf,
+        case when records.last_name_spelling is not null then coalesce(last_words.term_frequency, macros.identity_model_rare_term_frequency()) end as last_name_tf,
         first_token_words.term_frequencies as first_name_token_tfs,
         -- every full name the first name is a short form of (NULL for most names: none)
-        forms.full_names as first_name_forms,
+        list_sort(forms.full_names) as first_name_forms,
         last_token_words.term_frequencies as last_name_token_tfs,
         records.birth_date_key,
         -- its eight digits, YYYYMMDD, compared digit by digit (computed once per record here, not twice per pair)

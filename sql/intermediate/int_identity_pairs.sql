@@ -1,6 +1,7 @@
--- materialized: table
+-- materialized: incremental
 -- unique_key: from_key, to_key
--- description: One row per pair of records the identity model scores at least the review threshold (macros.identity_review_threshold()): the records are candidates when they share the values of a blocking rule (sql/identity/blocking_rules.csv; a value on more records than the rule's cap is a placeholder and compares nobody), each comparison's level (sql/identity/comparison_levels.csv; 0 missing on a side) and weight (log2 m/u of the stored model, macros.identity_model(); an agreeing name weighted by how many people carry it, log2 m/term frequency), the match weight (the prior's log2 odds plus every weight) and the match probability. is_link: at or above the link threshold (macros.identity_link_threshold()) and no level vetoes the pair. A customer profile and its people are never compared: they are one person (int_identity_edges). from is the smaller record key. See docs/decisions.md "How fans are linked".
+-- incremental_delete: from_number in (select record_number from intermediate.int_identity_record_changes where changed_at > coalesce(macros.model_built_at('intermediate.int_identity_pairs'), '-infinity')) or to_number in (select record_number from intermediate.int_identity_record_changes where changed_at > coalesce(macros.model_built_at('intermediate.int_identity_pairs'), '-infinity')) or from_key not in (select record_key from intermediate.int_identity_records) or to_key not in (select record_key from intermediate.int_identity_records)
+-- description: One row per pair of records the identity model scores at least the review threshold (macros.identity_review_threshold()): the records are candidates when they share the values of a blocking rule (sql/identity/blocking_rules.csv; a value on more records than the rule's cap when the model in force was first predicted with is a placeholder and compares nobody, macros.identity_model_crowded_blocks), and worth the comparison (macros.identity_worth_comparing: nothing cheap says they are two people), each comparison's level (sql/identity/comparison_levels.csv; 0 missing on a side) and weight (log2 m/u of the stored model, macros.identity_model(); an agreeing name weighted by how many people carry it, log2 m/term frequency, as the model froze it), the match weight (the prior's log2 odds plus every weight) and the match probability. is_link: at or above the link threshold (macros.identity_link_threshold()) and no level vetoes the pair. A customer profile and its people are never compared: they are one person (int_identity_edges). from is the smaller record key. Incremental: a pair's candidacy and score depend on its two records and the model in force alone, so a build scores only the pairs of records changed since its last build (int_identity_record_changes) and keeps every other pair; a new model version scores them all. See docs/decisions.md "How fans are linked".
 -- test: unique(from_key, to_key)
 -- test: not_null(from_key, to_key, from_number, to_number, blocking_rule, match_weight, match_probability, is_link, model_version)
 
@@ -25,10 +26,62 @@ model as (
 
 ),
 
--- each pair sharing the values of a blocking rule that predicts, once (macros.identity_candidate_pairs)
+-- The records whose pairs are scored: those changed since this model's last build, every record
+-- in its first build and --full-refresh (which drop this condition).
+changed as (
+
+    select record_number from intermediate.int_identity_record_changes as changes
+    where changes.changed_at > coalesce(macros.model_built_at('intermediate.int_identity_pairs'), '-infinity')
+        or not exists (select 1 from intermediate.int_identity_pairs)
+
+),
+
+block_members as (
+
+    select * from macros.identity_block_members('intermediate.int_identity_comparables', 'predict')
+
+),
+
+-- the blocks a changed record is in, and each one's members now
+probed_members as (
+
+    select block_members.*
+    from block_members
+    semi join (
+        select block_members.block_value from block_members
+        semi join changed on changed.record_number = block_members.record_number
+    ) as probed
+        on probed.block_value = block_members.block_value
+
+),
+
+-- Values that compare nobody: crowded when the model in force was first predicted with, or at
+-- three times their rule's cap since (a new placeholder such as noreply@ must not pair its
+-- records square until the next version freezes it).
+crowded as (
+
+    select block_value from macros.identity_model_crowded_blocks()
+    union
+    select block_value from probed_members
+    group by block_value
+    having count(*) > 3 * any_value(cap)
+
+),
+
+members as (
+
+    select
+        probed_members.*,
+        probed_members.record_number in (select record_number from changed) as is_probe,
+    from probed_members
+    anti join crowded on crowded.block_value = probed_members.block_value
+
+),
+
+-- each pair sharing the values of a blocking rule that predicts, once, of which a record changed
 candidates as (
 
-    select * from macros.identity_candidate_pairs('intermediate.int_identity_comparables', 'predict')
+    select * from macros.identity_member_pairs('members')
 
 ),
 
@@ -45,6 +98,8 @@ compared as (
         on lower_records.record_number = candidates.lower_number
     inner join comparables as higher_records
         on higher_records.record_number = candidates.higher_number
+    -- the pairs worth the comparison: not two people sharing a block by chance
+    where macros.identity_worth_comparing(lower_records, higher_records)
 
 ),
 

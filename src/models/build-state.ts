@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { queryRows, quoteIdent, quoteLiteral } from '../core/duckdb.js';
 import type { ModelDefinition } from './discover-project.js';
-import { macroFingerprints } from './macros.js';
+import { macroFingerprints, type MacroNode } from './macros.js';
 import type { ModelGraph } from './model-graph.js';
 import { EXTRACTED_AT_COLUMN } from '../raw-contract/index.js';
 import { bookkeepingRelation, ensureBookkeeping, findBookkeeping } from '../warehouse/bookkeeping.js';
@@ -24,13 +24,16 @@ const BUILDS = bookkeepingRelation('build_state');
 export class BuildInputs {
   private readonly fingerprints = new Map<string, string>();
   private readonly definitions = new Map<string, string>();
+  private readonly macroNodes: Map<string, MacroNode>;
 
   private constructor(
     private readonly graph: ModelGraph,
     private readonly sources: ReadonlyMap<string, string>,
     private readonly macros: Map<string, string>,
     private readonly seedTexts: ReadonlyMap<string, string>,
-  ) {}
+  ) {
+    this.macroNodes = new Map(graph.macros);
+  }
 
   /** Reads the state of every raw table the graph reads (those present) and every seed file. */
   static async read(connection: DuckDBConnection, graph: ModelGraph, presentSources: ReadonlySet<string>): Promise<BuildInputs> {
@@ -88,11 +91,16 @@ export class BuildInputs {
 
   /**
    * A macro build rewrote while it ran (the identity model, trained just before the model that
-   * predicts with it): the fingerprints asked after this see its new text. The macro must call
-   * no other macro and be called by none (its callers would keep the old hash).
+   * predicts with it): the fingerprints and definitions asked after this see its new text, and
+   * so do the macros calling it, as the next build will (else an incremental model predicting
+   * with it would be taken as redefined, and built in full, by the build after a training).
+   * The macro must call no other macro.
    */
   replaceMacro(name: string, sql: string): void {
-    this.macros.set(name, hashOf(JSON.stringify([sql])));
+    const node = this.macroNodes.get(name);
+    if (!node) return;
+    this.macroNodes.set(name, { ...node, sql });
+    for (const [macro, print] of macroFingerprints(this.macroNodes)) this.macros.set(macro, print);
   }
 
   private macroEntries(names: readonly string[]): string[] {

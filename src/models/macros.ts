@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { IN_MEMORY, openDatabase, queryRows, quoteIdent, quoteLiteral } from '../core/duckdb.js';
+import { ensureBookkeeping } from '../warehouse/bookkeeping.js';
+import { ensureMetaSchema } from '../warehouse/meta-schema.js';
 import { closeMatches } from './close-matches.js';
 import { MACRO_SCHEMA } from './discover-project.js';
 import type { MacroDefinition } from './discover-project.js';
@@ -51,6 +53,7 @@ export async function parseMacros(macros: readonly MacroDefinition[]): Promise<{
   const connection = await instance.connect();
   try {
     await connection.run(`create schema ${quoteIdent(MACRO_SCHEMA)}`);
+    await ensureTablesMacrosRead(connection, macros);
     const ran: MacroDefinition[] = [];
     const failures = new Map<MacroDefinition, string>();
     let pending = [...macros];
@@ -120,6 +123,7 @@ export function macroFingerprints(nodes: ReadonlyMap<string, MacroNode>): Map<st
  * `--select` chose: a view reads the macro's current definition whenever it is queried.
  */
 export async function createMacros(connection: DuckDBConnection, nodes: ReadonlyMap<string, MacroNode>): Promise<void> {
+  await ensureTablesMacrosRead(connection, nodes.values());
   await connection.run('begin transaction');
   try {
     await connection.run(`create schema if not exists ${quoteIdent(MACRO_SCHEMA)}`);
@@ -133,6 +137,16 @@ export async function createMacros(connection: DuckDBConnection, nodes: Readonly
     await connection.run('rollback').catch(() => undefined);
     throw error;
   }
+}
+
+/**
+ * A macro may read fanlake's own tables (the identity model's frozen statistics, a model's last
+ * build), and DuckDB binds a macro's tables when it is created: they exist before any macro.
+ */
+async function ensureTablesMacrosRead(connection: DuckDBConnection, macros: Iterable<{ sql: string }>): Promise<void> {
+  if (![...macros].some((macro) => /\bmeta\./.test(macro.sql))) return;
+  await ensureMetaSchema(connection);
+  await ensureBookkeeping(connection);
 }
 
 /** The macros a model calls as `macros.<name>(...)`, and unknown or unqualified calls as problems. */

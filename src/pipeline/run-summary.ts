@@ -26,6 +26,8 @@ export const stepResultSchema = z.object({
   severity: z.string().optional(),
   /** Why it was skipped. */
   reason: z.string().optional(),
+  /** Seconds it took, where the stage times its parts (a model of build). */
+  seconds: z.number().nonnegative().optional(),
 });
 export type StepResult = z.infer<typeof stepResultSchema>;
 

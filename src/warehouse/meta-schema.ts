@@ -84,7 +84,9 @@ export const META_TABLES = {
     u_sample_pairs bigint not null,
     sessions json not null,
     definition json,
-    records_signature varchar`,
+    records_signature varchar,
+    statistics_people bigint,
+    statistics_frozen_at timestamptz`,
   /** One row per comparison level of each trained identity model: m, u and the evidence behind them. */
   identity_model_levels: `
     model_version integer not null,
@@ -95,6 +97,27 @@ export const META_TABLES = {
     u double,
     u_pairs bigint not null,
     m_sessions integer not null`,
+  /**
+   * What each identity model version scores names by: the share of people carrying each word
+   * two or more people carry (intermediate.int_identity_term_frequencies), as the records held
+   * them when the version was first predicted with; a word not listed weighs as one person's
+   * (`identity_models.statistics_people`). Kept with the version so a pair scores alike in every
+   * build until the next version, and an incremental build equals a full one; a name only one
+   * person carries is not kept (src/models/identity-model/frozen-statistics.ts).
+   */
+  identity_model_term_frequencies: `
+    model_version integer not null,
+    word varchar not null,
+    people bigint not null,
+    term_frequency double not null`,
+  /**
+   * The block values each identity model version compares nobody in (macros.identity_block_keys):
+   * those on more records than their blocking rule's cap when the version was put in force, so
+   * a record's candidate pairs depend on its own values, not on how full a block has grown since.
+   */
+  identity_model_crowded_blocks: `
+    model_version integer not null,
+    block_value ubigint not null`,
   /**
    * One row each time an identity model version was put in force (src/models/identity-model/in-force.ts):
    * the newest row's version is the one `build` predicts with. `applied_by`: `first build`,
@@ -151,4 +174,6 @@ const ADDED_COLUMNS: readonly { table: MetaTable; column: string }[] = [
   { table: 'check_results', column: 'carried_from varchar' },
   { table: 'identity_models', column: 'definition json' },
   { table: 'identity_models', column: 'records_signature varchar' },
+  { table: 'identity_models', column: 'statistics_people bigint' },
+  { table: 'identity_models', column: 'statistics_frozen_at timestamptz' },
 ];

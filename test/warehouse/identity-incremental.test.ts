@@ -138,9 +138,11 @@ afterAll(async () => {
 });
 
 describe('incremental identity resolution', () => {
-  // the identity model scores every candidate pair again (incremental scoring was withdrawn as a
-  // goal); the fans and their contacts after it are still recomputed only where links changed
+  // the pairs are scored again only for the records that changed, and the fans and their
+  // contacts recomputed only where links changed
   it.each([
+    ['int_identity_record_changes', 'records'],
+    ['int_identity_pairs', 'records'],
     ['int_identity_clusters', 'records'],
     ['int_fan_contacts', 'fans'],
   ] as const)('%s recomputed only the %s the changes touched', (model, unit) => {

@@ -24,7 +24,8 @@ export interface PairExplanation {
   linkThreshold: number;
   reviewThreshold: number;
   /** The blocking rules whose values both share, with how many records hold the value (over its cap, the block compares nobody). */
-  blocks: { rule: string; records: number; cap: number }[];
+  /** The blocks the two share; crowded: compares nobody (on more records than its cap when the model in force froze it, or three times its cap now). */
+  blocks: { rule: string; records: number; cap: number; crowded: boolean }[];
   /** Whether the cheap tests that pick a block's pairs worth comparing pass (macros.identity_worth_comparing); a pair they fail is never compared. */
   worthComparing: boolean;
   fans: [string, string];
@@ -134,7 +135,8 @@ export async function explainPair(connection: DuckDBConnection, recordA: string,
          where block in (select block from shared)
          group by block
      )
-     select rules.rule, held.records, rules.cap
+     select rules.rule, held.records, rules.cap,
+         held.block.block_value in (select block_value from macros.identity_model_crowded_blocks()) or held.records > 3 * rules.cap as crowded
      from held
      inner join macros.identity_blocking_rules() as rules on rules.rule_index = held.block.rule_index
      where rules.predict
@@ -171,7 +173,7 @@ export async function explainPair(connection: DuckDBConnection, recordA: string,
     matchProbability,
     linkThreshold: Number(row!.link_threshold),
     reviewThreshold: Number(row!.review_threshold),
-    blocks: blocks.map((block) => ({ rule: String(block.rule), records: Number(block.records), cap: Number(block.cap) })),
+    blocks: blocks.map((block) => ({ rule: String(block.rule), records: Number(block.records), cap: Number(block.cap), crowded: block.crowded === true })),
     worthComparing: worth?.worth === true,
     fans: [String(fanA ?? ''), String(fanB ?? '')],
     directLink: decision ? `override (${String(decision)})` : edge ? String(edge) : null,
@@ -227,11 +229,11 @@ export function formatExplanation(explained: PairExplanation): string {
   }
   if (explained.ambiguousWith.length > 0) out.push(`the model's link is left out as ambiguous: a record of it is linked to ${explained.ambiguousWith.join('; ')}, which the model tells apart (review: ambiguous_link)`);
   if (explained.chainCut) out.push(`the model's link was cut: their component held two people (first names unrelated, or birth dates different beyond any slip), and it was among the weakest links between them (review: chain_cut)`);
-  const compared = explained.blocks.filter((block) => block.records <= block.cap);
+  const compared = explained.blocks.filter((block) => !block.crowded);
   out.push(
     explained.blocks.length === 0
       ? 'no blocking rule makes them a candidate pair: the model never compares them (the figures above are what it would say)'
-      : `they share the blocks of ${explained.blocks.map((block) => `${block.rule} (${block.records} records${block.records > block.cap ? `, over its cap of ${block.cap}: compares nobody` : ''})`).join(', ')}${compared.length === 0 ? ': none within its cap, so the model never compares them' : explained.worthComparing ? '' : ', but nothing cheap says they may be one person (names unrelated or birth dates different, and fewer than three of birth date, initials, a name word and address in common), so the model never compares them'}`,
+      : `they share the blocks of ${explained.blocks.map((block) => `${block.rule} (${block.records} records${block.crowded ? `, crowded (over its cap of ${block.cap} when the model in force was put in force, or three times it now): compares nobody` : ''})`).join(', ')}${compared.length === 0 ? ': each crowded, so the model never compares them' : explained.worthComparing ? '' : ', but nothing cheap says they may be one person (names unrelated or birth dates different, and fewer than three of birth date, initials, a name word and address in common), so the model never compares them'}`,
   );
   out.push(
     explained.fans[0] === explained.fans[1]

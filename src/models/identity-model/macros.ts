@@ -3,7 +3,8 @@ import { quoteLiteral } from '../../core/duckdb.js';
 import { MACRO_SCHEMA } from '../discover-project.js';
 import type { MacroDefinition } from '../discover-project.js';
 import { COMPARISONS, type BlockingRule, type BlockKey, type ComparisonLevel, type ComparisonName, type IdentityModelConfig } from './config.js';
-import type { StoredModel } from './store.js';
+import { MODELS_TABLE, type StoredModel } from './store.js';
+import { CROWDED_BLOCKS_TABLE, TERM_FREQUENCIES_TABLE } from './frozen-statistics.js';
 
 /**
  * The identity model as DuckDB macros, written by `build` like the settings and the overrides
@@ -391,6 +392,7 @@ export function identityModelMacros(config: IdentityModelConfig, model: StoredMo
       sql: `create or replace macro ${MACRO_SCHEMA}.identity_prior_weight() as ${model ? Math.log2(model.prior / (1 - model.prior)) : 'null::double'};\n`,
       description: 'log2 of the prior odds that two records are one person, the starting point of every match weight.',
     },
+    ...frozenStatisticsMacros(model),
     {
       name: 'identity_link_threshold',
       file: `setting identityLinkThreshold (${thresholds.link})`,
@@ -408,6 +410,40 @@ export function identityModelMacros(config: IdentityModelConfig, model: StoredMo
       file: `setting identityReviewThreshold (${thresholds.review})`,
       sql: `create or replace macro ${MACRO_SCHEMA}.identity_review_threshold() as ${thresholds.review}::double;\n`,
       description: 'The match probability from which a pair under the link threshold is listed for review (setting FANLAKE_IDENTITY_REVIEW_THRESHOLD).',
+    },
+  ];
+}
+
+/**
+ * What the model in force froze when it was first predicted with (frozen-statistics.ts), as
+ * tables the models read: each shared name's term frequency, the term frequency of a name
+ * not listed (one person's), and the crowded block values. Empty before the first training.
+ */
+function frozenStatisticsMacros(model: StoredModel | undefined): MacroDefinition[] {
+  const file = model ? `identity model version ${model.version}` : 'identity model (not trained yet)';
+  const version = model ? model.version : 0;
+  return [
+    {
+      name: 'identity_model_term_frequencies',
+      file,
+      sql: `create or replace macro ${MACRO_SCHEMA}.identity_model_term_frequencies() as table
+    select word, term_frequency from ${TERM_FREQUENCIES_TABLE} where model_version = ${version};\n`,
+      description: 'Each name two or more people carried when the model in force was first predicted with, and their share of people (meta.identity_model_term_frequencies): what an agreeing name is weighed by.',
+    },
+    {
+      name: 'identity_model_rare_term_frequency',
+      file,
+      sql: `create or replace macro ${MACRO_SCHEMA}.identity_model_rare_term_frequency() as (
+    select 1.0 / greatest(statistics_people, 1) from ${MODELS_TABLE} where model_version = ${version}
+);\n`,
+      description: 'The term frequency of a name the model in force does not list: one person\'s share of the people it was first predicted with.',
+    },
+    {
+      name: 'identity_model_crowded_blocks',
+      file,
+      sql: `create or replace macro ${MACRO_SCHEMA}.identity_model_crowded_blocks() as table
+    select block_value from ${CROWDED_BLOCKS_TABLE} where model_version = ${version};\n`,
+      description: 'The block values the model in force compares nobody in (meta.identity_model_crowded_blocks): on more records than their rule\'s cap when it was first predicted with.',
     },
   ];
 }

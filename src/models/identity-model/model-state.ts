@@ -9,6 +9,7 @@ import { type AppliedBy, putInForce, readInForce } from './in-force.js';
 import { identityModelMacros, type IdentityThresholds } from './macros.js';
 import { MODELS_TABLE, readStoredModel, type StoredModel } from './store.js';
 import { trainIdentityModel } from './train.js';
+import { freezeModelStatistics } from './frozen-statistics.js';
 
 /**
  * When a build trains the identity model: `auto` (build): only when no model is in force, or a
@@ -108,23 +109,32 @@ export class IdentityModelState {
    */
   prepare(connection: DuckDBConnection, replaced: (macro: MacroDefinition) => Promise<void>): Promise<IdentityModelOutcome | undefined> {
     this.training ??= (async () => {
-      if (!this.config) return undefined;
-      const decision = await this.decide(connection, this.config);
-      if (decision === undefined) return undefined;
-      if (decision.appliedBy === undefined) return { type: 'identity-retrain-due', version: this.version, reason: decision.reason };
-      const started = performance.now();
-      const signature = await contentSignature(connection, 'intermediate.int_identity_comparables');
-      const reuse = this.options.reuse;
-      this.model =
-        reuse && reuse.definitionHash === this.config.definitionHash && reuse.recordsSignature === signature
-          ? reuse
-          : await trainIdentityModel(connection, this.config, signature);
-      await putInForce(connection, this.model.version, decision.appliedBy, decision.reason);
-      for (const macro of this.macros().filter((candidate) => TRAINED_MACROS.has(candidate.name))) await replaced(macro);
-      this.retrainDue = undefined;
-      return { type: 'identity-trained', model: this.model, appliedBy: decision.appliedBy, reason: decision.reason, seconds: (performance.now() - started) / 1000 };
+      const outcome = await this.trainWhenDue(connection, replaced);
+      if (this.model) await freezeModelStatistics(connection, this.model.version);
+      return outcome;
     })();
     return this.training;
+  }
+
+  private async trainWhenDue(connection: DuckDBConnection, replaced: (macro: MacroDefinition) => Promise<void>): Promise<IdentityModelOutcome | undefined> {
+    if (!this.config) return undefined;
+    const decision = await this.decide(connection, this.config);
+    if (decision === undefined) return undefined;
+    if (decision.appliedBy === undefined) return { type: 'identity-retrain-due', version: this.version, reason: decision.reason };
+    const started = performance.now();
+    const signature = await contentSignature(connection, 'intermediate.int_identity_comparables');
+    const reuse = this.options.reuse;
+    this.model =
+      reuse && reuse.definitionHash === this.config.definitionHash && reuse.recordsSignature === signature
+        ? reuse
+        : await trainIdentityModel(connection, this.config, signature);
+    // as the next build will read it (its m and u as stored, its levels in stored order), so
+    // the model's macros are the same text in both and nothing is taken as redefined
+    this.model = (await readStoredModel(connection, this.model.version)) ?? this.model;
+    await putInForce(connection, this.model.version, decision.appliedBy, decision.reason);
+    for (const macro of this.macros().filter((candidate) => TRAINED_MACROS.has(candidate.name))) await replaced(macro);
+    this.retrainDue = undefined;
+    return { type: 'identity-trained', model: this.model, appliedBy: decision.appliedBy, reason: decision.reason, seconds: (performance.now() - started) / 1000 };
   }
 
   private async decide(connection: DuckDBConnection, config: IdentityModelConfig): Promise<{ appliedBy?: AppliedBy; reason: string } | undefined> {
@@ -160,4 +170,4 @@ async function adoptFilesHash(connection: DuckDBConnection, config: IdentityMode
 }
 
 /** The macros training rewrites. */
-const TRAINED_MACROS = new Set(['identity_model', 'identity_model_version', 'identity_prior_weight']);
+const TRAINED_MACROS = new Set(['identity_model', 'identity_model_version', 'identity_prior_weight', 'identity_model_term_frequencies', 'identity_model_rare_term_frequency', 'identity_model_crowded_blocks']);

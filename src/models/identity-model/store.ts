@@ -91,7 +91,7 @@ export async function storeModel(connection: DuckDBConnection, model: Omit<Store
   try {
     await connection.run(
       `insert into ${MODELS_TABLE} values (${version}, now(), ${quoteLiteral(model.definitionHash)}, ${model.records}, ${model.prior}, ${model.priorPairs}, ${model.uSamplePairs}, ${quoteLiteral(JSON.stringify(model.sessions))},
-         ${model.definition ? quoteLiteral(JSON.stringify(model.definition)) : 'null'}, ${model.recordsSignature ? quoteLiteral(model.recordsSignature) : 'null'})`,
+         ${model.definition ? quoteLiteral(JSON.stringify(model.definition)) : 'null'}, ${model.recordsSignature ? quoteLiteral(model.recordsSignature) : 'null'}, null, null)`,
     );
     await insertRows(
       connection,

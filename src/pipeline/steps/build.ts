@@ -32,6 +32,7 @@ export function summarizeBuild(results: readonly ModelResult[]): Omit<StepSummar
       status: r.status,
       counts: r.rows === undefined ? ({} as Record<string, number>) : { rows: r.rows },
       ...(r.reason ? { reason: r.reason } : {}),
+      ...(r.status === 'ok' ? { seconds: r.seconds } : {}),
     })),
   };
 }
