@@ -11,12 +11,6 @@ pairs as (
 
 ),
 
-comparables as (
-
-    select * from intermediate.int_identity_comparables
-
-),
-
 records as (
 
     select record_key, entity_key, system, record_id, customer_profile_id, external_user_id from intermediate.int_identity_records
@@ -69,11 +63,19 @@ neighbour_pairs as (
 
 ),
 
+-- the values the two are compared on, of those records alone
+neighbours as materialized (
+
+    select * from intermediate.int_identity_comparables
+    where record_number in (select lower_number from neighbour_pairs union all select higher_number from neighbour_pairs)
+
+),
+
 -- the two compared as any candidate pair is (macros.identity_pair_levels: macros.identity_levels
 -- written out over the joined columns)
 compared as (
 
-    select * from macros.identity_pair_levels('neighbour_pairs', 'comparables')
+    select * from macros.identity_pair_levels('neighbour_pairs', 'neighbours')
 
 ),
 
