@@ -11,12 +11,6 @@ pairs as (
 
 ),
 
-comparables as (
-
-    select * from intermediate.int_identity_comparables
-
-),
-
 records as (
 
     select record_key, entity_key, system, record_id, customer_profile_id, external_user_id from intermediate.int_identity_records
@@ -35,12 +29,13 @@ link_ends as (
     select
         ends.record_key,
         ends.other_key,
+        ends.other_number,
         records.entity_key as other_entity,
 
     from (
-        select from_key as record_key, to_key as other_key from pairs
+        select from_key as record_key, to_key as other_key, to_number as other_number from pairs
         union all
-        select to_key as record_key, from_key as other_key from pairs
+        select to_key as record_key, from_key as other_key, from_number as other_number from pairs
     ) as ends
     inner join records
         on records.record_key = ends.other_key
@@ -56,6 +51,9 @@ neighbour_pairs as (
         second_ends.other_key as apart_to_key,
         first_ends.other_entity as apart_from_entity,
         second_ends.other_entity as apart_to_entity,
+        -- the two by record number, as macros.identity_pair_levels pairs them
+        first_ends.other_number as lower_number,
+        second_ends.other_number as higher_number,
 
     from link_ends as first_ends
     inner join link_ends as second_ends
@@ -65,18 +63,19 @@ neighbour_pairs as (
 
 ),
 
--- the two compared as any candidate pair is (macros.identity_levels)
+-- the values the two are compared on, of those records alone
+neighbours as materialized (
+
+    select * from intermediate.int_identity_comparables
+    where record_number in (select lower_number from neighbour_pairs union all select higher_number from neighbour_pairs)
+
+),
+
+-- the two compared as any candidate pair is (macros.identity_pair_levels: macros.identity_levels
+-- written out over the joined columns)
 compared as (
 
-    select
-        neighbour_pairs.*,
-        macros.identity_levels(apart_from, apart_to) as levels,
-
-    from neighbour_pairs
-    inner join comparables as apart_from
-        on apart_from.record_key = neighbour_pairs.apart_from_key
-    inner join comparables as apart_to
-        on apart_to.record_key = neighbour_pairs.apart_to_key
+    select * from macros.identity_pair_levels('neighbour_pairs', 'neighbours')
 
 ),
 

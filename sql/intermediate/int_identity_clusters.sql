@@ -25,6 +25,24 @@ overrides as (
 
 ),
 
+-- the values macros.identity_contradicts compares, computed once (int_identity_comparables is a
+-- view): the link signatures and the members of model-linked components read them
+comparables as materialized (
+
+    select
+        record_number,
+        first_name_spelling,
+        last_name_spelling,
+        first_name_tokens,
+        last_name_tokens,
+        first_name_forms,
+        birth_date_key,
+        birth_date_digits,
+
+    from intermediate.int_identity_comparables
+
+),
+
 edges as (
 
     select
@@ -111,7 +129,7 @@ link_signatures as (
     from records
     left join record_links
         on record_links.record_key = records.record_key
-    left join intermediate.int_identity_comparables as comparables
+    left join comparables
         on comparables.record_number = records.record_number
     left join (
         select
@@ -280,16 +298,16 @@ model_members as materialized (
     from components
     semi join model_components
         on model_components.component_number = components.component_number
-    inner join intermediate.int_identity_comparables as comparables
+    inner join comparables
         on comparables.record_number = components.record_number
 
 ),
 
-contradictions as (
+member_pairs as (
 
     select
-        compared_a.record_number as from_number,
-        compared_b.record_number as to_number,
+        compared_a.record_number as lower_number,
+        compared_b.record_number as higher_number,
         compared_a.component_number,
 
     from model_members as compared_a
@@ -299,9 +317,20 @@ contradictions as (
     -- only two first names or two birth dates, both written and not alike, can contradict:
     -- most pairs of a component have one of each, or one missing (names written the other way
     -- round have two first names, and are compared crosswise)
-    where (compared_a.first_name_spelling <> compared_b.first_name_spelling
-            or compared_a.birth_date_key <> compared_b.birth_date_key)
-        and macros.identity_contradicts(compared_a, compared_b)
+    where compared_a.first_name_spelling <> compared_b.first_name_spelling
+        or compared_a.birth_date_key <> compared_b.birth_date_key
+
+),
+
+-- macros.identity_contradicts, written out over the joined columns (macros.identity_pair_contradictions)
+contradictions as (
+
+    select
+        lower_number as from_number,
+        higher_number as to_number,
+        component_number,
+
+    from macros.identity_pair_contradictions('member_pairs', 'model_members')
 
 ),
 
@@ -342,8 +371,10 @@ cut_members as (
 
 ),
 
--- its links strongest first (rule rank, then the model's probability, then record keys)
-cut_links as (
+-- its links strongest first (rule rank, then the model's probability, then record keys);
+-- materialized, as is cut_separations: the recursive cutting below reads both at every step,
+-- and DuckDB would compute them again at each
+cut_links as materialized (
 
     select
         from_members.component_number,
@@ -363,7 +394,7 @@ cut_links as (
 
 ),
 
-cut_separations as (
+cut_separations as materialized (
 
     select
         from_members.component_number,

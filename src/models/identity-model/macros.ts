@@ -55,11 +55,22 @@ const CROSSED = `(left(${L}.first_name_spelling, 1) = left(${R}.last_name_spelli
         and ${alikeOrMissing('first_name', 'last_name')} and ${alikeOrMissing('last_name', 'first_name')}
         and ${jw('first_name', 'last_name')} + ${jw('last_name', 'first_name')} > ${jw('first_name', 'first_name')} + ${jw('last_name', 'last_name')} + ${CROSS_MARGIN}`;
 
+/**
+ * Whether r's names are taken crosswise: the macro parameter `crossed` (identity_levels_oriented),
+ * or known where the SQL is written out for one branch of identity_levels' CASE (the pair-levels
+ * table macro), which then reads r's columns directly.
+ */
+type Crossed = 'crossed' | 'true' | 'false';
+
 /** r's value of a name column, crosswise when `crossed`. */
-function oriented(column: 'first_name' | 'last_name', suffix: string): string {
+function oriented(column: 'first_name' | 'last_name', suffix: string, crossed: Crossed = 'crossed'): string {
   const other = column === 'first_name' ? 'last_name' : 'first_name';
+  if (crossed !== 'crossed') return `${R}.${crossed === 'true' ? other : column}_${suffix}`;
   return `case when crossed then ${R}.${other}_${suffix} else ${R}.${column}_${suffix} end`;
 }
+
+/** `not crossed`, as SQL. */
+const notCrossed = (crossed: Crossed) => (crossed === 'crossed' ? 'not crossed' : crossed === 'true' ? 'false' : 'true');
 
 /**
  * The SQL test of one level, over l and r (and `crossed` for names), for a WHEN of the
@@ -68,17 +79,17 @@ function oriented(column: 'first_name' | 'last_name', suffix: string): string {
  * inside a function it computes every part for every pair (letters_dropped would compute
  * damerau_levenshtein for every pair of names, not only for those its cheap tests let through).
  */
-function testSql(level: ComparisonLevel): string {
+function testSql(level: ComparisonLevel, crossed: Crossed): string {
   const threshold = level.threshold ?? 0;
   const kind = COMPARISONS[level.comparison];
   if (level.test === 'else') return 'true';
   if (kind === 'name') {
     const name = level.comparison as 'first_name' | 'last_name';
     const left = `${L}.${name}_spelling`;
-    const right = oriented(name, 'spelling');
+    const right = oriented(name, 'spelling', crossed);
     switch (level.test) {
       case 'same':
-        return `list_has_any(${L}.${name}_tokens, ${oriented(name, 'tokens')})`;
+        return `list_has_any(${L}.${name}_tokens, ${oriented(name, 'tokens', crossed)})`;
       case 'jaro_winkler':
         return `jaro_winkler_similarity(${left}, ${right}) >= ${threshold}`;
       case 'edits':
@@ -87,8 +98,8 @@ function testSql(level: ComparisonLevel): string {
         // a short form or nickname of the other, or two of one name (the club's
         // first_name_forms.csv: each first name with the full names it is a form of)
         // (NULL for most names: the cheap test first)
-        return `(${L}.first_name_forms is not null or (not crossed and ${R}.first_name_forms is not null))
-                and (list_contains(${L}.first_name_forms, ${right}) or (not crossed and (list_contains(${R}.first_name_forms, ${left}) or list_has_any(${L}.first_name_forms, ${R}.first_name_forms))))`;
+        return `(${L}.first_name_forms is not null or (${notCrossed(crossed)} and ${R}.first_name_forms is not null))
+                and (list_contains(${L}.first_name_forms, ${right}) or (${notCrossed(crossed)} and (list_contains(${R}.first_name_forms, ${left}) or list_has_any(${L}.first_name_forms, ${R}.first_name_forms))))`;
       case 'initial':
         // one side only an initial, the other's first letter
         return `(length(${left}) = 1 or length(${right}) = 1) and left(${left}, 1) = left(${right}, 1)`;
@@ -156,10 +167,10 @@ function testSql(level: ComparisonLevel): string {
 }
 
 /** When a comparison has no evidence either way: a value missing on a side. */
-function missingSql(comparison: ComparisonName): string {
+function missingSql(comparison: ComparisonName, crossed: Crossed): string {
   switch (COMPARISONS[comparison]) {
     case 'name':
-      return `${L}.${comparison}_spelling is null or ${oriented(comparison as 'first_name' | 'last_name', 'spelling')} is null`;
+      return `${L}.${comparison}_spelling is null or ${oriented(comparison as 'first_name' | 'last_name', 'spelling', crossed)} is null`;
     case 'date':
       return `${L}.birth_date_key is null or ${R}.birth_date_key is null`;
     case 'text': {
@@ -177,32 +188,37 @@ function missingSql(comparison: ComparisonName): string {
  * either has several words ("Kari Marie" and "Marie"), the rarest word the two have in common
  * (exact means a word in common), as the term frequency adjustment weighs the value that matched.
  */
-function matchedTf(column: 'first_name' | 'last_name'): string {
-  const tokens = oriented(column, 'tokens');
-  const written = `greatest(${L}.${column}_tf, ${oriented(column, 'tf')})`;
+function matchedTf(column: 'first_name' | 'last_name', crossed: Crossed): string {
+  const tokens = oriented(column, 'tokens', crossed);
+  const written = `greatest(${L}.${column}_tf, ${oriented(column, 'tf', crossed)})`;
   const shared = `list_min(list_transform(list_intersect(${L}.${column}_tokens, ${tokens}), word -> coalesce(${L}.${column}_token_tfs[list_position(${L}.${column}_tokens, word)], ${L}.${column}_tf)))`;
-  const sameSpelling = `${L}.${column}_spelling = ${oriented(column, 'spelling')}`;
+  const sameSpelling = `${L}.${column}_spelling = ${oriented(column, 'spelling', crossed)}`;
   return `case when len(${L}.${column}_tokens) > 1 or len(${tokens}) > 1 then case when ${sameSpelling} then ${written} else coalesce(${shared}, ${written}) end else ${written} end`;
 }
 
-function levelSql(comparison: ComparisonName, levels: readonly ComparisonLevel[]): string {
+function levelSql(comparison: ComparisonName, levels: readonly ComparisonLevel[], crossed: Crossed = 'crossed'): string {
   const own = levels.filter((level) => level.comparison === comparison);
   if (own.length === 0) return '0';
-  const tests = own.slice(0, -1).map((level) => `when ${testSql(level)} then ${level.index}`);
-  return `case when ${missingSql(comparison)} then 0 ${tests.join(' ')} else ${own.at(-1)!.index} end`;
+  const tests = own.slice(0, -1).map((level) => `when ${testSql(level, crossed)} then ${level.index}`);
+  return `case when ${missingSql(comparison, crossed)} then 0 ${tests.join(' ')} else ${own.at(-1)!.index} end`;
+}
+
+/** The struct of a pair's levels and term frequencies (identity_levels_oriented's body). */
+function levelsStruct(levels: readonly ComparisonLevel[], crossed: Crossed): string {
+  const fields = (Object.keys(COMPARISONS) as ComparisonName[]).map((comparison) => `        '${comparison}': ${levelSql(comparison, levels, crossed)}`);
+  return `{
+        'crossed': ${crossed},
+${fields.join(',\n')},
+        'first_name_tf': ${matchedTf('first_name', crossed)},
+        'last_name_tf': ${matchedTf('last_name', crossed)}
+    }`;
 }
 
 function levelsMacro(levels: readonly ComparisonLevel[]): MacroDefinition {
-  const fields = (Object.keys(COMPARISONS) as ComparisonName[]).map((comparison) => `        '${comparison}': ${levelSql(comparison, levels)}`);
   return {
     name: 'identity_levels_oriented',
     file: 'identity model sql/identity/comparison_levels.csv',
-    sql: `create or replace macro ${MACRO_SCHEMA}.identity_levels_oriented(${L}, ${R}, crossed) as {
-        'crossed': crossed,
-${fields.join(',\n')},
-        'first_name_tf': ${matchedTf('first_name')},
-        'last_name_tf': ${matchedTf('last_name')}
-    };\n`,
+    sql: `create or replace macro ${MACRO_SCHEMA}.identity_levels_oriented(${L}, ${R}, crossed) as ${levelsStruct(levels, 'crossed')};\n`,
     description: 'How two rows of intermediate.int_identity_comparables compare, r\'s names taken crosswise when crossed: a level index per comparison (sql/identity/comparison_levels.csv; 0 missing on a side) and the names\' term frequencies.',
   };
 }
@@ -214,8 +230,14 @@ ${fields.join(',\n')},
  * month swapped (two slips at once). int_identity_clusters cuts a component holding such a pair
  * at its weakest model links; sql/tests/identity_fans_hold_no_contradiction.sql checks it.
  */
-function contradictsMacros(levels: readonly ComparisonLevel[]): MacroDefinition[] {
+function contradictsSql(levels: readonly ComparisonLevel[], crossed: Crossed): string {
   const elseLevel = (comparison: ComparisonName) => levels.filter((level) => level.comparison === comparison).at(-1)?.index ?? -1;
+  return `(${levelSql('first_name', levels, crossed)}) = ${elseLevel('first_name')}
+    or ((${levelSql('birth_date', levels, crossed)}) = ${elseLevel('birth_date')}
+        and hamming(${L}.birth_date_digits, left(${R}.birth_date_digits, 4) || right(${R}.birth_date_digits, 2) || substr(${R}.birth_date_digits, 5, 2)) > 1)`;
+}
+
+function contradictsMacros(levels: readonly ComparisonLevel[]): MacroDefinition[] {
   const file = 'identity model sql/identity/comparison_levels.csv';
   return [
     {
@@ -226,9 +248,7 @@ function contradictsMacros(levels: readonly ComparisonLevel[]): MacroDefinition[
       // know, and more than one digit apart with day and month swapped too, so two slips at once
       // (a digit, and day and month swapped) stay evidence.
       sql: `create or replace macro ${MACRO_SCHEMA}.identity_contradicts_oriented(${L}, ${R}, crossed) as
-    (${levelSql('first_name', levels)}) = ${elseLevel('first_name')}
-    or ((${levelSql('birth_date', levels)}) = ${elseLevel('birth_date')}
-        and hamming(${L}.birth_date_digits, left(${R}.birth_date_digits, 4) || right(${R}.birth_date_digits, 2) || substr(${R}.birth_date_digits, 5, 2)) > 1);\n`,
+    ${contradictsSql(levels, 'crossed')};\n`,
       description: 'identity_contradicts with r\'s names taken crosswise when crossed.',
     },
     {
@@ -237,6 +257,47 @@ function contradictsMacros(levels: readonly ComparisonLevel[]): MacroDefinition[
       sql: `create or replace macro ${MACRO_SCHEMA}.identity_contradicts(${L}, ${R}) as
     case when ${CROSSED} then ${MACRO_SCHEMA}.identity_contradicts_oriented(${L}, ${R}, true) else ${MACRO_SCHEMA}.identity_contradicts_oriented(${L}, ${R}, false) end;\n`,
       description: 'Whether two rows l and r of int_identity_comparables are two people whatever else they share: first names unrelated (the last level), or birth dates different (the last level) and more than a digit apart even with day and month swapped. No fan holds both but through a hard link or an analyst\'s override.',
+    },
+  ];
+}
+
+/**
+ * The pairs of a table (pairs_table: columns lower_number and higher_number) joined to the rows
+ * of records_table (shaped like int_identity_comparables; l the lower, r the higher) by record
+ * number. Why table macros beside identity_levels and identity_contradicts, which give the same
+ * values: a scalar macro is handed two rows as structs, and DuckDB packs the struct again at
+ * every field the CASE reads (about a hundred), which cost as much as all the comparisons. Here
+ * the SQL is written out over the joined columns, once for each branch of the crossed test.
+ */
+function pairJoin(): string {
+  return `    from query_table(pairs_table) as pairs
+    inner join query_table(records_table) as ${L} on ${L}.record_number = pairs.lower_number
+    inner join query_table(records_table) as ${R} on ${R}.record_number = pairs.higher_number`;
+}
+
+function pairMacros(levels: readonly ComparisonLevel[]): MacroDefinition[] {
+  const file = 'identity model sql/identity/comparison_levels.csv';
+  return [
+    {
+      name: 'identity_pair_levels',
+      file,
+      sql: `create or replace macro ${MACRO_SCHEMA}.identity_pair_levels(pairs_table, records_table) as table
+    select
+        pairs.*,
+        ${L}.record_key as lower_key,
+        ${R}.record_key as higher_key,
+        case when ${CROSSED} then ${levelsStruct(levels, 'true')} else ${levelsStruct(levels, 'false')} end as levels,
+${pairJoin()};\n`,
+      description: 'Each pair of pairs_table (lower_number, higher_number) with its records\' keys (lower_key, higher_key) and levels, as macros.identity_levels gives them, of the rows of records_table (shaped like intermediate.int_identity_comparables) of those record numbers.',
+    },
+    {
+      name: 'identity_pair_contradictions',
+      file,
+      sql: `create or replace macro ${MACRO_SCHEMA}.identity_pair_contradictions(pairs_table, records_table) as table
+    select pairs.*
+${pairJoin()}
+    where case when ${CROSSED} then (${contradictsSql(levels, 'true')}) else (${contradictsSql(levels, 'false')}) end;\n`,
+      description: 'The pairs of pairs_table (lower_number, higher_number) whose rows of records_table are two people, as macros.identity_contradicts tells them.',
     },
   ];
 }
@@ -345,6 +406,7 @@ export function identityModelMacros(config: IdentityModelConfig, model: StoredMo
       description: 'How two rows of intermediate.int_identity_comparables compare (see identity_levels_oriented); names written the other way round on one side are compared crosswise.',
     },
     ...contradictsMacros(config.levels),
+    ...pairMacros(config.levels),
     blockKeysMacro(config.blockingRules),
     tableMacro(
       'identity_blocking_rules',

@@ -101,13 +101,9 @@ export interface Pattern {
 async function levelPatterns(connection: DuckDBConnection, recordsTable: string, ruleFilter: string, comparisons: readonly Comparison[]): Promise<Pattern[]> {
   const rows = await queryRows(
     connection,
-    `select ${comparisons.map((comparison) => `levels.${comparison.name}`).join(', ')}, count(*) as pairs
-     from (
-         select macros.identity_levels(lower_records, higher_records) as levels
-         from macros.identity_candidate_pairs('${recordsTable}', '${ruleFilter}') as candidates
-         inner join ${recordsTable} as lower_records on lower_records.record_number = candidates.lower_number
-         inner join ${recordsTable} as higher_records on higher_records.record_number = candidates.higher_number
-     )
+    `with candidates as (select * from macros.identity_candidate_pairs('${recordsTable}', '${ruleFilter}'))
+     select ${comparisons.map((comparison) => `levels.${comparison.name}`).join(', ')}, count(*) as pairs
+     from macros.identity_pair_levels('candidates', '${recordsTable}')
      group by all`,
   );
   return rows.map((row) => ({ levels: comparisons.map((comparison) => Number(row[comparison.name])), pairs: Number(row.pairs) }));
@@ -138,14 +134,15 @@ async function estimateU(connection: DuckDBConnection, config: IdentityModelConf
     select * from intermediate.int_identity_comparables using sample reservoir(${sampleRecords} rows) repeatable (42)`);
   const rows = await queryRows(
     connection,
-    `select ${comparisons.map((comparison) => `levels.${comparison.name}`).join(', ')}, count(*) as pairs
-     from (
-         select macros.identity_levels(lower_records, higher_records) as levels
+    `with sample_pairs as (
+         select lower_records.record_number as lower_number, higher_records.record_number as higher_number
          from identity_u_sample as lower_records
          inner join identity_u_sample as higher_records
              on higher_records.record_number > lower_records.record_number
              and higher_records.entity_key <> lower_records.entity_key
      )
+     select ${comparisons.map((comparison) => `levels.${comparison.name}`).join(', ')}, count(*) as pairs
+     from macros.identity_pair_levels('sample_pairs', 'identity_u_sample')
      group by all`,
   );
   await connection.run('drop table if exists identity_u_sample');
@@ -291,13 +288,9 @@ async function estimatePrior(connection: DuckDBConnection, config: IdentityModel
   // computed once.
   const [row] = await queryRows(
     connection,
-    `select count(*) filter (where ${conditions || 'false'}) as pairs
-     from (
-         select macros.identity_levels(lower_records, higher_records) as levels
-         from macros.identity_candidate_pairs('intermediate.int_identity_comparables', 'predict') as candidates
-         inner join intermediate.int_identity_comparables as lower_records on lower_records.record_number = candidates.lower_number
-         inner join intermediate.int_identity_comparables as higher_records on higher_records.record_number = candidates.higher_number
-     )`,
+    `with candidates as (select * from macros.identity_candidate_pairs('intermediate.int_identity_comparables', 'predict'))
+     select count(*) filter (where ${conditions || 'false'}) as pairs
+     from macros.identity_pair_levels('candidates', 'intermediate.int_identity_comparables')`,
   );
   const pairs = Number(row!.pairs);
   const allPairs = (recordCount * (recordCount - 1)) / 2;
