@@ -47,7 +47,7 @@ describe('build and check commands', () => {
 
     expect(await build().run({ 'full-refresh': false, format: 'json' }, config())).toBe(0);
     const built = printedSummary().steps[0]!;
-    expect(built.results).toContainEqual({ name: 'marts.fct_tickets', status: 'ok', counts: { rows: 2 } });
+    expect(built.results).toContainEqual({ name: 'marts.fct_tickets', status: 'ok', counts: { rows: 2 }, seconds: expect.any(Number) });
     expect(built.errors).toEqual([]);
     expect(await check().run({ format: 'json' }, config())).toBe(0);
     const checked = printedSummary().steps[0]!;

@@ -14,7 +14,7 @@ import { storeClubModel } from './identity-model-fixture.js';
 
 /** `build --select` arguments for identity resolution, everything it reads, and the other engagement staging models. */
 export const IDENTITY_SELECT = [
-  '--select', '+fan_identity_links', '+dim_fan',
+  '--select', '+fan_identity_links', '+dim_fan', 'int_identity_term_frequencies',
   ...['campaign_apps', 'consent_sources', 'consent_texts', 'identities', 'leaderboard_intervals', 'leaderboard_seasons', 'participants', 'top_positions'].map(
     (entity) => `stg_engagement__${entity}`,
   ),
