@@ -6,7 +6,9 @@
 // With --trained, this checkout's identity model is trained once on the loaded warehouse first
 // (its time printed), so each round measures a full build with a stored model, as every build
 // but the first is; without it each round of this checkout trains too.
-// Usage: node bench/identity-full-build.mjs --against <checkout> [--rounds 3] [--scale 10] [--seed 11] [--trained]
+// With --loaded <data dir>, a warehouse loaded (and trained) earlier is used as it is, instead of
+// extracting and loading one.
+// Usage: node bench/identity-full-build.mjs --against <checkout> [--rounds 3] [--scale 10] [--seed 11] [--trained] [--loaded <data dir>]
 //   <checkout>: another fanlake checkout, installed and built, e.g.
 //   git worktree add /tmp/b83438f b83438f && (cd /tmp/b83438f && npm ci && make setup)
 import { cpSync, existsSync, rmSync } from 'node:fs';
@@ -29,15 +31,17 @@ const seed = flag('--seed') ?? '11';
 
 const root = tempDir('fanlake-bench-full-identity-');
 try {
-  const loaded = join(root, 'loaded');
-  console.log(`preparing a noisy warehouse at scale ${scale}, seed ${seed} ...`);
-  const sim = await startSimulator(['--scale', scale, '--seed', seed, '--noise']);
-  try {
-    const env = { FANLAKE_TICKETING_URL: sim.url, FANLAKE_ENGAGEMENT_URL: sim.url, FANLAKE_DATA_DIR: loaded, ...CREDENTIALS };
-    await runOk(['extract'], env);
-    await runOk(['load'], env);
-  } finally {
-    await sim.stop();
+  const loaded = flag('--loaded') ?? join(root, 'loaded');
+  if (!flag('--loaded')) {
+    console.log(`preparing a noisy warehouse at scale ${scale}, seed ${seed} ...`);
+    const sim = await startSimulator(['--scale', scale, '--seed', seed, '--noise']);
+    try {
+      const env = { FANLAKE_TICKETING_URL: sim.url, FANLAKE_ENGAGEMENT_URL: sim.url, FANLAKE_DATA_DIR: loaded, ...CREDENTIALS };
+      await runOk(['extract'], env);
+      await runOk(['load'], env);
+    } finally {
+      await sim.stop();
+    }
   }
   if (process.argv.includes('--trained')) {
     const trained = await runOk(['identity', 'train'], { FANLAKE_DATA_DIR: loaded });

@@ -79,27 +79,28 @@ members as (
 ),
 
 -- each pair sharing the values of a blocking rule that predicts, once, of which a record changed
-candidates as (
+blocked as (
 
     select * from macros.identity_member_pairs('members')
+
+),
+
+-- the pairs worth the comparison: not two people sharing a block by chance
+candidates as materialized (
+
+    select * from macros.identity_worth_comparing('blocked', 'comparables')
 
 ),
 
 compared as (
 
     select
-        least(lower_records.record_key, higher_records.record_key) as from_key,
-        greatest(lower_records.record_key, higher_records.record_key) as to_key,
-        candidates.rule_index,
-        macros.identity_levels(lower_records, higher_records) as levels,
+        least(lower_key, higher_key) as from_key,
+        greatest(lower_key, higher_key) as to_key,
+        rule_index,
+        levels,
 
-    from candidates
-    inner join comparables as lower_records
-        on lower_records.record_number = candidates.lower_number
-    inner join comparables as higher_records
-        on higher_records.record_number = candidates.higher_number
-    -- the pairs worth the comparison: not two people sharing a block by chance
-    where macros.identity_worth_comparing(lower_records, higher_records)
+    from macros.identity_pair_levels('candidates', 'comparables')
 
 ),
 

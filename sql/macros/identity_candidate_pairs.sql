@@ -18,11 +18,9 @@ create or replace macro macros.identity_candidate_pairs(records_table, rule_filt
         from block_members
         semi join blocks on blocks.block_value = block_members.block_value
     ),
-    blocked as (
+    blocked as materialized (
         select * from macros.identity_member_pairs('members')
     )
-    select blocked.*
-    from blocked
-    inner join records as lower_records on lower_records.record_number = blocked.lower_number
-    inner join records as higher_records on higher_records.record_number = blocked.higher_number
-    where rule_filter <> 'predict' or macros.identity_worth_comparing(lower_records, higher_records);
+    select * from blocked where rule_filter <> 'predict'
+    union all
+    select * from macros.identity_worth_comparing('blocked', 'records') where rule_filter = 'predict';

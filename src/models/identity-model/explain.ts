@@ -145,9 +145,12 @@ export async function explainPair(connection: DuckDBConnection, recordA: string,
   );
   const [worth] = await queryRows(
     connection,
-    `select macros.identity_worth_comparing(lower_record, higher_record) as worth
-     from intermediate.int_identity_comparables as lower_record, intermediate.int_identity_comparables as higher_record
-     where lower_record.record_key = $1 and higher_record.record_key = $2`,
+    `with asked as (
+         select lower_record.record_number as lower_number, higher_record.record_number as higher_number
+         from intermediate.int_identity_comparables as lower_record, intermediate.int_identity_comparables as higher_record
+         where lower_record.record_key = $1 and higher_record.record_key = $2
+     )
+     select count(*) > 0 as worth from macros.identity_worth_comparing('asked', 'intermediate.int_identity_comparables')`,
     [recordA, recordB],
   );
   const status = await queryRows(

@@ -346,20 +346,40 @@ function combinations(values: string[][]): string[][] {
   return values.reduce<string[][]>((combined, options) => combined.flatMap((prefix) => options.map((option) => [...prefix, option])), [[]]);
 }
 
-function blockKeysMacro(rules: readonly BlockingRule[]): MacroDefinition {
+/** The block values of row r (its columns as r.<column>), one per blocking rule (or per word), NULL ones left out. */
+function blockKeysSql(rules: readonly BlockingRule[]): string {
   const entries = rules.flatMap((rule) => {
     const both = rule.blockOn.includes('first_name') && rule.blockOn.includes('last_name');
     return combinations(rule.blockOn.map((key) => blockValues(key, both))).map(
       (parts) => `{'rule_index': ${rule.index}, 'block_value': ${MACRO_SCHEMA}.block_key(${[`'${rule.index}'`, ...parts].join(" || '|' || ")})}`,
     );
   });
+  return `list_filter([
+        ${entries.join(',\n        ')}
+    ], block -> block.block_value is not null)`;
+}
+
+function blockKeysMacro(rules: readonly BlockingRule[]): MacroDefinition {
   return {
     name: 'identity_block_keys',
     file: 'identity model sql/identity/blocking_rules.csv',
-    sql: `create or replace macro ${MACRO_SCHEMA}.identity_block_keys(${R}) as list_filter([
-        ${entries.join(',\n        ')}
-    ], block -> block.block_value is not null);\n`,
+    sql: `create or replace macro ${MACRO_SCHEMA}.identity_block_keys(${R}) as ${blockKeysSql(rules)};\n`,
     description: 'The values a row of intermediate.int_identity_comparables is blocked on, one per blocking rule (two for a rule on either word of the name), as 64-bit hashes of the rule and its values.',
+  };
+}
+
+/**
+ * The same block values for every row of a table, over its columns: a row handed to a scalar
+ * macro is packed into a struct again at every field read, which cost most of computing them.
+ */
+function recordBlockKeysMacro(rules: readonly BlockingRule[]): MacroDefinition {
+  return {
+    name: 'identity_record_block_keys',
+    file: 'identity model sql/identity/blocking_rules.csv',
+    sql: `create or replace macro ${MACRO_SCHEMA}.identity_record_block_keys(records_table) as table
+    select ${R}.record_number, ${R}.entity_key, unnest(${blockKeysSql(rules)}) as block
+    from query_table(records_table) as ${R};\n`,
+    description: 'One row per record of records_table (shaped like intermediate.int_identity_comparables) and value it is blocked on (macros.identity_block_keys), as struct block (rule_index, block_value).',
   };
 }
 
@@ -408,6 +428,7 @@ export function identityModelMacros(config: IdentityModelConfig, model: StoredMo
     ...contradictsMacros(config.levels),
     ...pairMacros(config.levels),
     blockKeysMacro(config.blockingRules),
+    recordBlockKeysMacro(config.blockingRules),
     tableMacro(
       'identity_blocking_rules',
       `${file}blocking_rules.csv`,
