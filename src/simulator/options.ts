@@ -55,6 +55,11 @@ export const SimulatorOptionsSchema = z.object({
    * The data cannot change, so faults, mutations and the admin surface are refused.
    */
   replay: z.boolean().default(false),
+  /**
+   * MiB of rendered bytes replay keeps (scale 10's records and replies fit); beyond it pages
+   * are rendered per request, so a replay of scale 80 does not hold its 17 GB of records.
+   */
+  replayMemoryMb: z.coerce.number().int().min(0).default(2048),
   /** How the platform retries pushes to a subscription that fails (docs/decisions.md "Push subscriptions"). */
   push: z.object({
     /** Wait before the first retry of a delivery; doubles with each further attempt. */
