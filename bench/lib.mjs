@@ -156,3 +156,22 @@ export function fmtProfile(probe) {
     .map(([phase, ms]) => `${phase} ${seconds(ms)}`)
     .join(', ');
 }
+
+/** The rows of a build's table of models: model, status and seconds. */
+export function modelRows(stdout) {
+  const rows = [];
+  for (const line of stdout.split('\n')) {
+    const [model, , status, ...rest] = line.trim().split(/\s+/);
+    if (model && status) rows.push({ model, status, seconds: Number(rest.at(-1)) || 0 });
+  }
+  return rows;
+}
+
+/** The slowest models of a build, "name seconds", slowest first: where a build's time goes. */
+export function slowest(models, count = 6) {
+  return [...models]
+    .sort((a, b) => b.seconds - a.seconds)
+    .slice(0, count)
+    .map(({ model, seconds }) => `${model.replace(/^\w+\./, '')} ${fmt(seconds, 1)}`)
+    .join(', ');
+}

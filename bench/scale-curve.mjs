@@ -12,7 +12,7 @@
 // FANLAKE_THREADS in the environment reach every stage, to measure other DuckDB budgets.
 import { appendFileSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { bytesUnder, CREDENTIALS, flag, fmt, REPO, runMeasured, startSimulator, tempDir } from './lib.mjs';
+import { bytesUnder, CREDENTIALS, flag, fmt, modelRows, REPO, runMeasured, slowest, startSimulator, tempDir } from './lib.mjs';
 
 const STAGES = ['extract', 'load', 'build', 'check', 'report'];
 const PINNED_NOW = '2026-06-01T00:00:00Z';
@@ -45,7 +45,8 @@ async function stage(name, env, dataDir) {
   const run = await runMeasured([name], { ...env, NODE_OPTIONS: `--import ${join(REPO, 'bench', 'max-rss-at-exit.mjs')}`, BENCH_MAX_RSS_FILE: rssFile });
   clearInterval(spill);
   const atExitMb = existsSync(rssFile) ? Number(readFileSync(rssFile, 'utf8')) / 1024 : 0;
-  return { code: run.code, wallS: run.wallMs / 1000, cpuS: run.cpuMs / 1000, peakMb: Math.max(run.peakMb, atExitMb), spillMb: spillBytes / 2 ** 20, stderr: run.stderr.slice(-1500) };
+  const slowestModels = name === 'build' ? { slowest: slowest(modelRows(run.stdout).filter(({ status }) => status === 'ok'), 8) } : {};
+  return { code: run.code, wallS: run.wallMs / 1000, cpuS: run.cpuMs / 1000, peakMb: Math.max(run.peakMb, atExitMb), spillMb: spillBytes / 2 ** 20, ...slowestModels, stderr: run.stderr.slice(-1500) };
 }
 
 function append(entry) {
