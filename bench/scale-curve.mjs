@@ -10,6 +10,7 @@
 // (--clean: the simulator without --noise; --keep: keep each scale's data directory;
 // --table: print the table of the log and run nothing). FANLAKE_MEMORY_LIMIT and
 // FANLAKE_THREADS in the environment reach every stage, to measure other DuckDB budgets.
+import { execFileSync } from 'node:child_process';
 import { appendFileSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { bytesUnder, CREDENTIALS, flag, fmt, modelRows, REPO, runMeasured, slowest, startSimulator, tempDir } from './lib.mjs';
@@ -49,8 +50,15 @@ async function stage(name, env, dataDir) {
   return { code: run.code, wallS: run.wallMs / 1000, cpuS: run.cpuMs / 1000, peakMb: Math.max(run.peakMb, atExitMb), spillMb: spillBytes / 2 ** 20, ...slowestModels, stderr: run.stderr.slice(-1500) };
 }
 
+/** The checkout each stage ran (its commit, `+` when changed since): a curve may span commits. */
+function commit() {
+  const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO, encoding: 'utf8' }).trim();
+  const changed = execFileSync('git', ['status', '--porcelain', '--untracked-files=no', 'src', 'sql'], { cwd: REPO, encoding: 'utf8' }).trim() !== '';
+  return changed ? `${head}+` : head;
+}
+
 function append(entry) {
-  appendFileSync(logPath, `${JSON.stringify({ at: new Date().toISOString(), ...entry })}\n`);
+  appendFileSync(logPath, `${JSON.stringify({ at: new Date().toISOString(), commit: commit(), ...entry })}\n`);
 }
 
 async function measureScale(scale) {
