@@ -100,11 +100,11 @@ function readLog() {
 function printTable() {
   const latest = readLog();
   const measured = [...new Set([...latest.values()].map((e) => e.scale))].sort((a, b) => a - b);
-  const rows = [['scale', 'stage', 'wall s', 'x prev', 'cpu s', 'peak MB', 'x prev', 'spill MB']];
+  const rows = [['scale', 'stage', 'wall s', 'x prev', 'cpu s', 'x prev', 'peak MB', 'x prev', 'spill MB']];
   for (const [at, scale] of measured.entries()) {
     const previous = measured[at - 1];
     let total = { wallS: 0, cpuS: 0, peakMb: 0, spillMb: 0 };
-    let previousTotal = { wallS: 0, peakMb: 0 };
+    let previousTotal = { wallS: 0, cpuS: 0, peakMb: 0 };
     let complete = true;
     for (const name of STAGES) {
       const entry = latest.get(`${scale}|${name}`);
@@ -114,11 +114,11 @@ function printTable() {
         continue;
       }
       total = { wallS: total.wallS + entry.wallS, cpuS: total.cpuS + entry.cpuS, peakMb: Math.max(total.peakMb, entry.peakMb), spillMb: Math.max(total.spillMb, entry.spillMb) };
-      if (before) previousTotal = { wallS: previousTotal.wallS + before.wallS, peakMb: Math.max(previousTotal.peakMb, before.peakMb) };
-      rows.push([scale, name, fmt(entry.wallS, 1), ratio(entry.wallS, before?.wallS), fmt(entry.cpuS, 1), fmt(entry.peakMb), ratio(entry.peakMb, before?.peakMb), fmt(entry.spillMb)]);
+      if (before) previousTotal = { wallS: previousTotal.wallS + before.wallS, cpuS: previousTotal.cpuS + before.cpuS, peakMb: Math.max(previousTotal.peakMb, before.peakMb) };
+      rows.push([scale, name, fmt(entry.wallS, 1), ratio(entry.wallS, before?.wallS), fmt(entry.cpuS, 1), ratio(entry.cpuS, before?.cpuS), fmt(entry.peakMb), ratio(entry.peakMb, before?.peakMb), fmt(entry.spillMb)]);
     }
     const ratios = complete && previousTotal.wallS > 0;
-    rows.push([scale, complete ? 'run' : 'run (partial)', fmt(total.wallS, 1), ratios ? ratio(total.wallS, previousTotal.wallS) : '', fmt(total.cpuS, 1), fmt(total.peakMb), ratios ? ratio(total.peakMb, previousTotal.peakMb) : '', fmt(total.spillMb)]);
+    rows.push([scale, complete ? 'run' : 'run (partial)', fmt(total.wallS, 1), ratios ? ratio(total.wallS, previousTotal.wallS) : '', fmt(total.cpuS, 1), ratios ? ratio(total.cpuS, previousTotal.cpuS) : '', fmt(total.peakMb), ratios ? ratio(total.peakMb, previousTotal.peakMb) : '', fmt(total.spillMb)]);
   }
   const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => String(r[c]).length)));
   for (const row of rows) console.log(row.map((cell, c) => String(cell).padStart(widths[c])).join('  '));
