@@ -93,7 +93,7 @@ const memorySize = z.string().trim().regex(/^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|
  * container when that is smaller. Not DuckDB's own 80 %: the cap covers DuckDB's buffer
  * manager only, and the same machine holds fanlake's Node heap, the browser that renders
  * charts, the page cache the Parquet reads go through, and other work on a shared host. Not
- * half: DuckDB fills what it may (a build at scale 10 peaked at 2.2 GB uncapped and at 1.2 GB
+ * half: DuckDB fills what it may (a build at scale 10 peaked at 2.2 GB under a 12 GiB cap, at 1.2 GB
  * capped at 1 GB, in no more CPU), and the process holds more than the cap, so a cap of half
  * would put the peak of a large club's stage above half the machine. The heaviest stage
  * (identity's pairwise comparison) still runs in a small budget by spilling to disk, which a
