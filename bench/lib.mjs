@@ -1,7 +1,7 @@
 // Shared helpers of the benchmarks: a simulator in a child process, a command timed with
 // its peak RSS, and a plain-fetch baseline. Figures are ratios measured in one run.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -15,6 +15,26 @@ export const CREDENTIALS = {
 
 export function tempDir(prefix) {
   return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** Bytes of every file under a folder (0 when it does not exist). */
+export function bytesUnder(path) {
+  let total = 0;
+  let entries = [];
+  try {
+    entries = readdirSync(path, { withFileTypes: true });
+  } catch {
+    return 0;
+  }
+  for (const entry of entries) {
+    const child = join(path, entry.name);
+    try {
+      total += entry.isDirectory() ? bytesUnder(child) : statSync(child).size;
+    } catch {
+      // Removed while walked (DuckDB's spill files come and go).
+    }
+  }
+  return total;
 }
 
 /** Starts `fanlake simulate` with the given flags; resolves once it listens. */
@@ -134,5 +154,24 @@ export function fmtProfile(probe) {
   return Object.entries(probe.mainThreadMs)
     .sort((a, b) => b[1] - a[1])
     .map(([phase, ms]) => `${phase} ${seconds(ms)}`)
+    .join(', ');
+}
+
+/** The rows of a build's table of models: model, status and seconds. */
+export function modelRows(stdout) {
+  const rows = [];
+  for (const line of stdout.split('\n')) {
+    const [model, , status, ...rest] = line.trim().split(/\s+/);
+    if (model && status) rows.push({ model, status, seconds: Number(rest.at(-1)) || 0 });
+  }
+  return rows;
+}
+
+/** The slowest models of a build, "name seconds", slowest first: where a build's time goes. */
+export function slowest(models, count = 6) {
+  return [...models]
+    .sort((a, b) => b.seconds - a.seconds)
+    .slice(0, count)
+    .map(({ model, seconds }) => `${model.replace(/^\w+\./, '')} ${fmt(seconds, 1)}`)
     .join(', ');
 }

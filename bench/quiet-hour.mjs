@@ -5,31 +5,15 @@
 // again, the identity model trained already). Prints the engagement requests, the raw bytes
 // written and the wall time of each, as ratios; checks that the targeted run's warehouse
 // equals a full rebuild of it; then a run right after the targeted one, with nothing changed.
-import { cpSync, existsSync, mkdirSync, copyFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, copyFileSync, rmSync } from 'node:fs';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { BUILD_TIME_COLUMNS } from './season-driver.mjs';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { BIN, CREDENTIALS, fmt, runOk, startSimulator, tempDir } from './lib.mjs';
+import { BIN, bytesUnder, CREDENTIALS, fmt, runOk, startSimulator, tempDir } from './lib.mjs';
 
 const SECRET = 'bench-listen-secret-0123456789abcdefABCDEF';
 const CHANGED_SHARE = 0.001;
-
-/** Bytes of every file under a folder. */
-function bytesUnder(path) {
-  let total = 0;
-  let entries = [];
-  try {
-    entries = readdirSync(path, { withFileTypes: true });
-  } catch {
-    return 0;
-  }
-  for (const entry of entries) {
-    const child = join(path, entry.name);
-    total += entry.isDirectory() ? bytesUnder(child) : statSync(child).size;
-  }
-  return total;
-}
 
 /** Starts `fanlake listen --port 0`; resolves once it is ready (subscription validated). */
 function startListener(env) {

@@ -4,7 +4,7 @@
 // not counted), each as a ratio of the full one; the identity models' share of each build and
 // the slowest models of the last; then check and the rendering of every report in reports/.
 import { rmSync } from 'node:fs';
-import { CREDENTIALS, fmt, runOk, startSimulator, tempDir } from './lib.mjs';
+import { CREDENTIALS, fmt, modelRows, runOk, slowest, startSimulator, tempDir } from './lib.mjs';
 
 const TICKETING = ['users', 'members', 'tickets', 'merchandise', 'user_permissions'];
 /** The models of identity resolution and the fan-level marts made from it. */
@@ -17,24 +17,9 @@ async function timed(args, env) {
 /** A build, timed, with the seconds its identity models took and each model's (from its table of models). */
 async function timedBuild(env) {
   const run = await runOk(['build'], env);
-  let identitySeconds = 0;
-  const models = [];
-  for (const line of run.stdout.split('\n')) {
-    const [model, , status, ...rest] = line.trim().split(/\s+/);
-    const seconds = Number(rest.at(-1)) || 0;
-    if (status === 'ok') models.push({ model, seconds });
-    if (IDENTITY_MODELS.test(model ?? '')) identitySeconds += seconds;
-  }
-  return { wallMs: run.wallMs, identitySeconds, models };
-}
-
-/** The slowest models of a build, "name seconds", slowest first: where an incremental build's time goes. */
-function slowest(models, count = 6) {
-  return [...models]
-    .sort((a, b) => b.seconds - a.seconds)
-    .slice(0, count)
-    .map(({ model, seconds }) => `${model.replace(/^\w+\./, '')} ${fmt(seconds, 1)}`)
-    .join(', ');
+  const rows = modelRows(run.stdout);
+  const identitySeconds = rows.filter(({ model }) => IDENTITY_MODELS.test(model)).reduce((sum, { seconds }) => sum + seconds, 0);
+  return { wallMs: run.wallMs, identitySeconds, models: rows.filter(({ status }) => status === 'ok') };
 }
 
 async function ndjson(url) {

@@ -89,16 +89,22 @@ const identitySelection = z.preprocess(
 const memorySize = z.string().trim().regex(/^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i, 'must be a size such as 4GB, 512MB or 3GiB');
 
 /**
- * The default DuckDB budget of a warehouse stage: half the memory of the machine, or of its
- * container when that is smaller. Half, not DuckDB's own 80 %: the cap covers DuckDB's buffer
+ * The default DuckDB budget of a warehouse stage: 40 % of the memory of the machine, or of its
+ * container when that is smaller. Not DuckDB's own 80 %: the cap covers DuckDB's buffer
  * manager only, and the same machine holds fanlake's Node heap, the browser that renders
- * charts, the page cache the Parquet reads go through, and other work on a shared host. The
- * heaviest stage (identity's pairwise comparison) still runs in a small budget by spilling to
- * disk, which a larger machine then spares it (docs/decisions.md).
+ * charts, the page cache the Parquet reads go through, and other work on a shared host. Not
+ * half: DuckDB fills what it may (a build at scale 10 peaked at 2.2 GB under a 12 GiB cap, at 1.2 GB
+ * capped at 1 GB, in no more CPU), and the process holds more than the cap, so a cap of half
+ * would put the peak of a large club's stage above half the machine. The heaviest stage
+ * (identity's pairwise comparison) still runs in a small budget by spilling to disk, which a
+ * larger machine then spares it (docs/decisions.md "How much memory DuckDB may take").
  */
 export function defaultMemoryLimit(machineBytes = machineMemory()): string {
-  return `${Math.max(256, Math.floor(machineBytes / 2 / 2 ** 20))}MiB`;
+  return `${Math.max(256, Math.floor((machineBytes * MEMORY_SHARE) / 2 ** 20))}MiB`;
 }
+
+/** DuckDB's share of the machine by default; the rest of half is the process's own. */
+const MEMORY_SHARE = 0.4;
 
 function machineMemory(): number {
   // 0 or a value beyond the machine's when no container limit is set
@@ -217,7 +223,7 @@ export const SETTINGS = [
   { key: 'delivery.retrySeconds', env: 'FANLAKE_DELIVERY_RETRY_SECONDS', flag: 'delivery-retry-seconds', schema: z.coerce.number().min(0, 'must be 0 or more'), default: 10,
     description: 'Wait before the first retry of a delivery; doubles with each further attempt' },
   { key: 'warehouse.memoryLimit', env: 'FANLAKE_MEMORY_LIMIT', flag: 'memory-limit', schema: memorySize, default: defaultMemoryLimit(),
-    defaultText: 'half the memory of the machine (or of its container)',
+    defaultText: '40 % of the memory of the machine (or of its container)',
     description: 'Memory DuckDB may use in load, build, check and reads of the warehouse (sql, shell, reports), such as 4GB; beyond it the heaviest steps spill to disk beside the warehouse file, which is slower' },
   { key: 'warehouse.threads', env: 'FANLAKE_THREADS', flag: 'threads', schema: positiveInt.max(1024), default: availableParallelism(),
     defaultText: 'the cores this process may run on (os.availableParallelism)',

@@ -19,6 +19,7 @@ import { type ProfileChange, PushDelivery } from './engagement/push-delivery.js'
 import { iso } from './population/time.js';
 import { RenderedRecords } from './replay/rendered-records.js';
 import { ReplayRouter } from './replay/replay-router.js';
+import { ReplayBudget } from './replay/replay-budget.js';
 
 /** One record's true person: what identity resolution is scored against. */
 export interface TruthLink {
@@ -46,6 +47,7 @@ export class Simulator {
   readonly push: PushDelivery;
   private readonly ticketingState: TicketingApiState;
   private readonly engagementState: EngagementApiState;
+  private readonly replayBudget: ReplayBudget;
   private server?: Server;
   private baseUrl?: string;
 
@@ -56,8 +58,9 @@ export class Simulator {
     this.population = new Population(this.options.seed, this.options.scale, this.options.noise);
     this.ticketing = new TicketingData(this.population, this.clock.startMs, this.club);
     this.faults = new FaultPlan(this.options.seed, this.options.faults);
+    this.replayBudget = new ReplayBudget(this.options.replayMemoryMb * 2 ** 20);
     const rendered = this.options.replay
-      ? (Object.fromEntries(TICKETING_RESOURCES.map((name) => [name, new RenderedRecords(this.ticketing.byName[name])])) as Record<TicketingResource, RenderedRecords>)
+      ? (Object.fromEntries(TICKETING_RESOURCES.map((name) => [name, new RenderedRecords(this.ticketing.byName[name], this.replayBudget)])) as Record<TicketingResource, RenderedRecords>)
       : undefined;
     this.ticketingState = { options: this.options, clock: this.clock, data: this.ticketing, mutateRate: this.options.mutate, rendered };
     this.engagement = new EngagementData(this.population, this.clock.startMs, this.options.orgId, this.club);
@@ -107,7 +110,7 @@ export class Simulator {
   private async listen(): Promise<void> {
     const engagement = engagementRouter(this.engagementState);
     this.server = createSimulatorServer({
-      api: [ticketingRouter(this.ticketingState), this.options.replay ? new ReplayRouter(engagement) : engagement],
+      api: [ticketingRouter(this.ticketingState), this.options.replay ? new ReplayRouter(engagement, this.replayBudget) : engagement],
       admin: this.options.admin ? adminRouter(this) : undefined,
       faults: this.faults,
       latencyMs: this.options.latencyMs,

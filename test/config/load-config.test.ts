@@ -71,9 +71,9 @@ describe('loadConfig', () => {
     );
   });
 
-  it('gives DuckDB half the machine\'s memory unless told a size, and refuses what is no size', () => {
-    expect(defaultMemoryLimit(4 * 2 ** 30)).toBe('2048MiB');
-    expect(defaultMemoryLimit(24 * 2 ** 30)).toBe('12288MiB');
+  it('gives DuckDB 40 % of the machine\'s memory unless told a size, and refuses what is no size', () => {
+    expect(defaultMemoryLimit(4 * 2 ** 30)).toBe('1638MiB');
+    expect(defaultMemoryLimit(24 * 2 ** 30)).toBe('9830MiB');
     expect(loadConfig({ env: {}, cwd: dirWith({}) }).config['warehouse.memoryLimit']).toBe(defaultMemoryLimit());
     expect(loadConfig({ env: { FANLAKE_MEMORY_LIMIT: '6GB' }, cwd: dirWith({}) }).config['warehouse.memoryLimit']).toBe('6GB');
     const cwd = dirWith({ 'fanlake.config.json': JSON.stringify({ warehouse: { memoryLimit: '3 GiB' } }) });

@@ -1,15 +1,25 @@
 import type { CursorResource } from '../store/cursor-resource.js';
+import { KEPT_BUFFER_OVERHEAD, type ReplayBudget } from './replay-budget.js';
 
 /**
- * Every live record of a cursor-paged resource serialized once, as the API sends it, so
- * a replayed page costs a copy of bytes instead of generating and serializing records.
- * Only valid while nothing changes the records (replay refuses `--mutate` and admin).
+ * The live records of a cursor-paged resource serialized once, as the API sends it, so a
+ * replayed page costs a copy of bytes instead of generating and serializing records. Records
+ * are kept in the order an extraction reads them while the budget lasts; the rest are
+ * rendered per page. Only valid while nothing changes the records (replay refuses `--mutate`
+ * and admin).
  */
 export class RenderedRecords {
-  private readonly bytes: Buffer[] = [];
+  private readonly bytes = new Map<number, Buffer>();
 
-  constructor(resource: CursorResource) {
-    for (const index of resource.timeline.indices()) this.bytes[index] = Buffer.from(JSON.stringify(resource.record(index)));
+  constructor(
+    private readonly resource: CursorResource,
+    budget: ReplayBudget,
+  ) {
+    for (const index of resource.timeline.indices()) {
+      const bytes = this.render(index);
+      if (!budget.take(bytes.length + KEPT_BUFFER_OVERHEAD)) break;
+      this.bytes.set(index, bytes);
+    }
   }
 
   /**
@@ -20,10 +30,14 @@ export class RenderedRecords {
     const parts: Buffer[] = [Buffer.from(`{"count":"${count}","page":${JSON.stringify(page)},"items":[`)];
     indices.forEach((index, k) => {
       if (k > 0) parts.push(COMMA);
-      parts.push(this.bytes[index]!);
+      parts.push(this.bytes.get(index) ?? this.render(index));
     });
     parts.push(END);
     return Buffer.concat(parts);
+  }
+
+  private render(index: number): Buffer {
+    return Buffer.from(JSON.stringify(this.resource.record(index)));
   }
 }
 

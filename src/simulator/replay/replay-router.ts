@@ -1,4 +1,5 @@
 import { type Handler, type Reply, Router, json } from '../http/router.js';
+import { KEPT_BUFFER_OVERHEAD, type ReplayBudget } from './replay-budget.js';
 
 /** Hits and misses of a replay router since it started. */
 export interface ReplayStats {
@@ -15,13 +16,17 @@ export const REPLAY_STATS_PATH = '/__replay/stats';
 /**
  * Answers each distinct request (path, query in any order, Authorization) with the bytes
  * the wrapped router gave the first time: a replayed request costs a map lookup, so a
- * benchmark measures the client, not the simulated API's generation of records.
+ * benchmark measures the client, not the simulated API's generation of records. Once the
+ * budget is spent, further first answers are served without being kept.
  */
 export class ReplayRouter extends Router {
   readonly stats: ReplayStats = { hits: 0, misses: 0 };
   private readonly replies = new Map<string, StoredReply>();
 
-  constructor(private readonly inner: Router) {
+  constructor(
+    private readonly inner: Router,
+    private readonly budget: ReplayBudget,
+  ) {
     super();
   }
 
@@ -43,7 +48,7 @@ export class ReplayRouter extends Router {
       }
       this.stats.misses++;
       const reply = toStored(await handler(ctx));
-      this.replies.set(key, reply);
+      if (this.budget.take(key.length + ('body' in reply ? reply.body.length : 0) + KEPT_BUFFER_OVERHEAD)) this.replies.set(key, reply);
       return reply;
     };
   }

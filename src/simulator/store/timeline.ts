@@ -115,18 +115,27 @@ export class Timeline {
 }
 
 /**
- * Sorts indices by (ms, index) with a native numeric sort: the key packs whole seconds
- * and the index into one double (31 + 22 bits), then one insertion pass orders
- * milliseconds within a second, where only a handful of records ever collide.
+ * Sorts indices by (ms, index) with a native numeric sort: the key packs the whole seconds
+ * since the earliest record and the index into one double (28 + 25 bits: nine years and
+ * 33M records, scale 80's tickets with room), then one insertion pass orders milliseconds
+ * within a second, where only a handful of records ever collide.
  */
 function sortedOrder(lastUpdate: Float64Array): Uint32Array {
   const n = lastUpdate.length;
-  if (n > 1 << 22) throw new Error('timeline holds at most 4,194,304 records per resource');
+  if (n > INDEX_SPAN) throw new Error(`timeline holds at most ${INDEX_SPAN.toLocaleString('en-US')} records per resource`);
+  let firstSecond = Number.POSITIVE_INFINITY;
+  let lastSecond = Number.NEGATIVE_INFINITY;
+  for (let i = 0; i < n; i++) {
+    const second = Math.floor(lastUpdate[i]! / 1000);
+    firstSecond = Math.min(firstSecond, second);
+    lastSecond = Math.max(lastSecond, second);
+  }
+  if ((lastSecond - firstSecond + 1) * INDEX_SPAN > Number.MAX_SAFE_INTEGER) throw new Error('timeline spans more seconds than its sort key holds');
   const keys = new Float64Array(n);
-  for (let i = 0; i < n; i++) keys[i] = Math.floor(lastUpdate[i]! / 1000) * 4194304 + i;
+  for (let i = 0; i < n; i++) keys[i] = (Math.floor(lastUpdate[i]! / 1000) - firstSecond) * INDEX_SPAN + i;
   keys.sort();
   const order = new Uint32Array(n);
-  for (let i = 0; i < n; i++) order[i] = keys[i]! % 4194304;
+  for (let i = 0; i < n; i++) order[i] = keys[i]! % INDEX_SPAN;
   for (let i = 1; i < n; i++) {
     const current = order[i]!;
     const t = lastUpdate[current]!;
@@ -139,3 +148,6 @@ function sortedOrder(lastUpdate: Float64Array): Uint32Array {
   }
   return order;
 }
+
+/** Records per resource the sort key can tell apart (2^25). */
+const INDEX_SPAN = 2 ** 25;

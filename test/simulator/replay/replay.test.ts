@@ -61,6 +61,26 @@ describe('simulator in replay mode', () => {
     expect(stats).toEqual({ hits: 1, misses: 2 });
   });
 
+  it('serves the same bytes beyond its memory budget, rendering what it cannot keep per request', async () => {
+    const spent = await startTestSimulator({ admin: false, replay: true, replayMemoryMb: 0, ...CREDENTIALS });
+    try {
+      const ticketing = `Basic ${CREDENTIALS.ticketingToken}`;
+      const window = `date_init=${NOW_S - 2 * YEAR_S}&date_end=${NOW_S}`;
+      for (const path of [`/api/tickets?${window}&count_elements=200&page=1&order=ASC`, `/api/users?${window}&count_elements=7&page=3&order=DESC`]) {
+        expect(await get(spent, path, ticketing), path).toEqual(await get(live, path, ticketing));
+      }
+      const engagement = `Basic ${CREDENTIALS.engagementApiKey}`;
+      const profiles = '/v2/4711/customerinsights/customerprofiles?pageIndex=0&pageSize=5';
+      const expected = await get(live, profiles, engagement);
+      expect(await get(spent, profiles, engagement)).toEqual(expected);
+      expect(await get(spent, profiles, engagement)).toEqual(expected);
+      // nothing was kept, so the second answer was rendered again
+      expect(JSON.parse((await get(spent, REPLAY_STATS_PATH, '')).text)).toEqual({ hits: 0, misses: 2 });
+    } finally {
+      await spent.close();
+    }
+  });
+
   it('refuses faults, mutations and the admin surface, which would change the bytes', async () => {
     await expect(startTestSimulator({ replay: true, faults: 0.1 })).rejects.toThrow(/replay/);
     await expect(startTestSimulator({ replay: true, admin: true })).rejects.toThrow(/replay/);
