@@ -43,7 +43,11 @@ blocking_fans as (
 
     select
         fan_id,
-        string_agg(distinct source_system || ' ' || cast(consent_id as varchar) || ' ' || coalesce(consent_name, '(text not loaded)'), '; ') as blocking_consents,
+        -- in a set order: two builds of the same consents write the same text
+        string_agg(
+            distinct source_system || ' ' || cast(consent_id as varchar) || ' ' || coalesce(consent_name, '(text not loaded)'), '; '
+            order by source_system || ' ' || cast(consent_id as varchar) || ' ' || coalesce(consent_name, '(text not loaded)')
+        ) as blocking_consents,
 
     from consent_events
     where mapping_state <> 'mapped'

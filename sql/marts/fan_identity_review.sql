@@ -122,7 +122,8 @@ ambiguous_link as (
         ambiguous.to_key as record_b,
         'ambiguous_link' as reason,
         any_value(comparisons.match_probability) as match_probability,
-        'linked to ' || string_agg(distinct ambiguous.apart_from_key || ' and ' || ambiguous.apart_to_key, '; ') as strongest_comparison,
+        -- in a set order: two builds of the same links write the same text
+        'linked to ' || string_agg(distinct ambiguous.apart_from_key || ' and ' || ambiguous.apart_to_key, '; ' order by ambiguous.apart_from_key || ' and ' || ambiguous.apart_to_key) as strongest_comparison,
         'which the model tells apart' as weakest_comparison,
 
     from ambiguous
