@@ -40,7 +40,7 @@ export const simulateCommand: CommandModule<SimulateArgs> = {
       .option('host', { type: 'string', default: '127.0.0.1', describe: 'Interface to listen on' })
       .option('port', { type: 'number', default: 8787, describe: 'Port; 0 takes any free one' })
       .option('seed', { type: 'number', default: 1, describe: 'Seed of the generated data' })
-      .option('scale', { type: 'number', default: 1, describe: 'Size: 1 ≈ 100k tickets, 10 ≈ 1M, at most 80' })
+      .option('scale', { type: 'number', default: 1, describe: 'Size: 1 ≈ 100k tickets; at most 80' })
       .option('latency-ms', { type: 'number', default: 0, describe: 'Added to every API response' })
       .option('faults', { type: 'number', default: 0, describe: 'Share of requests that fail' })
       .option('mutate', { type: 'number', default: 0, describe: 'Share of a page re-dated after it' })
