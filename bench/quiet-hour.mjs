@@ -51,7 +51,9 @@ export async function benchQuietHour({ scale }) {
   const sim = await startSimulator(['--scale', String(scale), '--admin']);
   const targeted = tempDir('fanlake-bench-quiet-');
   const full = tempDir('fanlake-bench-full-');
-  const common = { FANLAKE_TICKETING_URL: sim.url, FANLAKE_ENGAGEMENT_URL: sim.url, FANLAKE_LISTEN_SECRET: SECRET };
+  // Settled at once: with the default 30 s, changes pushed just before the run would wait for the
+  // next one, and the targeted run would read none of them.
+  const common = { FANLAKE_TICKETING_URL: sim.url, FANLAKE_ENGAGEMENT_URL: sim.url, FANLAKE_LISTEN_SECRET: SECRET, FANLAKE_LISTEN_SETTLE_SECONDS: '0' };
   const envA = { ...common, FANLAKE_DATA_DIR: targeted };
   const envB = { ...common, FANLAKE_DATA_DIR: full };
   const refreshed = tempDir('fanlake-bench-refresh-');
