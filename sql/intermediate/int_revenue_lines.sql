@@ -1,6 +1,8 @@
--- materialized: table
+-- materialized: incremental
 -- unique_key: line_id
--- description: One row per line of money the club took, may take or handed back: every ticket sold (a single ticket or a season ticket; season-ticket seats and distributed tickets carry no price and are no line, unless they carry one after all) and every merchandise order line, with its season, product line (ticket, season_ticket, merchandise, or unmapped for a priced ticket of an order type the club's mapping does not group), channel, order and the club's status group (paid, cancelled, refunded, pending, or other where the mapping does not know the status). Tickets belong to their season (int_ticket_kinds); merchandise to the season running when it was ordered (int_seasons). channel_name is the club's one name for the channel across tickets and merchandise (int_club_sales_channels; the channel as spelt where the club has none); season_day the days from the season's first match to the order (negative before it: pre-season sales). Amounts in NOK incl. VAT.
+-- incremental_delete: (resource = 'tickets' and line_id in (select 'ticket:' || ticket_id from intermediate.int_ticket_kinds where product_line is null and changed_at > coalesce(macros.model_built_at('intermediate.int_revenue_lines'), '-infinity'))) or (resource = 'merchandise' and line_id not in (select 'merchandise:' || cast(merchandise_line_id as varchar) from marts.fct_merchandise_lines))
+-- full_rebuild_on: intermediate.int_seasons, intermediate.int_club_sales_channels
+-- description: One row per line of money the club took, may take or handed back: every ticket sold (a single ticket or a season ticket; season-ticket seats and distributed tickets carry no price and are no line, unless they carry one after all) and every merchandise order line, with its season, product line (ticket, season_ticket, merchandise, or unmapped for a priced ticket of an order type the club's mapping does not group), channel, order and the club's status group (paid, cancelled, refunded, pending, or other where the mapping does not know the status). Tickets belong to their season (int_ticket_kinds); merchandise to the season running when it was ordered (int_seasons). channel_name is the club's one name for the channel across tickets and merchandise (int_club_sales_channels; the channel as spelt where the club has none); season_day the days from the season's first match to the order (negative before it: pre-season sales). Amounts in NOK incl. VAT. Incremental: a build computes the ticket lines of the tickets int_ticket_kinds computed since its last build (changed_at), and the merchandise lines when fct_merchandise_lines was built since; changed seasons or channels build it in full.
 -- test: unique(line_id)
 -- test: not_null(line_id, resource, product_line, channel, channel_name, amount, status_group)
 -- test: accepted_values(product_line: ticket, season_ticket, merchandise, unmapped)
@@ -14,15 +16,23 @@ tickets as (
 
 ),
 
+-- The tickets computed since this model's last build; every ticket in its first build and
+-- --full-refresh (which drop this condition).
 ticket_kinds as (
 
     select * from intermediate.int_ticket_kinds
+    where changed_at > coalesce(macros.model_built_at('intermediate.int_revenue_lines'), '-infinity')
+        or not exists (select 1 from intermediate.int_revenue_lines)
 
 ),
 
+-- The merchandise lines once fct_merchandise_lines was built since this model's last build (a
+-- merge leaves the unchanged ones as they are); all of them in its first build.
 merchandise_lines as (
 
     select * from marts.fct_merchandise_lines
+    where macros.model_built_at('marts.fct_merchandise_lines') > coalesce(macros.model_built_at('intermediate.int_revenue_lines'), '-infinity')
+        or not exists (select 1 from intermediate.int_revenue_lines)
 
 ),
 

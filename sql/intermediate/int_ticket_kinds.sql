@@ -1,6 +1,8 @@
--- materialized: table
+-- materialized: incremental
 -- unique_key: ticket_id
--- description: One row per ticket with what kind of ticket it is, its product line, status group and whether it counts as attendance, from the documented fields and the club's mappings. ticket_kind: season_ticket (a ticket of an order type the club groups as season_ticket, SeasonTicket = 12 by default, with a price: one season ticket sold, whatever match it is sold on), season_ticket_seat (a ticket without a price that carries an id_season_ticket, or of a season-ticket order type: a holder's seat), distributed (no order type, as the document says of distributed tickets), single (any other ticket). product_line is what revenue counts it as: season_ticket, ticket, or unmapped for a priced ticket whose order type and text the club's mapping does not group; null for a ticket that is no sale (a seat or a distributed ticket without a price). status_group is the club's group of the order status, other where the mapping does not know it. season: a season ticket belongs to the season of its seats (the most common one), with no seats to its own; any other ticket to its match's. A season ticket sold with a price on a real match is also that match's seat, so attendance counts issued tickets of every real (not season-ticket-sale-only) match.
+-- full_rebuild_on: marts.dim_match
+-- lineage_columns: _extracted_at, changed_at
+-- description: One row per ticket with what kind of ticket it is, its product line, status group and whether it counts as attendance, from the documented fields and the club's mappings. ticket_kind: season_ticket (a ticket of an order type the club groups as season_ticket, SeasonTicket = 12 by default, with a price: one season ticket sold, whatever match it is sold on), season_ticket_seat (a ticket without a price that carries an id_season_ticket, or of a season-ticket order type: a holder's seat), distributed (no order type, as the document says of distributed tickets), single (any other ticket). product_line is what revenue counts it as: season_ticket, ticket, or unmapped for a priced ticket whose order type and text the club's mapping does not group; null for a ticket that is no sale (a seat or a distributed ticket without a price). status_group is the club's group of the order status, other where the mapping does not know it. season: a season ticket belongs to the season of its seats (the most common one), with no seats to its own; any other ticket to its match's. A season ticket sold with a price on a real match is also that match's seat, so attendance counts issued tickets of every real (not season-ticket-sale-only) match. Incremental: a build computes the tickets loaded since its last one (_extracted_at, fct_tickets' high-water mark) and every ticket of a season ticket one of them belongs or belonged to, and stamps them changed_at (int_revenue_lines follows it); a changed dim_match builds it in full.
 -- test: unique(ticket_id)
 -- test: not_null(ticket_id, match_id, ticket_kind, status_group, is_season_ticket_seat, is_issued, is_real_match, is_counted_attendance)
 -- test: accepted_values(ticket_kind: single, season_ticket, season_ticket_seat, distributed)
@@ -9,9 +11,22 @@
 
 with
 
+-- The tickets loaded since this model's last build; the runner drops this condition on a first build.
+loaded as (
+
+    select ticket_id, season_ticket_id from marts.fct_tickets
+    where _extracted_at > (select greatest(max(_extracted_at), '-infinity'::timestamptz) from intermediate.int_ticket_kinds)
+
+),
+
+-- What a build computes: the loaded tickets and every ticket of a season ticket one of them
+-- belongs to, or belonged to (a season ticket's season is where its seats are).
 tickets as (
 
     select * from marts.fct_tickets
+    where ticket_id in (select ticket_id from loaded)
+        or season_ticket_id in (select season_ticket_id from loaded)
+        or season_ticket_id in (select season_ticket_id from intermediate.int_ticket_kinds where ticket_id in (select ticket_id from loaded))
 
 ),
 
@@ -42,6 +57,7 @@ kinds as (
         tickets.is_sold or tickets.is_distributed as is_issued,
         not matches.is_season_ticket_sale as is_real_match,
         tickets.is_attended,
+        tickets._extracted_at,
 
     from tickets
     inner join matches
@@ -91,6 +107,8 @@ final as (
         kinds.is_issued
             and kinds.is_attended
             and kinds.is_real_match as is_counted_attendance,
+        kinds._extracted_at,
+        now() as changed_at,
 
     -- on the key alone (one row per season ticket id; only a season ticket reads its season): a
     -- condition on the ticket beside the key kept DuckDB from joining by hash

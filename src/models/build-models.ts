@@ -158,7 +158,7 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
       return holdsRows(graph.nodes.get(relation)!) && stored !== undefined && existing.has(relation.toLowerCase()) ? stored : inputs.fingerprint(relation, contentOf);
     };
     // An incremental model merges onto its last build only while its definition is the same.
-    const redefined = (relation: string) => lastBuilds.has(relation) && lastBuilds.get(relation)!.definition !== inputs.definition(relation);
+    const redefined = (relation: string) => lastBuilds.has(relation) && lastBuilds.get(relation)!.definition !== inputs.definition(relation, contentOf);
     const optional = new Set(project.sources.filter((source) => source.optional).map((source) => source.relation.toLowerCase()));
 
     const results = new Map<string, ModelResult>();
@@ -193,7 +193,7 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
             try {
               const content = await contentAfterBuild(main, node, result, fingerprint, last?.content, (graph.children.get(relation)?.length ?? 0) > 0);
               contents.set(relation, content);
-              if (node.kind === 'model') await recordBuild(main, relation, { fingerprint, definition: inputs.definition(relation), content });
+              if (node.kind === 'model') await recordBuild(main, relation, { fingerprint, definition: inputs.definition(relation, contentOf), content });
             } catch (cause) {
               // Written, but not recorded as built: a failure (its children are skipped), and
               // the next build writes it again.

@@ -80,12 +80,14 @@ export class BuildInputs {
    * full: merging rows of the new logic into rows of the old one would mix two answers (dbt
    * leaves that to a `--full-refresh` someone has to remember after an upgrade).
    */
-  definition(relation: string): string {
+  definition(relation: string, contentOf: (parent: string) => string): string {
     return remembered(this.definitions, relation, () => {
       const node = this.graph.nodes.get(relation)!;
       if (node.kind === 'seed') return hashOf(this.seedTexts.get(relation)!);
       const seeds = node.parents.filter((parent) => this.graph.nodes.get(parent)?.kind === 'seed');
-      return hashOf(JSON.stringify([...headerOf(node.model), ...this.macroEntries(node.macros), ...seeds.map((seed) => `seed ${seed}=${this.definition(seed)}`)]));
+      // A lookup named in full_rebuild_on is part of what the model computes, as a seed is.
+      const lookups = node.model.fullRebuildOn.map((parent) => `lookup ${parent}=${contentOf(parent)}`);
+      return hashOf(JSON.stringify([...headerOf(node.model), ...this.macroEntries(node.macros), ...seeds.map((seed) => `seed ${seed}=${this.definition(seed, contentOf)}`), ...lookups]));
     });
   }
 

@@ -37,6 +37,8 @@ export interface ModelDefinition {
   uniqueKey: string[];
   /** An incremental model's condition on its rows to delete before each merge (model-header.ts). */
   incrementalDelete?: string;
+  /** Parents whose change builds an incremental model in full (model-header.ts); empty when none. */
+  fullRebuildOn: string[];
   /** Columns whose change alone is no change for the model's children (model-header.ts). */
   lineageColumns: string[];
   /** Output columns that carry personal data, by kind (model-header.ts); empty when none. */
@@ -126,6 +128,7 @@ export async function discoverProject(root: string = DEFAULT_MODELS_DIR): Promis
         materialized: header.materialized ?? DEFAULT_MATERIALIZATION[schema],
         uniqueKey: header.uniqueKey ?? [],
         lineageColumns: header.lineageColumns ?? [],
+        fullRebuildOn: header.fullRebuildOn ?? [],
         personal: header.personal ?? {},
         notPersonal: header.notPersonal ?? [],
         ...(header.incrementalDelete === undefined ? {} : { incrementalDelete: header.incrementalDelete }),

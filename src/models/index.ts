@@ -59,6 +59,10 @@
  * A merge never deletes a key it was not given: a model whose rows can lose their source
  * declares the rows to drop before each merge, `-- incremental_delete: record_key not in
  * (select record_key from intermediate.int_identity_records)` (int_identity_clusters does).
+ * An increment that follows one input (its facts) misses the rows a lookup it joins changes
+ * (a match moved to another season): `-- full_rebuild_on: marts.dim_match` names the lookups
+ * whose changed content builds the model in full, as a changed definition does (their content
+ * is part of its definition; int_ticket_kinds, int_revenue_lines).
  * Where no timestamp says what changed (a parent rebuilt in full), a model keeps a signature of
  * each row's inputs and compares it in a self-reading WHERE condition, `where not exists
  * (select 1 from <itself> as stored where stored.key = x.key and stored.signature =

@@ -116,6 +116,9 @@ export async function buildGraph(project: ModelProject, connection: DuckDBConnec
         problems.push(`${model.file}: reads ${relation}; models may read only ${[SOURCE_SCHEMA, SEEDS_SCHEMA, ...MODEL_SCHEMAS].map((s) => `${s}.*`).join(', ')}`);
       }
     }
+    for (const relation of model.fullRebuildOn.filter((relation) => !parents.includes(relation))) {
+      problems.push(`${model.file}: full_rebuild_on names ${relation}, which the model does not read`);
+    }
     let firstBuildSql: string | undefined;
     if (readsItself) {
       const pruned = model.materialized === 'incremental' ? withoutSelfReferences(parsed.tree, { schema: model.schema, table: model.name }) : undefined;

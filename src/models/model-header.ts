@@ -40,6 +40,11 @@ export interface ModelHeader {
    */
   incrementalDelete?: string;
   /**
+   * For `incremental`: parents whose change rebuilds the model in full (lookups every row
+   * reads, such as the seasons, where the model's WHERE conditions follow only its facts).
+   */
+  fullRebuildOn?: string[];
+  /**
    * Columns that say where a row came from, not what it holds (`_extracted_at`): merged like
    * the others, but a row that differs only in them is no change for the model's children.
    */
@@ -64,6 +69,8 @@ export interface ModelHeader {
  *                                       on a table: each build writes only the rows that differ
  * -- incremental_delete: id not in (select id from staging.stg_x)   incremental: rows deleted before each merge;
  *                                       it may read the model's parents (it is not parsed for the graph)
+ * -- full_rebuild_on: marts.dim_match  incremental: parents whose changed content builds the model in full, as a
+ *                                       changed definition does (lookups its increment does not follow)
  * -- lineage_columns: _extracted_at      with a unique_key: columns that say where a row came from; a row
  *                                       whose other columns are unchanged is written, but no change for
  *                                       the model's children (a re-read of unchanged tickets rebuilds nothing)
@@ -78,7 +85,7 @@ export interface ModelHeader {
  * select ...
  * ```
  */
-export const HEADER_KEYS = ['materialized', 'unique_key', 'incremental_delete', 'lineage_columns', 'personal', 'not_personal', 'description', 'test', 'test[warn]'] as const;
+export const HEADER_KEYS = ['materialized', 'unique_key', 'incremental_delete', 'full_rebuild_on', 'lineage_columns', 'personal', 'not_personal', 'description', 'test', 'test[warn]'] as const;
 
 export type ParsedHeader = { header: ModelHeader; problems: string[] };
 
@@ -129,6 +136,9 @@ export function parseModelHeader(sql: string): ParsedHeader {
         if (value === '') problems.push('incremental_delete: give a condition on the rows to delete');
         header.incrementalDelete = value;
         break;
+      case 'full_rebuild_on':
+        header.fullRebuildOn = columnList(key, value, problems).map((relation) => relation.toLowerCase());
+        break;
       case 'description':
         header.description = value;
         break;
@@ -151,6 +161,7 @@ export function parseModelHeader(sql: string): ParsedHeader {
     problems.push('unique_key applies to materialized: incremental or table; give the model one of those');
   }
   if (header.incrementalDelete !== undefined && header.materialized !== 'incremental') problems.push('incremental_delete only applies to materialized: incremental');
+  if (header.fullRebuildOn !== undefined && header.materialized !== 'incremental') problems.push('full_rebuild_on only applies to materialized: incremental');
   if (header.lineageColumns && !header.uniqueKey) problems.push('lineage_columns applies to a model with a unique_key (incremental, or a table written as a difference)');
   const keyed = new Set((header.uniqueKey ?? []).map((column) => column.toLowerCase()));
   const lineageKeys = (header.lineageColumns ?? []).filter((column) => keyed.has(column.toLowerCase()));

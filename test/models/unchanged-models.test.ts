@@ -140,6 +140,44 @@ describe('models whose SQL and inputs did not change', () => {
     expect(await stored()).toEqual(incremental);
   });
 
+  it('builds an incremental model in full when a parent named in full_rebuild_on changed, and merges otherwise', async () => {
+    await ws.exec(`
+      create schema raw;
+      create table raw.sales as select * from (values (1, 'a', 10, timestamptz '2024-01-01 00:00:00+00'), (2, 'b', 20, timestamptz '2024-01-01 00:00:00+00')) as t(id, shop, amount, _extracted_at);
+      create table raw.shops as select * from (values ('a', 'Oslo', timestamptz '2024-01-01 00:00:00+00'), ('b', 'Bergen', timestamptz '2024-01-01 00:00:00+00')) as t(shop, city, _extracted_at);`);
+    await ws.write({
+      'staging/stg_sales.sql': 'select id, shop, amount, _extracted_at from raw.sales\n',
+      'staging/stg_shops.sql': 'select shop, city, _extracted_at from raw.shops\n',
+      // the increment follows the sales alone: a shop that moves changes rows no sale brings
+      'marts/fct_sales.sql':
+        "-- materialized: incremental\n-- unique_key: id\n-- full_rebuild_on: staging.stg_shops\nselect sales.id, sales.amount, shops.city, sales._extracted_at from staging.stg_sales as sales join staging.stg_shops as shops on shops.shop = sales.shop\nwhere sales._extracted_at > (select greatest(max(_extracted_at), '-infinity'::timestamptz) from marts.fct_sales)\n",
+    });
+    const build = async () => (await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir })).find((result) => result.model === 'fct_sales');
+    const cities = () => ws.query('select id::int as id, city from marts.fct_sales order by id');
+    expect(await build()).toMatchObject({ status: 'ok', rows: 2 });
+
+    // A new sale: merged, the increment is that sale alone.
+    await ws.exec(`insert into raw.sales values (3, 'a', 30, timestamptz '2024-01-02 00:00:00+00')`);
+    expect(await build()).toMatchObject({ status: 'ok', rows: 1 });
+
+    // A shop moves: every row is built again, as a rebuild would leave them.
+    await ws.exec(`update raw.shops set city = 'Trondheim', _extracted_at = timestamptz '2024-01-03 00:00:00+00' where shop = 'a'`);
+    expect(await build()).toMatchObject({ status: 'ok', rows: 3 });
+    expect(await cities()).toEqual([{ id: 1, city: 'Trondheim' }, { id: 2, city: 'Bergen' }, { id: 3, city: 'Trondheim' }]);
+  });
+
+  it('refuses full_rebuild_on on a model that is not incremental, or naming a relation it does not read', async () => {
+    await ws.exec(`create schema raw; create table raw.sales as select 1 as id, timestamptz '2024-01-01 00:00:00+00' as _extracted_at;`);
+    await ws.write({
+      'staging/stg_sales.sql': 'select id, _extracted_at from raw.sales\n',
+      'marts/sales_table.sql': '-- materialized: table\n-- full_rebuild_on: staging.stg_sales\nselect id from staging.stg_sales\n',
+      'marts/sales_merged.sql': '-- materialized: incremental\n-- unique_key: id\n-- full_rebuild_on: staging.stg_shops\nselect id from staging.stg_sales\n',
+    });
+    await expect(buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir })).rejects.toThrow(/sales_table.sql: full_rebuild_on only applies to materialized: incremental/);
+    await ws.write({ 'marts/sales_table.sql': '-- materialized: table\nselect id from staging.stg_sales\n' });
+    await expect(buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir })).rejects.toThrow(/sales_merged.sql: full_rebuild_on names staging\.stg_shops, which the model does not read/);
+  });
+
   it('writes a table with a unique_key as the difference: a rebuild of the same rows changes nothing, and the table ends as a rebuild leaves it', async () => {
     await ws.exec(`
       create schema raw;
