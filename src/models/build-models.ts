@@ -27,7 +27,7 @@ import { UsageError } from '../core/errors.js';
 import { readIdentityModelConfig } from './identity-model/config.js';
 import { DEFAULT_IDENTITY_THRESHOLDS, withDefinitionHash, type IdentityThresholds } from './identity-model/macros.js';
 import { IdentityModelState, type IdentityModelOutcome, type IdentityTrainingOptions } from './identity-model/model-state.js';
-import { compareFans, recordChurn, type RecordedChurn } from './identity-model/fan-churn.js';
+import { compareFans, unchangedFans, recordChurn, type RecordedChurn } from './identity-model/fan-churn.js';
 import { newRunId } from '../raw-contract/index.js';
 
 export const BUILD_STATUSES = ['ok', 'unchanged', 'failed', 'skipped', 'dropped'] as const;
@@ -176,11 +176,12 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
           if (outcome && !identityReported) options.onEvent?.(outcome);
           identityReported = true;
         }
-        // what cannot be snapshotted (a fans table of another shape) is built without its churn
-        const fans = relation === FANS_RELATION ? await FanSnapshot.take(main, existing.has(relation.toLowerCase())).catch(() => undefined) : undefined;
         const fingerprint = inputs.fingerprint(relation, contentOf);
         const last = lastBuilds.get(relation);
         const unchanged = !options.fullRefresh && node.kind === 'model' && existing.has(relation.toLowerCase()) && last?.fingerprint === fingerprint;
+        // what cannot be snapshotted (a fans table of another shape) is built without its churn;
+        // fans left as they are moved nobody (FanSnapshot.unchanged)
+        const fans = relation !== FANS_RELATION ? undefined : unchanged ? FanSnapshot.unchanged() : await FanSnapshot.take(main, existing.has(relation.toLowerCase())).catch(() => undefined);
         let result: ModelResult;
         if (unchanged) {
           result = { ...identity(node), status: 'unchanged', seconds: 0 };
@@ -255,16 +256,24 @@ export const DEFAULT_CHURN_WARN_SHARE = 0.05;
 class FanSnapshot {
   private static readonly TABLE = 'fan_ids_before_build';
 
+  private constructor(private readonly taken: boolean) {}
+
   static async take(connection: DuckDBConnection, exists: boolean): Promise<FanSnapshot> {
     await connection.run(
       exists
         ? `create or replace temp table ${FanSnapshot.TABLE} as select record_key, fan_id from ${FANS_RELATION}`
         : `create or replace temp table ${FanSnapshot.TABLE} (record_key varchar, fan_id varchar)`,
     );
-    return new FanSnapshot();
+    return new FanSnapshot(true);
+  }
+
+  /** The fans of a build that leaves the model as it is: compared with themselves, without a copy. */
+  static unchanged(): FanSnapshot {
+    return new FanSnapshot(false);
   }
 
   async compare(connection: DuckDBConnection) {
+    if (!this.taken) return unchangedFans(connection, FANS_RELATION);
     try {
       return await compareFans(connection, FanSnapshot.TABLE, FANS_RELATION, 0);
     } finally {

@@ -42,11 +42,20 @@ function comparisonCtes(before: string, after: string): string {
         inner join ${after} as after_fans
             on after_fans.record_key = before_fans.record_key
     ),
+    -- only a fan a moved record leaves or joins can be merged or split: the grouping reads those
+    -- fans' records, not every record (a quiet build moves a handful)
+    changed as (
+        select * from pairs where fan_before <> fan_after
+    ),
     merged as (
-        select fan_after from pairs group by fan_after having count(distinct fan_before) > 1
+        select fan_after from pairs
+        where fan_after in (select fan_after from changed)
+        group by fan_after having count(distinct fan_before) > 1
     ),
     split as (
-        select fan_before from pairs group by fan_before having count(distinct fan_after) > 1
+        select fan_before from pairs
+        where fan_before in (select fan_before from changed)
+        group by fan_before having count(distinct fan_after) > 1
     ),
     moved as (
         select
@@ -98,6 +107,13 @@ export async function compareFans(connection: DuckDBConnection, before: string, 
     fansSplit: Number(row!.fans_split),
     examples: listed.map((moved) => ({ recordKey: String(moved.record_key), fanBefore: String(moved.fan_before), fanAfter: String(moved.fan_after), how: String(moved.how) })),
   };
+}
+
+/** The churn of fans a build left as they were: nobody moved, counted once. */
+export async function unchangedFans(connection: DuckDBConnection, fans: string): Promise<FanChurn> {
+  const [row] = await queryRows(connection, `select count(distinct fan_id) as fans, count(*) as records from ${fans}`);
+  const [fanCount, records] = [Number(row!.fans), Number(row!.records)];
+  return { fansBefore: fanCount, fansAfter: fanCount, recordsBefore: records, recordsAfter: records, recordsMoved: 0, fansMerged: 0, fansSplit: 0, examples: [] };
 }
 
 /** The share of the records before whose fan_id moved (0 without records). */
