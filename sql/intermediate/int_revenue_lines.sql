@@ -36,7 +36,7 @@ merchandise_lines as (
 
 ),
 
-seasons as (
+seasons as not materialized (
 
     select * from intermediate.int_seasons
 

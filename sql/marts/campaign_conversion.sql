@@ -44,7 +44,7 @@ merchandise_lines as (
 
 ),
 
-ticketing_users as (
+ticketing_users as not materialized (
 
     select * from intermediate.int_ticketing_user_fans
 

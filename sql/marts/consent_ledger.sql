@@ -35,7 +35,7 @@ consent_texts as (
 
 ),
 
-clusters as (
+clusters as not materialized (
 
     select * from intermediate.int_identity_clusters
 

@@ -17,25 +17,25 @@ contacts as (
 ),
 
 -- each ticketing account's fan, by the account's id
-ticketing_users as (
+ticketing_users as not materialized (
 
     select * from intermediate.int_ticketing_user_fans
 
 ),
 
-fan_consents as (
+fan_consents as not materialized (
 
     select * from intermediate.int_fan_consents
 
 ),
 
-tickets as (
+tickets as not materialized (
 
     select * from marts.fct_tickets
 
 ),
 
-ticket_kinds as (
+ticket_kinds as not materialized (
 
     select * from intermediate.int_ticket_kinds
 

@@ -30,7 +30,7 @@ records as (
 
 ),
 
-clusters as (
+clusters as not materialized (
 
     select * from intermediate.int_identity_clusters
 

@@ -6,7 +6,8 @@
 
 with
 
-records as (
+-- not materialized: read for the few records listed, where a shared copy held every record
+records as not materialized (
 
     select * from intermediate.int_identity_records
 
@@ -14,17 +15,17 @@ records as (
 
 clusters as (
 
-    select * from intermediate.int_identity_clusters
+    select record_key, fan_id from intermediate.int_identity_clusters
 
 ),
 
-pairs as (
+pairs as not materialized (
 
     select * from intermediate.int_identity_pairs
 
 ),
 
-ambiguous as (
+ambiguous as not materialized (
 
     select * from intermediate.int_identity_ambiguous_links
 
@@ -56,6 +57,48 @@ level_names as (
 
 ),
 
+-- The model's links a cut left out: their two records are in different fans. An analyst's
+-- different-fan override between the two fans made the cut, not the model: not listed.
+cut_edges as (
+
+    select edges.from_key, edges.to_key, edges.score,
+    from edges
+    inner join clusters as clusters_a
+        on clusters_a.record_key = edges.from_key
+    inner join clusters as clusters_b
+        on clusters_b.record_key = edges.to_key
+    where edges.rule_rank = 3
+        and clusters_a.fan_id <> clusters_b.fan_id
+        and not exists (
+            select 1
+            from separations
+            inner join clusters as separated_a
+                on separated_a.record_key = separations.from_key
+            inner join clusters as separated_b
+                on separated_b.record_key = separations.to_key
+            where (separated_a.fan_id = clusters_a.fan_id and separated_b.fan_id = clusters_b.fan_id)
+                or (separated_a.fan_id = clusters_b.fan_id and separated_b.fan_id = clusters_a.fan_id)
+        )
+
+),
+
+-- The pairs a row below describes: the review band's, the ambiguous links and the cut links.
+-- Ranking every scored pair's comparisons, links included, was most of this model's time.
+listed_pairs as (
+
+    select from_key, to_key from pairs
+    where not is_link and not is_vetoed
+
+    union
+
+    select from_key, to_key from ambiguous
+
+    union
+
+    select from_key, to_key from cut_edges
+
+),
+
 -- each scored pair's comparisons with a level (missing weighs nothing), strongest first
 comparisons as (
 
@@ -76,18 +119,10 @@ comparisons as (
         ) as ranked,
 
     from pairs
+    inner join listed_pairs
+        on listed_pairs.from_key = pairs.from_key
+        and listed_pairs.to_key = pairs.to_key
     cross join level_names
-
-),
-
--- what each side holds, to tell a namesake from the same fan
-record_values as (
-
-    select
-        record_key,
-        macros.identity_record_values(records) as compared_values,
-
-    from records
 
 ),
 
@@ -134,38 +169,19 @@ ambiguous_link as (
 
 ),
 
--- The model's links a cut left out: their two records are in different fans. An analyst's
--- different-fan override between the two fans made the cut, not the model: not listed.
 chain_cut as (
 
     select
-        edges.from_key as record_a,
-        edges.to_key as record_b,
+        cut_edges.from_key as record_a,
+        cut_edges.to_key as record_b,
         'chain_cut' as reason,
-        edges.score as match_probability,
+        cut_edges.score as match_probability,
         comparisons.ranked[1].comparison || ' (' || round(comparisons.ranked[1].weight, 1) || ')' as strongest_comparison,
         'cut: its fan would hold two people' as weakest_comparison,
-
-    from edges
-    inner join clusters as clusters_a
-        on clusters_a.record_key = edges.from_key
-    inner join clusters as clusters_b
-        on clusters_b.record_key = edges.to_key
+    from cut_edges
     left join comparisons
-        on comparisons.from_key = edges.from_key
-        and comparisons.to_key = edges.to_key
-    where edges.rule_rank = 3
-        and clusters_a.fan_id <> clusters_b.fan_id
-        and not exists (
-            select 1
-            from separations
-            inner join clusters as separated_a
-                on separated_a.record_key = separations.from_key
-            inner join clusters as separated_b
-                on separated_b.record_key = separations.to_key
-            where (separated_a.fan_id = clusters_a.fan_id and separated_b.fan_id = clusters_b.fan_id)
-                or (separated_a.fan_id = clusters_b.fan_id and separated_b.fan_id = clusters_a.fan_id)
-        )
+        on comparisons.from_key = cut_edges.from_key
+        and comparisons.to_key = cut_edges.to_key
 
 ),
 
@@ -200,6 +216,17 @@ candidates as (
     select * from ambiguous_link
     union all
     select * from chain_cut
+
+),
+
+-- what each side of a listed pair holds, to tell a namesake from the same fan
+record_values as (
+
+    select
+        record_key,
+        macros.identity_record_values(records) as compared_values,
+    from records
+    where record_key in (select record_a from candidates union select record_b from candidates)
 
 ),
 

@@ -11,7 +11,7 @@ tickets as (
 
 ),
 
-ticket_kinds as (
+ticket_kinds as not materialized (
 
     select * from intermediate.int_ticket_kinds
 

@@ -11,7 +11,7 @@ matches as (
 
 ),
 
-tickets as (
+tickets as not materialized (
 
     select * from marts.fct_tickets
 

@@ -25,7 +25,7 @@ ticketing_users as (
 
 -- seasons in the order they are played (the season-ticket sale, dated before the season
 -- opens, belongs to its season); the next season is the next one with any match
-seasons as (
+seasons as not materialized (
 
     select * from intermediate.int_seasons
 

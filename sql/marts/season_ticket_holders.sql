@@ -4,13 +4,13 @@
 
 with
 
-seasons as (
+seasons as not materialized (
 
     select * from intermediate.int_seasons
 
 ),
 
-season_tickets as (
+season_tickets as not materialized (
 
     select * from marts.fct_season_tickets
     where is_active

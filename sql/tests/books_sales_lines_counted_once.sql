@@ -16,13 +16,13 @@ raw_merchandise as (
 
 ),
 
-ticket_kinds as (
+ticket_kinds as not materialized (
 
     select * from intermediate.int_ticket_kinds
 
 ),
 
-revenue_lines as (
+revenue_lines as not materialized (
 
     select * from intermediate.int_revenue_lines
 

@@ -56,7 +56,7 @@ export async function materializeModel(connection: DuckDBConnection, model: Mode
       if (existing !== 'table' || options.fullRefresh) {
         return { rows: await replaceTable(connection, target, existing, selectBody(options.firstBuildSql ?? model.sql), model), changed: true };
       }
-      return mergeIncrement(connection, model, target, body);
+      return mergeIncrement(connection, model, target, body, selectBody(options.firstBuildSql ?? model.sql));
   }
 }
 
@@ -116,16 +116,18 @@ function outputColumns(model: ModelDefinition, header: string, names: readonly s
  * `incremental_delete` condition holds are deleted first, then rows of new keys go in and rows
  * whose other columns changed replace what their key held; the table's other rows stay. Keys
  * match with `=`, so a null in the key could never find its row: it is an error, as is a key
- * the new rows repeat or a change of columns (`--full-refresh` rebuilds). What was computed is
- * what this build cost.
+ * is a change of columns (`--full-refresh` rebuilds). New rows that repeat a key (bad raw data
+ * upstream, which the model's data tests report) cannot be merged: the model is built in full,
+ * as its first build, so it holds what a rebuild would, as a table with a unique_key does. What
+ * was computed is what this build cost.
  */
-async function mergeIncrement(connection: DuckDBConnection, model: ModelDefinition, target: string, body: string): Promise<MaterializeOutcome> {
+async function mergeIncrement(connection: DuckDBConnection, model: ModelDefinition, target: string, body: string, fullBody: string): Promise<MaterializeOutcome> {
   return withNewRows(connection, model, body, async (newRows) => {
     assertSameColumns(model, newRows.columns, (await describe(connection, target)).map((column) => column.name));
     const keys = keyColumnsOf(model, newRows.columns);
     const stats = await keyStats(connection, newRows.table, keys);
     if (stats.nullKeys > 0) throw incrementalError(model, `${stats.nullKeys} row(s) have a null in unique_key (${keys.join(', ')})`);
-    if (stats.repeatedKeys > 0) throw incrementalError(model, `${stats.repeatedKeys} unique_key value(s) occur more than once in the new rows (${keys.join(', ')})`);
+    if (stats.repeatedKeys > 0) return { rows: await replaceTable(connection, target, 'table', fullBody, model), changed: true };
     const changed = await mergeByKey(connection, model, target, newRows, keys, { nullKeysMatch: false, deleteGoneKeys: false });
     return { rows: stats.rowCount, changed };
   });
