@@ -1,0 +1,213 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { insertRows, queryRows, quoteIdent, quoteLiteral } from '../../core/duckdb.js';
+import { bookkeepingRelation, findBookkeeping } from '../../warehouse/bookkeeping.js';
+import type { ModelProject } from '../discover-project.js';
+import type { PlannedTest } from './plan-tests.js';
+import type { TestDeclaration } from './test-declaration.js';
+
+/**
+ * Tests of the rows that changed. A declared test on a model written as a difference
+ * (`unique_key`, models/changed-keys.ts) that passed before need not read the whole table
+ * again: every row that could fail it now either changed since that pass or, for a
+ * relationships test, points at a parent key that did. So it reads the changed keys since its
+ * last pass (`meta.changed_keys`) and finds the same failing rows a run over the whole table
+ * would. A relation it reads that changed otherwise (written in full, or not written by key:
+ * a view, a raw table, a table without a key), a test that never passed or whose definition
+ * changed, and `check --all` test whole tables.
+ */
+
+const CHANGES = bookkeepingRelation('model_changes');
+const KEYS = bookkeepingRelation('changed_keys');
+const PASSES = bookkeepingRelation('check_passes');
+
+/** A model's writes so far: its generation and that of its last write in full (0: none since tracking began). */
+export interface ModelChanges {
+  readonly generation: number;
+  readonly wholeSince: number;
+}
+
+/** What a test read when it last passed: each relation's state and generation. */
+export interface LastPass {
+  readonly definition: string;
+  readonly relations: Readonly<Record<string, { state: string; generation: number }>>;
+}
+
+/** Every model's writes as `check` tests them; empty before the first build that kept them. */
+export async function readModelChanges(connection: DuckDBConnection): Promise<Map<string, ModelChanges>> {
+  const relation = await findBookkeeping(connection, 'model_changes');
+  if (relation === undefined) return new Map();
+  const rows = await queryRows(connection, `select relation, generation, whole_since from ${relation}`);
+  return new Map(rows.map((row) => [String(row.relation), { generation: Number(row.generation), wholeSince: Number(row.whole_since) }]));
+}
+
+/** Each test's last pass, by name. */
+export async function readLastPasses(connection: DuckDBConnection): Promise<Map<string, LastPass>> {
+  const relation = await findBookkeeping(connection, 'check_passes');
+  if (relation === undefined) return new Map();
+  const rows = await queryRows(connection, `select test_name, definition, relations::varchar as relations from ${relation}`);
+  return new Map(rows.map((row) => [String(row.test_name), { definition: String(row.definition), relations: JSON.parse(String(row.relations)) }]));
+}
+
+/**
+ * Keeps the tests that passed in this check as their last pass, and forgets the changed keys
+ * every test reading them has passed since (a test without a pass tests the whole table
+ * anyway). Call it in the transaction that records the results.
+ */
+export async function recordPasses(
+  connection: DuckDBConnection,
+  passed: readonly { name: string; pass: LastPass }[],
+  before: ReadonlyMap<string, LastPass>,
+  tests: readonly { name: string; definition: string; reads: readonly string[] }[],
+  changes: ReadonlyMap<string, ModelChanges>,
+): Promise<void> {
+  await insertRows(connection, `insert or replace into ${PASSES}`, '($1, $2, cast($3 as json))', passed.map(({ name, pass }) => [name, pass.definition, JSON.stringify(pass.relations)]));
+  const passes = new Map(before);
+  for (const { name, pass } of passed) passes.set(name, pass);
+  for (const [relation, change] of changes) {
+    let settled = change.generation;
+    for (const test of tests) {
+      const pass = passes.get(test.name);
+      const at = pass?.definition === test.definition ? pass.relations[relation]?.generation : undefined;
+      if (test.reads.includes(relation) && at !== undefined) settled = Math.min(settled, at);
+    }
+    await connection.run(`delete from ${KEYS} where relation = ${quoteLiteral(relation)} and generation <= ${settled}`);
+  }
+}
+
+/** What each keyed model's key columns are called and typed in the warehouse, by relation in lower case. */
+export type KeyColumns = Map<string, { name: string; type: string }[]>;
+
+/** The key columns of every model a check may test by key: a table or incremental model with a `unique_key`. */
+export async function keyColumnsOf(connection: DuckDBConnection, project: ModelProject): Promise<KeyColumns> {
+  const keyed = project.models.filter((model) => model.materialized !== 'view' && model.uniqueKey.length > 0);
+  if (keyed.length === 0) return new Map();
+  const rows = await queryRows(
+    connection,
+    `select lower(schema_name || '.' || table_name) as relation, column_name, data_type from duckdb_columns() where database_name = current_database() order by column_index`,
+  );
+  const columns = new Map<string, { name: string; type: string }[]>();
+  for (const row of rows) {
+    const relation = String(row.relation);
+    if (!columns.has(relation)) columns.set(relation, []);
+    columns.get(relation)!.push({ name: String(row.column_name), type: String(row.data_type) });
+  }
+  const out: KeyColumns = new Map();
+  for (const model of keyed) {
+    const relation = model.relation.toLowerCase();
+    const present = columns.get(relation) ?? [];
+    const keys = model.uniqueKey.map((key) => present.find((column) => column.name.toLowerCase() === key.toLowerCase()));
+    if (keys.every((key) => key !== undefined)) out.set(relation, keys as { name: string; type: string }[]);
+  }
+  return out;
+}
+
+/** What a relation a test reads went through since the test last passed. */
+type Since = { kind: 'unchanged' } | { kind: 'keys'; after: number } | { kind: 'whole' };
+
+/**
+ * The query of `test`'s failing rows among what changed since its last pass, or undefined when
+ * it must read whole tables. `states`: each relation's state now, as the test's inputs see it.
+ */
+export function changedRowsSql(
+  test: PlannedTest,
+  pass: LastPass | undefined,
+  definition: string,
+  states: ReadonlyMap<string, string>,
+  changes: ReadonlyMap<string, ModelChanges>,
+  keyColumns: KeyColumns,
+): string | undefined {
+  const declaration = test.declaration;
+  if (declaration === undefined || test.target === undefined || pass === undefined || pass.definition !== definition) return undefined;
+  const since = (relation: string): Since => {
+    const then = pass.relations[relation];
+    const change = changes.get(relation) ?? { generation: 0, wholeSince: 0 };
+    if (then === undefined) return { kind: 'whole' };
+    if (then.state === states.get(relation) && then.generation === change.generation) return { kind: 'unchanged' };
+    // every write since the pass recorded its keys (a write in full, or one no generation
+    // counts, such as an older fanlake's, reads the whole table)
+    if (keyColumns.has(relation) && change.generation > then.generation && change.wholeSince <= then.generation) return { kind: 'keys', after: then.generation };
+    return { kind: 'whole' };
+  };
+  const target = test.target.toLowerCase();
+  const child = since(target);
+  if (child.kind === 'whole') return undefined;
+  const table = test.target.split('.').map(quoteIdent).join('.');
+  const touched = child.kind === 'keys' ? changedRow('t', target, child.after, keyColumns.get(target)!) : 'false';
+  switch (declaration.kind) {
+    case 'not_null':
+      return `select t.*
+from ${table} as t
+where (${touched})
+    and (${declaration.columns.map((column) => `t.${quoteIdent(column)} is null`).join(' or ')})`;
+    case 'accepted_values': {
+      const column = `t.${quoteIdent(declaration.column)}`;
+      return `select ${column}, count(*) as n_records
+from ${table} as t
+where (${touched})
+    and ${column} is not null
+    and ${column}::varchar not in (${declaration.values.map(quoteLiteral).join(', ')})
+group by ${column}
+order by n_records desc`;
+    }
+    case 'unique': {
+      // the groups the changed rows fall in, counted over the whole table
+      const columns = declaration.columns.map(quoteIdent);
+      const sameGroup = columns.map((column) => `g.${column} is not distinct from t.${column}`).join(' and ');
+      return `select ${columns.map((column) => `t.${column}`).join(', ')}, count(*) as n_records
+from ${table} as t
+where not (${columns.map((column) => `t.${column} is null`).join(' and ')})
+    and exists (select 1 from (select distinct ${columns.map((column) => `t.${column}`).join(', ')} from ${table} as t where ${touched}) as g where ${sameGroup})
+group by ${columns.map((column) => `t.${column}`).join(', ')}
+having count(*) > 1
+order by n_records desc`;
+    }
+    case 'relationships':
+      return relationshipsSql(declaration, table, touched, since, keyColumns);
+  }
+}
+
+/**
+ * Child rows that changed, or that point at a parent key that changed (one removed among
+ * them), and have no parent. A parent that changed otherwise, or whose column is not its
+ * one-column key, needs the whole test.
+ */
+function relationshipsSql(
+  declaration: Extract<TestDeclaration, { kind: 'relationships' }>,
+  table: string,
+  touched: string,
+  since: (relation: string) => Since,
+  keyColumns: KeyColumns,
+): string | undefined {
+  const { to } = declaration;
+  const parentRelation = `${to.schema}.${to.table}`.toLowerCase();
+  const parent = since(parentRelation);
+  const column = `t.${quoteIdent(declaration.column)}`;
+  let pointsAtChanged = 'false';
+  if (parent.kind === 'whole') return undefined;
+  if (parent.kind === 'keys') {
+    const keys = keyColumns.get(parentRelation)!;
+    if (keys.length !== 1 || keys[0]!.name.toLowerCase() !== to.column.toLowerCase()) return undefined;
+    pointsAtChanged = `${column} in (select k.${quoteIdent(keys[0]!.name)} from ${changedKeys(parentRelation, parent.after, keys)} as k)`;
+  }
+  return `select t.*
+from ${table} as t
+where ${column} is not null
+    and ((${touched}) or ${pointsAtChanged})
+    and not exists (
+        select 1
+        from ${quoteIdent(to.schema)}.${quoteIdent(to.table)} as parent
+        where parent.${quoteIdent(to.column)} = ${column}
+    )`;
+}
+
+/** Whether row `alias` of `relation` has a key changed after generation `after`. */
+function changedRow(alias: string, relation: string, after: number, keys: readonly { name: string; type: string }[]): string {
+  const same = keys.map((key) => `k.${quoteIdent(key.name)} is not distinct from ${alias}.${quoteIdent(key.name)}`).join(' and ');
+  return `exists (select 1 from ${changedKeys(relation, after, keys)} as k where ${same})`;
+}
+
+/** The keys of `relation` changed after generation `after`, as typed columns. */
+function changedKeys(relation: string, after: number, keys: readonly { name: string; type: string }[]): string {
+  const structure = JSON.stringify(Object.fromEntries(keys.map((key) => [key.name, key.type])));
+  return `(select distinct unnest(from_json(key, ${quoteLiteral(structure)})) from ${KEYS} where relation = ${quoteLiteral(relation)} and generation > ${after})`;
+}
