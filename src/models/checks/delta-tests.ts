@@ -120,13 +120,15 @@ export function changedRowsSql(
   if (declaration === undefined || test.target === undefined || pass === undefined || pass.definition !== definition) return undefined;
   const since = (relation: string): Since => {
     const then = pass.relations[relation];
-    const change = changes.get(relation) ?? { generation: 0, wholeSince: 0 };
     if (then === undefined) return { kind: 'whole' };
-    if (then.state === states.get(relation) && then.generation === change.generation) return { kind: 'unchanged' };
-    // every write since the pass recorded its keys (a write in full, or one no generation
-    // counts, such as an older fanlake's, reads the whole table)
-    if (keyColumns.has(relation) && change.generation > then.generation && change.wholeSince <= then.generation) return { kind: 'keys', after: then.generation };
-    return { kind: 'whole' };
+    const change = changes.get(relation);
+    if (keyColumns.has(relation) && change !== undefined) {
+      // a table every write of which moved its generation on: the same generation, the same rows
+      if (change.generation === then.generation) return { kind: 'unchanged' };
+      // every write since the pass recorded its keys
+      return change.wholeSince <= then.generation && change.generation > then.generation ? { kind: 'keys', after: then.generation } : { kind: 'whole' };
+    }
+    return then.state === states.get(relation) ? { kind: 'unchanged' } : { kind: 'whole' };
   };
   const target = test.target.toLowerCase();
   const child = since(target);
