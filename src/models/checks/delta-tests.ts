@@ -134,19 +134,19 @@ export function changedRowsSql(
   const child = since(target);
   if (child.kind === 'whole') return undefined;
   const table = test.target.split('.').map(quoteIdent).join('.');
-  const touched = child.kind === 'keys' ? changedRow('t', target, child.after, keyColumns.get(target)!) : 'false';
+  // the changed rows, as `t`: a semi join on the changed keys (DuckDB plans an exists on them as a scan per row)
+  const changed = child.kind === 'keys' ? `${table} as t semi join ${changedKeys(target, child.after, keyColumns.get(target)!)} as k on ${sameKey(keyColumns.get(target)!)}` : `${table} as t`;
+  const none = child.kind === 'unchanged' ? 'false and ' : '';
   switch (declaration.kind) {
     case 'not_null':
       return `select t.*
-from ${table} as t
-where (${touched})
-    and (${declaration.columns.map((column) => `t.${quoteIdent(column)} is null`).join(' or ')})`;
+from ${changed}
+where ${none}(${declaration.columns.map((column) => `t.${quoteIdent(column)} is null`).join(' or ')})`;
     case 'accepted_values': {
       const column = `t.${quoteIdent(declaration.column)}`;
       return `select ${column}, count(*) as n_records
-from ${table} as t
-where (${touched})
-    and ${column} is not null
+from ${changed}
+where ${none}${column} is not null
     and ${column}::varchar not in (${declaration.values.map(quoteLiteral).join(', ')})
 group by ${column}
 order by n_records desc`;
@@ -154,58 +154,60 @@ order by n_records desc`;
     case 'unique': {
       // the groups the changed rows fall in, counted over the whole table
       const columns = declaration.columns.map(quoteIdent);
-      const sameGroup = columns.map((column) => `g.${column} is not distinct from t.${column}`).join(' and ');
-      return `select ${columns.map((column) => `t.${column}`).join(', ')}, count(*) as n_records
+      const list = columns.map((column) => `t.${column}`).join(', ');
+      return `select ${list}, count(*) as n_records
 from ${table} as t
+semi join (select distinct ${list} from ${changed} where ${none}true) as g on ${columns.map((column) => `g.${column} is not distinct from t.${column}`).join(' and ')}
 where not (${columns.map((column) => `t.${column} is null`).join(' and ')})
-    and exists (select 1 from (select distinct ${columns.map((column) => `t.${column}`).join(', ')} from ${table} as t where ${touched}) as g where ${sameGroup})
-group by ${columns.map((column) => `t.${column}`).join(', ')}
+group by ${list}
 having count(*) > 1
 order by n_records desc`;
     }
     case 'relationships':
-      return relationshipsSql(declaration, table, touched, since, keyColumns);
+      return relationshipsSql(declaration, target, table, child, changed, since, keyColumns);
   }
 }
 
 /**
- * Child rows that changed, or that point at a parent key that changed (one removed among
- * them), and have no parent. A parent that changed otherwise, or whose column is not its
+ * Child rows that changed, and those that point at a parent key that changed (one removed
+ * among them), without a parent. A parent that changed otherwise, or whose column is not its
  * one-column key, needs the whole test.
  */
 function relationshipsSql(
   declaration: Extract<TestDeclaration, { kind: 'relationships' }>,
+  target: string,
   table: string,
-  touched: string,
+  child: Since,
+  changed: string,
   since: (relation: string) => Since,
   keyColumns: KeyColumns,
 ): string | undefined {
   const { to } = declaration;
   const parentRelation = `${to.schema}.${to.table}`.toLowerCase();
   const parent = since(parentRelation);
-  const column = `t.${quoteIdent(declaration.column)}`;
-  let pointsAtChanged = 'false';
   if (parent.kind === 'whole') return undefined;
-  if (parent.kind === 'keys') {
-    const keys = keyColumns.get(parentRelation)!;
-    if (keys.length !== 1 || keys[0]!.name.toLowerCase() !== to.column.toLowerCase()) return undefined;
-    pointsAtChanged = `${column} in (select k.${quoteIdent(keys[0]!.name)} from ${changedKeys(parentRelation, parent.after, keys)} as k)`;
-  }
-  return `select t.*
-from ${table} as t
-where ${column} is not null
-    and ((${touched}) or ${pointsAtChanged})
+  const column = `t.${quoteIdent(declaration.column)}`;
+  const orphan = `${column} is not null
     and not exists (
         select 1
         from ${quoteIdent(to.schema)}.${quoteIdent(to.table)} as parent
         where parent.${quoteIdent(to.column)} = ${column}
     )`;
+  const parts = child.kind === 'keys' ? [`select t.*\nfrom ${changed}\nwhere ${orphan}`] : [];
+  if (parent.kind === 'keys') {
+    const keys = keyColumns.get(parentRelation)!;
+    if (keys.length !== 1 || keys[0]!.name.toLowerCase() !== to.column.toLowerCase()) return undefined;
+    const pointing = `${table} as t semi join ${changedKeys(parentRelation, parent.after, keys)} as p on p.${quoteIdent(keys[0]!.name)} = ${column}`;
+    // a changed child row pointing at a changed parent key is found once, among the changed rows
+    const notChanged = child.kind === 'keys' ? ` anti join ${changedKeys(target, child.after, keyColumns.get(target)!)} as k on ${sameKey(keyColumns.get(target)!)}` : '';
+    parts.push(`select t.*\nfrom ${pointing}${notChanged}\nwhere ${orphan}`);
+  }
+  return parts.length === 0 ? `select t.*\nfrom ${table} as t\nwhere false` : parts.join('\nunion all\n');
 }
 
-/** Whether row `alias` of `relation` has a key changed after generation `after`. */
-function changedRow(alias: string, relation: string, after: number, keys: readonly { name: string; type: string }[]): string {
-  const same = keys.map((key) => `k.${quoteIdent(key.name)} is not distinct from ${alias}.${quoteIdent(key.name)}`).join(' and ');
-  return `exists (select 1 from ${changedKeys(relation, after, keys)} as k where ${same})`;
+/** The changed keys `k` matching row `t`, key by key (a null matches a null, as a merge by key matches them). */
+function sameKey(keys: readonly { name: string; type: string }[]): string {
+  return keys.map((key) => `k.${quoteIdent(key.name)} is not distinct from t.${quoteIdent(key.name)}`).join(' and ');
 }
 
 /** The keys of `relation` changed after generation `after`, as typed columns. */
