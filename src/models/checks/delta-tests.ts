@@ -1,7 +1,8 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { insertRows, queryRows, quoteIdent, quoteLiteral } from '../../core/duckdb.js';
 import { bookkeepingRelation, findBookkeeping } from '../../warehouse/bookkeeping.js';
-import type { ModelProject } from '../discover-project.js';
+import { RUN_ID_COLUMN, VANISHED_COLUMN } from '../../raw-contract/index.js';
+import { type ModelProject, SOURCE_SCHEMA } from '../discover-project.js';
 import type { PlannedTest } from './plan-tests.js';
 import type { TestDeclaration } from './test-declaration.js';
 
@@ -29,7 +30,8 @@ export interface ModelChanges {
 /** What a test read when it last passed: each relation's state and generation. */
 export interface LastPass {
   readonly definition: string;
-  readonly relations: Readonly<Record<string, { state: string; generation: number }>>;
+  /** `loadedAt`: a raw table's newest load then, from the load ledger. */
+  readonly relations: Readonly<Record<string, { state: string; generation: number; loadedAt?: string }>>;
 }
 
 /** Every model's writes as `check` tests them; empty before the first build that kept them. */
@@ -101,8 +103,26 @@ export async function keyColumnsOf(connection: DuckDBConnection, project: ModelP
   return out;
 }
 
-/** What a relation a test reads went through since the test last passed. */
-type Since = { kind: 'unchanged' } | { kind: 'keys'; after: number } | { kind: 'whole' };
+/**
+ * What a relation a test reads went through since the test last passed: nothing; writes by
+ * key after a generation (a model); loads after a time (a raw table: every row a load writes
+ * carries its run's `_run_id`); or anything.
+ */
+type Since = { kind: 'unchanged' } | { kind: 'keys'; after: number } | { kind: 'runs'; after: string } | { kind: 'whole' };
+
+/** Where the load ledger is, and the newest load of each raw table in it (`raw.<source>_<resource>`). */
+export interface Loads {
+  readonly ledger: string;
+  readonly newest: ReadonlyMap<string, string>;
+}
+
+/** The newest load of each raw table, from the load ledger; undefined without one. */
+export async function readLoads(connection: DuckDBConnection): Promise<Loads | undefined> {
+  const ledger = await findBookkeeping(connection, 'load_ledger');
+  if (ledger === undefined) return undefined;
+  const rows = await queryRows(connection, `select lower('raw.' || source || '_' || resource) as relation, max(loaded_at)::varchar as newest from ${ledger} group by all`);
+  return { ledger, newest: new Map(rows.map((row) => [String(row.relation), String(row.newest)])) };
+}
 
 /**
  * The query of `test`'s failing rows among what changed since its last pass, or undefined when
@@ -115,9 +135,12 @@ export function changedRowsSql(
   states: ReadonlyMap<string, string>,
   changes: ReadonlyMap<string, ModelChanges>,
   keyColumns: KeyColumns,
+  loads: Loads | undefined,
 ): string | undefined {
   const declaration = test.declaration;
   if (declaration === undefined || test.target === undefined || pass === undefined || pass.definition !== definition) return undefined;
+  // a snapshot's vanished flag is set without a new _run_id
+  if (declaredColumns(declaration).some((column) => column.toLowerCase() === VANISHED_COLUMN)) return undefined;
   const since = (relation: string): Since => {
     const then = pass.relations[relation];
     if (then === undefined) return { kind: 'whole' };
@@ -128,15 +151,18 @@ export function changedRowsSql(
       // every write since the pass recorded its keys
       return change.wholeSince <= then.generation && change.generation > then.generation ? { kind: 'keys', after: then.generation } : { kind: 'whole' };
     }
-    return then.state === states.get(relation) ? { kind: 'unchanged' } : { kind: 'whole' };
+    if (then.state === states.get(relation)) return { kind: 'unchanged' };
+    if (relation.startsWith(`${SOURCE_SCHEMA}.`) && then.loadedAt !== undefined && loads?.newest.has(relation)) return { kind: 'runs', after: then.loadedAt };
+    return { kind: 'whole' };
   };
   const target = test.target.toLowerCase();
   const child = since(target);
   if (child.kind === 'whole') return undefined;
   const table = test.target.split('.').map(quoteIdent).join('.');
-  // the changed rows, as `t`: a semi join on the changed keys (DuckDB plans an exists on them as a scan per row)
-  const changed = child.kind === 'keys' ? `${table} as t semi join ${changedKeys(target, child.after, keyColumns.get(target)!)} as k on ${sameKey(keyColumns.get(target)!)}` : `${table} as t`;
-  const none = child.kind === 'unchanged' ? 'false and ' : '';
+  // the changed rows, as `t`: a semi join (DuckDB plans an exists on them as a scan per row)
+  const changedRows = changedRowsOf(target, child, keyColumns, loads);
+  const changed = changedRows === undefined ? `${table} as t` : `${table} as t semi join ${changedRows}`;
+  const none = changedRows === undefined ? 'false and ' : '';
   switch (declaration.kind) {
     case 'not_null':
       return `select t.*
@@ -164,28 +190,26 @@ having count(*) > 1
 order by n_records desc`;
     }
     case 'relationships':
-      return relationshipsSql(declaration, target, table, child, changed, since, keyColumns);
+      return relationshipsSql(declaration, table, changedRows, since, keyColumns);
   }
 }
 
 /**
  * Child rows that changed, and those that point at a parent key that changed (one removed
- * among them), without a parent. A parent that changed otherwise, or whose column is not its
- * one-column key, needs the whole test.
+ * among them), without a parent. A parent that changed otherwise (a raw table's loads do not
+ * say which rows were deleted), or whose column is not its one-column key, needs the whole test.
  */
 function relationshipsSql(
   declaration: Extract<TestDeclaration, { kind: 'relationships' }>,
-  target: string,
   table: string,
-  child: Since,
-  changed: string,
+  changedRows: string | undefined,
   since: (relation: string) => Since,
   keyColumns: KeyColumns,
 ): string | undefined {
   const { to } = declaration;
   const parentRelation = `${to.schema}.${to.table}`.toLowerCase();
   const parent = since(parentRelation);
-  if (parent.kind === 'whole') return undefined;
+  if (parent.kind === 'whole' || parent.kind === 'runs') return undefined;
   const column = `t.${quoteIdent(declaration.column)}`;
   const orphan = `${column} is not null
     and not exists (
@@ -193,21 +217,35 @@ function relationshipsSql(
         from ${quoteIdent(to.schema)}.${quoteIdent(to.table)} as parent
         where parent.${quoteIdent(to.column)} = ${column}
     )`;
-  const parts = child.kind === 'keys' ? [`select t.*\nfrom ${changed}\nwhere ${orphan}`] : [];
+  const parts = changedRows === undefined ? [] : [`select t.*\nfrom ${table} as t semi join ${changedRows}\nwhere ${orphan}`];
   if (parent.kind === 'keys') {
     const keys = keyColumns.get(parentRelation)!;
     if (keys.length !== 1 || keys[0]!.name.toLowerCase() !== to.column.toLowerCase()) return undefined;
     const pointing = `${table} as t semi join ${changedKeys(parentRelation, parent.after, keys)} as p on p.${quoteIdent(keys[0]!.name)} = ${column}`;
     // a changed child row pointing at a changed parent key is found once, among the changed rows
-    const notChanged = child.kind === 'keys' ? ` anti join ${changedKeys(target, child.after, keyColumns.get(target)!)} as k on ${sameKey(keyColumns.get(target)!)}` : '';
-    parts.push(`select t.*\nfrom ${pointing}${notChanged}\nwhere ${orphan}`);
+    parts.push(`select t.*\nfrom ${pointing}${changedRows === undefined ? '' : ` anti join ${changedRows}`}\nwhere ${orphan}`);
   }
   return parts.length === 0 ? `select t.*\nfrom ${table} as t\nwhere false` : parts.join('\nunion all\n');
 }
 
-/** The changed keys `k` matching row `t`, key by key (a null matches a null, as a merge by key matches them). */
-function sameKey(keys: readonly { name: string; type: string }[]): string {
-  return keys.map((key) => `k.${quoteIdent(key.name)} is not distinct from t.${quoteIdent(key.name)}`).join(' and ');
+/** `<rows> as k on <k matches t>`: what changed in `relation` since, to join `t` with; undefined for nothing. */
+function changedRowsOf(relation: string, since: Since, keyColumns: KeyColumns, loads: Loads | undefined): string | undefined {
+  switch (since.kind) {
+    case 'keys': {
+      const keys = keyColumns.get(relation)!;
+      const same = keys.map((key) => `k.${quoteIdent(key.name)} is not distinct from t.${quoteIdent(key.name)}`).join(' and ');
+      return `${changedKeys(relation, since.after, keys)} as k on ${same}`;
+    }
+    case 'runs':
+      return `(select run_id from ${loads!.ledger} where lower('raw.' || source || '_' || resource) = ${quoteLiteral(relation)} and loaded_at > cast(${quoteLiteral(since.after)} as timestamptz)) as k on k.run_id = t.${quoteIdent(RUN_ID_COLUMN)}`;
+    default:
+      return undefined;
+  }
+}
+
+/** The columns a declaration names in its own table. */
+function declaredColumns(declaration: TestDeclaration): string[] {
+  return 'columns' in declaration ? declaration.columns : [declaration.column];
 }
 
 /** The keys of `relation` changed after generation `after`, as typed columns. */

@@ -13,7 +13,7 @@ import { lastReadEpoch } from './last-read.js';
 import { recordCheckResults } from './record-check-results.js';
 import { type LastCheck, readCheckState, recordCheckState, testInputs } from './check-state.js';
 import { ensureBookkeeping } from '../../warehouse/bookkeeping.js';
-import { changedRowsSql, keyColumnsOf, type LastPass, readLastPasses, readModelChanges, recordPasses } from './delta-tests.js';
+import { changedRowsSql, keyColumnsOf, type LastPass, readLastPasses, readLoads, readModelChanges, recordPasses } from './delta-tests.js';
 import type { CheckKind, PlannedTest } from './plan-tests.js';
 import type { Freshness } from './sources-file.js';
 import type { Severity } from './test-declaration.js';
@@ -108,6 +108,7 @@ export async function runChecks(options: RunChecksOptions): Promise<TestResult[]
       const last = options.all ? new Map<string, LastCheck>() : await readCheckState(connection);
       const passes = await readLastPasses(connection);
       const keyColumns = await keyColumnsOf(connection, project);
+      const loads = await readLoads(connection);
       const results: TestResult[] = [];
       const ran: Parameters<typeof recordCheckState>[3][number][] = [];
       const passed: { name: string; pass: LastPass }[] = [];
@@ -127,14 +128,19 @@ export async function runChecks(options: RunChecksOptions): Promise<TestResult[]
           results.push(carried(test, before));
           continue;
         }
-        const changedOnly = options.all || current.inputs === undefined ? undefined : changedRowsSql(test, passes.get(test.name), current.definition, inputs.states, changes, keyColumns);
+        const changedOnly = options.all || current.inputs === undefined ? undefined : changedRowsSql(test, passes.get(test.name), current.definition, inputs.states, changes, keyColumns, loads);
         const result = await runTest(connection, changedOnly === undefined ? test : { ...test, sql: changedOnly }, now, Math.max(test.show ?? 0, options.sampleSize ?? 5));
         results.push(changedOnly === undefined ? result : { ...result, changedRowsOnly: true });
         if (current.inputs === undefined) continue;
         ran.push({ name: test.name, definition: current.definition, inputs: current.inputs, result: storable(result) });
         // a custom test reads whole tables anyway: only declared tests keep changed keys
         if (result.status === 'pass' && test.declaration !== undefined) {
-          const relations = Object.fromEntries(current.reads.map((relation) => [relation, { state: inputs.states.get(relation) ?? '', generation: changes.get(relation)?.generation ?? 0 }]));
+          const relations = Object.fromEntries(
+            current.reads.map((relation) => {
+              const loadedAt = loads?.newest.get(relation);
+              return [relation, { state: inputs.states.get(relation) ?? '', generation: changes.get(relation)?.generation ?? 0, ...(loadedAt === undefined ? {} : { loadedAt }) }];
+            }),
+          );
           passed.push({ name: test.name, pass: { definition: current.definition, relations } });
         }
       }
