@@ -7,14 +7,15 @@ import type { PlannedTest } from './plan-tests.js';
 import type { TestDeclaration } from './test-declaration.js';
 
 /**
- * Tests of the rows that changed. A declared test on a model written as a difference
- * (`unique_key`, models/changed-keys.ts) that passed before need not read the whole table
- * again: every row that could fail it now either changed since that pass or, for a
- * relationships test, points at a parent key that did. So it reads the changed keys since its
- * last pass (`meta.changed_keys`) and finds the same failing rows a run over the whole table
- * would. A relation it reads that changed otherwise (written in full, or not written by key:
- * a view, a raw table, a table without a key), a test that never passed or whose definition
- * changed, and `check --all` test whole tables.
+ * Tests of the rows that changed. A declared test that passed before need not read the whole
+ * table again: every row that could fail it now either changed since that pass or, for a
+ * relationships test, points at a parent key that did. A model written as a difference
+ * (`unique_key`) says which keys its builds changed (`meta.changed_keys`, models/changed-keys.ts);
+ * a raw table's changed rows carry the `_run_id` of a load the ledger lists after the pass. The
+ * test reads those and finds the same failing rows a run over the whole table would. A relation
+ * it reads that changed otherwise (written in full, or not written by key: a view, a table
+ * without a key; a raw parent, whose deletions no load lists), a test that never passed or whose
+ * definition changed, and `check --all` read whole tables.
  */
 
 const CHANGES = bookkeepingRelation('model_changes');
@@ -48,6 +49,20 @@ export async function readLastPasses(connection: DuckDBConnection): Promise<Map<
   if (relation === undefined) return new Map();
   const rows = await queryRows(connection, `select test_name, definition, relations::varchar as relations from ${relation}`);
   return new Map(rows.map((row) => [String(row.test_name), { definition: String(row.definition), relations: JSON.parse(String(row.relations)) }]));
+}
+
+/** A test's pass now: its definition, and the state, generation and (raw) newest load of each relation it reads. */
+export function passOf(
+  test: { definition: string; reads: readonly string[] },
+  states: ReadonlyMap<string, string>,
+  changes: ReadonlyMap<string, ModelChanges>,
+  loads: Loads | undefined,
+): LastPass {
+  const relations = test.reads.map((relation) => {
+    const loadedAt = loads?.newest.get(relation);
+    return [relation, { state: states.get(relation) ?? '', generation: changes.get(relation)?.generation ?? 0, ...(loadedAt === undefined ? {} : { loadedAt }) }] as const;
+  });
+  return { definition: test.definition, relations: Object.fromEntries(relations) };
 }
 
 /**

@@ -13,7 +13,7 @@ import { lastReadEpoch } from './last-read.js';
 import { recordCheckResults } from './record-check-results.js';
 import { type LastCheck, readCheckState, recordCheckState, testInputs } from './check-state.js';
 import { ensureBookkeeping } from '../../warehouse/bookkeeping.js';
-import { changedRowsSql, keyColumnsOf, type LastPass, readLastPasses, readLoads, readModelChanges, recordPasses } from './delta-tests.js';
+import { changedRowsSql, keyColumnsOf, type LastPass, passOf, readLastPasses, readLoads, readModelChanges, recordPasses } from './delta-tests.js';
 import type { CheckKind, PlannedTest } from './plan-tests.js';
 import type { Freshness } from './sources-file.js';
 import type { Severity } from './test-declaration.js';
@@ -67,8 +67,8 @@ export interface RunChecksOptions extends DatabaseOptions {
   /**
    * Run every test over whole tables. By default a test whose definition and inputs (the state
    * of what it reads) are as at its last run is not run again: its last result is carried; and
-   * a declared test on a model written by key that passed before reads only the rows changed
-   * since.
+   * a declared test on a model written by key or on a raw table that passed before reads only
+   * the rows changed since (checks/delta-tests.ts).
    */
   all?: boolean;
 }
@@ -134,15 +134,7 @@ export async function runChecks(options: RunChecksOptions): Promise<TestResult[]
         if (current.inputs === undefined) continue;
         ran.push({ name: test.name, definition: current.definition, inputs: current.inputs, result: storable(result) });
         // a custom test reads whole tables anyway: only declared tests keep changed keys
-        if (result.status === 'pass' && test.declaration !== undefined) {
-          const relations = Object.fromEntries(
-            current.reads.map((relation) => {
-              const loadedAt = loads?.newest.get(relation);
-              return [relation, { state: inputs.states.get(relation) ?? '', generation: changes.get(relation)?.generation ?? 0, ...(loadedAt === undefined ? {} : { loadedAt }) }];
-            }),
-          );
-          passed.push({ name: test.name, pass: { definition: current.definition, relations } });
-        }
+        if (result.status === 'pass' && test.declaration !== undefined) passed.push({ name: test.name, pass: passOf(current, inputs.states, changes, loads) });
       }
       const recordAll = async (checkRunId: string) => {
         await recordCheckState(connection, checkRunId, now, ran);
