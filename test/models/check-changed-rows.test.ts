@@ -187,6 +187,16 @@ describe('check of the rows that changed', () => {
     expect(byName(await check(true), 'marts.dim_member: accepted_values(tier)')).toMatchObject({ status: 'fail', failures: 1 });
   });
 
+  it('keeps no keys for a build that changed most of a table: the next check reads it whole', async () => {
+    await build();
+    await check();
+    await load(`insert into raw.fans select range, 'fan ' || range, 'fan' || range || '@example.com', 'gold', 1, timestamptz '2024-05-01 00:00:00+00' from range(1001, 2201)`);
+    await build();
+    expect(await ws.query(`select count(*) as n from meta.changed_keys where relation = 'marts.dim_member'`)).toEqual([{ n: '0' }]);
+    expect(await ws.query(`select generation = whole_since as in_full from meta.model_changes where relation = 'marts.dim_member'`)).toEqual([{ in_full: true }]);
+    expect(changedOnly(await check()).filter((name) => name.startsWith('marts.dim_member'))).toEqual([]);
+  });
+
   it('tests the whole table when a build writes a key twice, which a merge cannot write', async () => {
     await build();
     await check();
