@@ -5,6 +5,7 @@ import type { ModelDefinition, SeedDefinition } from './discover-project.js';
 import type { RelationKind } from '../warehouse/warehouse.js';
 import { MODEL_ERROR_CODES } from './model-errors.js';
 import { selectBody } from './sql-references.js';
+import { ChangedKeys, recordWrittenInFull } from './changed-keys.js';
 
 
 export interface MaterializeOptions {
@@ -44,17 +45,18 @@ export async function materializeModel(connection: DuckDBConnection, model: Mode
       await inTransaction(connection, async () => {
         if (existing === 'table') await connection.run(`drop table ${target}`);
         await connection.run(`create or replace view ${target} as\n${body}\n`);
+        await recordWrittenInFull(connection, model.relation);
       });
       return {};
     case 'table':
-      if (model.uniqueKey.length === 0) return { rows: await replaceTable(connection, target, existing, body, model) };
+      if (model.uniqueKey.length === 0) return { rows: await replaceTable(connection, target, existing, body, model.relation, model) };
       if (existing === 'table' && !options.fullRefresh) return mergeKeyedTable(connection, model, target, body);
       // its first build, or --full-refresh: a change, as an incremental model's is (its children
       // are built after it anyway), so its rows need not be summed
-      return { rows: await replaceTable(connection, target, existing, body, model), changed: true };
+      return { rows: await replaceTable(connection, target, existing, body, model.relation, model), changed: true };
     case 'incremental':
       if (existing !== 'table' || options.fullRefresh) {
-        return { rows: await replaceTable(connection, target, existing, selectBody(options.firstBuildSql ?? model.sql), model), changed: true };
+        return { rows: await replaceTable(connection, target, existing, selectBody(options.firstBuildSql ?? model.sql), model.relation, model), changed: true };
       }
       return mergeIncrement(connection, model, target, body, selectBody(options.firstBuildSql ?? model.sql));
   }
@@ -68,10 +70,12 @@ export async function loadSeed(connection: DuckDBConnection, seed: SeedDefinitio
   return { rows: countOf(reader.getRowObjectsJson()) };
 }
 
-async function replaceTable(connection: DuckDBConnection, target: string, existing: RelationKind | undefined, body: string, model?: ModelDefinition): Promise<number> {
+/** `relation`: the model's, for the changes a check reads; `model`: given, its rows are written in key order. */
+async function replaceTable(connection: DuckDBConnection, target: string, existing: RelationKind | undefined, body: string, relation: string, model?: ModelDefinition): Promise<number> {
   return inTransaction(connection, async () => {
     if (existing === 'view') await connection.run(`drop view ${target}`);
     const reader = await connection.runAndReadAll(`create or replace table ${target} as\n${await inKeyOrder(connection, body, model)}\n`);
+    await recordWrittenInFull(connection, relation);
     return countOf(reader.getRowObjectsJson());
   });
 }
@@ -147,7 +151,7 @@ async function mergeKeyedTable(connection: DuckDBConnection, model: ModelDefinit
   return withNewRows(connection, model, body, async (newRows) => {
     // written in full, a table is summed like any other (build-models.ts), so rows that come
     // back the same still leave its children as they are
-    const replaceInFull = async (): Promise<MaterializeOutcome> => ({ rows: await replaceTable(connection, target, 'table', `select * from ${newRows.table}`) });
+    const replaceInFull = async (): Promise<MaterializeOutcome> => ({ rows: await replaceTable(connection, target, 'table', `select * from ${newRows.table}`, model.relation) });
     if (shapeOf(newRows.described) !== shapeOf(await describe(connection, target))) return replaceInFull();
     const keys = keyColumnsOf(model, newRows.columns);
     const stats = await keyStats(connection, newRows.table, keys);
@@ -224,7 +228,9 @@ async function mergeByKey(
   const columnList = columns.map(quoteIdent).join(', ');
   const lineage = lineageColumnsOf(model, columns);
   const changedRows = await inTransaction(connection, async () => {
-    const deleted = model.incrementalDelete === undefined ? 0 : countOf((await connection.runAndReadAll(`delete from ${target} where ${model.incrementalDelete}`)).getRowObjectsJson());
+    // the keys each statement deletes or writes, for the next check (changed-keys.ts)
+    const changedKeys = await ChangedKeys.start(connection, model.relation, target, keys);
+    const deleted = model.incrementalDelete === undefined ? 0 : await changedKeys.run(`delete from ${target} where ${model.incrementalDelete} returning ${changedKeys.returning}`);
     // With lineage columns, what the children see as a change is counted before the merge:
     // new keys, rows whose other columns differ, and keys gone. Rows that differ only in
     // lineage are still written below, so the table is what a rebuild would make.
@@ -235,17 +241,15 @@ async function mergeByKey(
     // over a large table cost a checkpoint of all of it, while deleted rows are only marked
     // and new ones appended. One pass finds the changed, new and gone keys, so a table in
     // which nothing changed costs what a plain MERGE does.
-    const merged = countOf(
-      (
-        await connection.runAndReadAll(
-          `merge into ${target} as existing
-           using ${newRows.table} as increment
-           on ${on}
-           when matched and (${differsIn(others)}) then delete
-           when not matched then insert (${columnList}) values (${columns.map((column) => `increment.${quoteIdent(column)}`).join(', ')})
-           ${mode.deleteGoneKeys ? 'when not matched by source then delete' : ''}`,
-        )
-      ).getRowObjectsJson(),
+    // (the rows deleted here to be replaced below are returned with their key)
+    const merged = await changedKeys.run(
+      `merge into ${target} as existing
+       using ${newRows.table} as increment
+       on ${on}
+       when matched and (${differsIn(others)}) then delete
+       when not matched then insert (${columnList}) values (${columns.map((column) => `increment.${quoteIdent(column)}`).join(', ')})
+       ${mode.deleteGoneKeys ? 'when not matched by source then delete' : ''}
+       returning ${changedKeys.returning}`,
     );
     // the new versions of the rows just deleted: the keys of the new rows the table now lacks
     const replaced =
@@ -260,6 +264,7 @@ async function mergeByKey(
               )
             ).getRowObjectsJson(),
           );
+    await changedKeys.finish();
     return deleted + (substantive ?? merged + replaced);
   });
   return changedRows > 0;

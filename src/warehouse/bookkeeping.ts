@@ -57,6 +57,30 @@ export const BOOKKEEPING_TABLES = {
     check_run_id varchar not null,
     checked_at timestamptz not null,
     result json not null`,
+  /**
+   * Each model's writes as `check` tests them: a generation moved on by every write, and the
+   * generation of its last write in full (models/changed-keys.ts).
+   */
+  model_changes: `
+    relation varchar primary key,
+    generation bigint not null,
+    whole_since bigint not null`,
+  /**
+   * The keys a build's merge inserted, replaced or deleted in a model, by generation, kept until
+   * every test of the model has passed since (models/changed-keys.ts, models/checks/delta-tests.ts).
+   */
+  changed_keys: `
+    relation varchar not null,
+    generation bigint not null,
+    key json not null`,
+  /**
+   * Each data test's last pass: its definition and, for each relation it reads, the state and
+   * generation it passed at; a later check tests only what changed since (models/checks/delta-tests.ts).
+   */
+  check_passes: `
+    test_name varchar primary key,
+    definition varchar not null,
+    relations json not null`,
 } as const;
 
 export type BookkeepingTable = keyof typeof BOOKKEEPING_TABLES;

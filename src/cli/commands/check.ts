@@ -25,9 +25,11 @@ export function createCheckCommand(defaults: CheckCommandDefaults = {}): Command
     writes: true,
     builder: (yargs: Argv) =>
       withStageFormat(yargs).option('all', {
+        alias: 'full',
         type: 'boolean',
         default: false,
-        describe: 'Run every test; by default a test whose definition and inputs (the tables it reads) are as at its last run repeats that result',
+        describe:
+          'Run every test over whole tables; by default a test whose definition and inputs (the tables it reads) are as at its last run repeats that result, and a test of a model written by key that passed before reads only the rows changed since',
       }) as unknown as Argv<{ format?: StageFormat; all?: boolean }>,
 
     async run(args, { config }) {
@@ -66,6 +68,8 @@ export function createCheckCommand(defaults: CheckCommandDefaults = {}): Command
         const from = [...new Set(carried.map((r) => r.carriedFrom!.checkRunId))].sort();
         out.info(`${results.length - carried.length - skipped} ran; ${carried.length} carried from check ${from.join(', ')}: nothing they read changed since (check --all runs every test)`);
       }
+      const changedOnly = results.filter((r) => r.changedRowsOnly).length;
+      if (changedOnly > 0) out.info(`${changedOnly} read only the rows changed since they last passed (check --all reads whole tables)`);
       return stepExitCode(summary);
     },
   };

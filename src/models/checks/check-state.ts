@@ -8,6 +8,7 @@ import { SOURCE_SCHEMA } from '../discover-project.js';
 import { META_SCHEMA } from '../../warehouse/meta-schema.js';
 import { parseSelects } from '../sql-references.js';
 import type { PlannedTest } from './plan-tests.js';
+import type { ModelChanges } from './delta-tests.js';
 
 /** Where each test's last run is kept, in the warehouse itself, beside the builds' state (warehouse/bookkeeping.ts). */
 const CHECKS = bookkeepingRelation('check_state');
@@ -31,24 +32,32 @@ export interface TestInputs {
   readonly reads: readonly string[];
 }
 
+/** Each test's inputs, and the state of each relation read, as they enter the inputs. */
+export interface CheckInputs {
+  readonly tests: Map<string, TestInputs>;
+  readonly states: ReadonlyMap<string, string>;
+}
+
 /**
  * Each test's definition and inputs. A test reads its target, the parent of a relationships
  * test, or for a custom test the tables its SQL names (asked of DuckDB's parser). A model's
  * state is what its children see of it in builds (its content signature, or its fingerprint,
  * from `meta.build_state`), a raw table's what it holds apart from lineage (`rawContent`):
  * a model rebuilt to the same rows, or a load that only saw records again, leaves its tests'
- * inputs as they were.
+ * inputs as they were. A model's generation (models/changed-keys.ts) is part of its state:
+ * a write the build state missed (a build killed after it) still runs its tests.
  */
-export async function testInputs(connection: DuckDBConnection, tests: readonly PlannedTest[]): Promise<Map<string, TestInputs>> {
+export async function testInputs(connection: DuckDBConnection, tests: readonly PlannedTest[], changes: ReadonlyMap<string, ModelChanges>): Promise<CheckInputs> {
   const built = await builtContents(connection);
   let rawColumns: Map<string, string[]> | undefined;
   const states = new Map<string, string>();
   const stateOf = async (relation: string): Promise<string> => {
     const known = states.get(relation);
     if (known !== undefined) return known;
+    const generation = changes.get(relation)?.generation;
     const state = relation.startsWith(`${SOURCE_SCHEMA}.`)
       ? await rawContent(connection, relation, (rawColumns ??= await columnsOfRawTables(connection)).get(relation) ?? [])
-      : (built.get(relation) ?? 'unbuilt');
+      : `${built.get(relation) ?? 'unbuilt'}${generation === undefined ? '' : ` generation ${generation}`}`;
     states.set(relation, state);
     return state;
   };
@@ -79,7 +88,7 @@ export async function testInputs(connection: DuckDBConnection, tests: readonly P
     for (const relation of reads) parts.push(`${relation}=${await stateOf(relation)}`);
     out.set(test.name, { definition, inputs: hashOf(parts.join('\n')), reads });
   }
-  return out;
+  return { tests: out, states };
 }
 
 /**

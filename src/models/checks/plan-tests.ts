@@ -22,6 +22,8 @@ export type PlannedTest = {
   show?: number;
   /** The relations a declared test reads, lowercased (its target, and a relationships test's parent); custom tests' are parsed from their SQL. */
   reads?: readonly string[];
+  /** A declared test's declaration, to test the rows that changed (delta-tests.ts). */
+  declaration?: TestDeclaration;
 } & ({ sql: string } | { freshness: Freshness });
 
 /** Every test of the project: sources first, then models by layer and name, then custom tests. */
@@ -55,6 +57,7 @@ function declared(relation: string, test: DeclaredTest): PlannedTest {
     target: relation,
     severity: test.severity,
     reads: [relation.toLowerCase(), ...(test.declaration.kind === 'relationships' ? [`${test.declaration.to.schema}.${test.declaration.to.table}`.toLowerCase()] : [])],
+    declaration: test.declaration,
     sql: failingRowsSql(relation, test.declaration),
   };
 }

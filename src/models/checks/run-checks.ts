@@ -13,6 +13,7 @@ import { lastReadEpoch } from './last-read.js';
 import { recordCheckResults } from './record-check-results.js';
 import { type LastCheck, readCheckState, recordCheckState, testInputs } from './check-state.js';
 import { ensureBookkeeping } from '../../warehouse/bookkeeping.js';
+import { changedRowsSql, keyColumnsOf, type LastPass, passOf, readLastPasses, readLoads, readModelChanges, recordPasses } from './delta-tests.js';
 import type { CheckKind, PlannedTest } from './plan-tests.js';
 import type { Freshness } from './sources-file.js';
 import type { Severity } from './test-declaration.js';
@@ -45,6 +46,8 @@ export interface TestResult {
   freshness?: { latestAt?: string; ageHours?: number; warnAfterHours?: number; errorAfterHours?: number };
   /** Set when the test did not run: nothing it reads changed since this earlier check, whose result it repeats. */
   carriedFrom?: { checkRunId: string; checkedAt: string };
+  /** Set when the test read only the rows that changed since it last passed (checks/delta-tests.ts). */
+  changedRowsOnly?: true;
 }
 
 export interface RunChecksOptions extends DatabaseOptions {
@@ -62,8 +65,10 @@ export interface RunChecksOptions extends DatabaseOptions {
   /** Rows of `meta.check_results` older than this many days are removed as results are stored; 0 or absent keeps them all. */
   retentionDays?: number;
   /**
-   * Run every test. By default a test whose definition and inputs (the state of what it
-   * reads) are as at its last run is not run again: its last result is carried.
+   * Run every test over whole tables. By default a test whose definition and inputs (the state
+   * of what it reads) are as at its last run is not run again: its last result is carried; and
+   * a declared test on a model written by key or on a raw table that passed before reads only
+   * the rows changed since (checks/delta-tests.ts).
    */
   all?: boolean;
 }
@@ -98,16 +103,21 @@ export async function runChecks(options: RunChecksOptions): Promise<TestResult[]
       if (options.record ?? true) await ensureBookkeeping(connection);
       const present = await existingRelations(connection);
       const unavailable = await restingOnMissingOptionalSources(project, present, connection);
-      const inputs = await testInputs(connection, tests);
+      const changes = await readModelChanges(connection);
+      const inputs = await testInputs(connection, tests, changes);
       const last = options.all ? new Map<string, LastCheck>() : await readCheckState(connection);
+      const passes = await readLastPasses(connection);
+      const keyColumns = await keyColumnsOf(connection, project);
+      const loads = await readLoads(connection);
       const results: TestResult[] = [];
       const ran: Parameters<typeof recordCheckState>[3][number][] = [];
+      const passed: { name: string; pass: LastPass }[] = [];
       for (const test of tests) {
         if (test.target && unavailable.has(test.target.toLowerCase())) {
           results.push({ ...resultOf(test), status: 'skipped', failures: 0, sample: [], seconds: 0, message: 'rests on an optional source that is not loaded' });
           continue;
         }
-        const current = inputs.get(test.name)!;
+        const current = inputs.tests.get(test.name)!;
         const missing = [...(test.target ? [test.target] : []), ...current.reads].find((relation) => !present.has(relation.toLowerCase()));
         if (missing !== undefined) {
           results.push(notInWarehouse(test, missing));
@@ -118,11 +128,23 @@ export async function runChecks(options: RunChecksOptions): Promise<TestResult[]
           results.push(carried(test, before));
           continue;
         }
-        const result = await runTest(connection, test, now, Math.max(test.show ?? 0, options.sampleSize ?? 5));
-        results.push(result);
-        if (current.inputs !== undefined) ran.push({ name: test.name, definition: current.definition, inputs: current.inputs, result: storable(result) });
+        const changedOnly = options.all || current.inputs === undefined ? undefined : changedRowsSql(test, passes.get(test.name), current.definition, inputs.states, changes, keyColumns, loads);
+        const result = await runTest(connection, changedOnly === undefined ? test : { ...test, sql: changedOnly }, now, Math.max(test.show ?? 0, options.sampleSize ?? 5));
+        results.push(changedOnly === undefined ? result : { ...result, changedRowsOnly: true });
+        if (current.inputs === undefined) continue;
+        ran.push({ name: test.name, definition: current.definition, inputs: current.inputs, result: storable(result) });
+        // a custom test reads whole tables anyway: only declared tests keep changed keys
+        if (result.status === 'pass' && test.declaration !== undefined) passed.push({ name: test.name, pass: passOf(current, inputs.states, changes, loads) });
       }
-      if (options.record ?? true) await recordCheckResults(connection, results, now, (checkRunId) => recordCheckState(connection, checkRunId, now, ran), options.retentionDays);
+      const recordAll = async (checkRunId: string) => {
+        await recordCheckState(connection, checkRunId, now, ran);
+        const reading = tests.flatMap((test) => {
+          const current = inputs.tests.get(test.name);
+          return current?.inputs === undefined || test.declaration === undefined ? [] : [{ name: test.name, definition: current.definition, reads: current.reads }];
+        });
+        await recordPasses(connection, passed, passes, reading, changes);
+      };
+      if (options.record ?? true) await recordCheckResults(connection, results, now, recordAll, options.retentionDays);
       return results;
     },
     options,

@@ -24,6 +24,7 @@ export function summarizeCheck(results: readonly TestResult[]): Omit<StepSummary
       severity: r.severity,
       counts: { failures: r.failures },
       ...(r.carriedFrom ? { reason: `carried from check ${r.carriedFrom.checkRunId}: nothing it reads changed since` } : {}),
+      ...(r.changedRowsOnly ? { reason: 'read only the rows changed since it last passed' } : {}),
     })),
   };
 }

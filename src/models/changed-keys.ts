@@ -1,0 +1,126 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { queryRows, quoteIdent, quoteLiteral } from '../core/duckdb.js';
+import { bookkeepingRelation } from '../warehouse/bookkeeping.js';
+
+/**
+ * What each build changed in each model since `check` last tested it, so a check can test the
+ * rows that changed instead of whole tables (checks/delta-tests.ts). Every write of a model
+ * moves its generation on: a merge by `unique_key` records the keys it inserted, replaced or
+ * deleted under that generation (`meta.changed_keys`); any other write (a view, a table
+ * without a key, a first build, `--full-refresh`, a merge that cannot be written as one)
+ * records that the model was written in full since that generation (`whole_since`). Both are
+ * written in the transaction that writes the model, so a build killed midway leaves neither.
+ */
+const CHANGES = bookkeepingRelation('model_changes');
+const KEYS = bookkeepingRelation('changed_keys');
+
+/**
+ * More keys than this share of the table's rows pending for a check turn into "written in
+ * full": testing a quarter of a table by key costs about what testing all of it does, and the
+ * keys of a warehouse that is built but never checked stay bounded.
+ */
+const MOST_KEYED_SHARE = 0.25;
+/** Below this many keys a table is never turned into "written in full" (small tables cost nothing either way). */
+const FEWEST_KEPT = 1000;
+
+/** Records that `relation` was written in full: its keys so far mean nothing to a check. */
+export async function recordWrittenInFull(connection: DuckDBConnection, relation: string): Promise<void> {
+  const generation = await nextGeneration(connection, relation);
+  await connection.run(`update ${CHANGES} set whole_since = generation where relation = ${quoteLiteral(relation.toLowerCase())}`);
+  await connection.run(`delete from ${KEYS} where relation = ${quoteLiteral(relation.toLowerCase())} and generation < ${generation}`);
+}
+
+/**
+ * Collects the keys a merge or delete returns (`returning <keys>`), and records them for
+ * `relation` under a new generation, or the table as written in full when they are too many.
+ * Call `run` for each statement, then `finish`, all inside the write's transaction.
+ */
+export class ChangedKeys {
+  private table: string | undefined;
+  private collected = 0;
+  private overflow = false;
+
+  private constructor(
+    private readonly connection: DuckDBConnection,
+    private readonly relation: string,
+    private readonly target: string,
+    private readonly keys: readonly string[],
+    private readonly limit: number,
+  ) {}
+
+  /** `target` as SQL names it, `keys` as its columns spell them. */
+  static async start(connection: DuckDBConnection, relation: string, target: string, keys: readonly string[]): Promise<ChangedKeys> {
+    const [row] = await queryRows(connection, `select count(*) as n from ${target}`);
+    const pending = await pendingKeys(connection, relation);
+    const limit = Math.max(FEWEST_KEPT, Math.floor(Number(row!.n) * MOST_KEYED_SHARE)) - pending;
+    return new ChangedKeys(connection, relation, target, keys, limit);
+  }
+
+  /** The key columns to name in `returning`. */
+  get returning(): string {
+    return this.keys.map(quoteIdent).join(', ');
+  }
+
+  /** Runs a statement ending in `returning <this.returning>`, keeps the keys it returns, and returns how many rows it wrote. */
+  async run(sql: string): Promise<number> {
+    const result = await this.connection.stream(sql);
+    let rows = 0;
+    for (let chunk = await result.fetchChunk(); chunk !== null && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
+      rows += chunk.rowCount;
+      if (this.overflow) continue;
+      if (this.collected + chunk.rowCount > this.limit) {
+        this.overflow = true;
+        continue;
+      }
+      this.collected += chunk.rowCount;
+      const appender = await this.connection.createAppender(await this.keyTable(), 'main', 'temp');
+      try {
+        appender.appendDataChunk(chunk);
+        appender.flushSync();
+      } finally {
+        appender.closeSync();
+      }
+    }
+    return rows;
+  }
+
+  /** Records what was collected: the keys under a new generation, or the table as written in full. */
+  async finish(): Promise<void> {
+    try {
+      if (this.overflow) return await recordWrittenInFull(this.connection, this.relation);
+      if (this.collected === 0) return;
+      const generation = await nextGeneration(this.connection, this.relation);
+      const fields = this.keys.map((key) => `${quoteLiteral(key)}: ${quoteIdent(key)}`).join(', ');
+      await this.connection.run(
+        `insert into ${KEYS} select distinct ${quoteLiteral(this.relation.toLowerCase())}, ${generation}, to_json({${fields}}) from temp.main.${quoteIdent(this.table!)}`,
+      );
+    } finally {
+      if (this.table !== undefined) await this.connection.run(`drop table if exists temp.main.${quoteIdent(this.table)}`);
+    }
+  }
+
+  private async keyTable(): Promise<string> {
+    if (this.table === undefined) {
+      this.table = `__fanlake_changed_keys__${this.relation.toLowerCase().replaceAll('.', '__')}`;
+      await this.connection.run(`create or replace temp table ${quoteIdent(this.table)} as select ${this.returning} from ${this.target} limit 0`);
+    }
+    return this.table;
+  }
+}
+
+async function pendingKeys(connection: DuckDBConnection, relation: string): Promise<number> {
+  const [row] = await queryRows(connection, `select count(*) as n from ${KEYS} where relation = $1`, [relation.toLowerCase()]);
+  return Number(row!.n);
+}
+
+/** Moves `relation`'s generation on by one and returns it (1 for its first recorded write). */
+async function nextGeneration(connection: DuckDBConnection, relation: string): Promise<number> {
+  const [row] = await queryRows(
+    connection,
+    `insert into ${CHANGES} (relation, generation, whole_since) values ($1, 1, 0)
+     on conflict (relation) do update set generation = ${CHANGES}.generation + 1
+     returning generation`,
+    [relation.toLowerCase()],
+  );
+  return Number(row!.generation);
+}

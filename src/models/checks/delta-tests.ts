@@ -1,0 +1,270 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { insertRows, queryRows, quoteIdent, quoteLiteral } from '../../core/duckdb.js';
+import { bookkeepingRelation, findBookkeeping } from '../../warehouse/bookkeeping.js';
+import { RUN_ID_COLUMN, VANISHED_COLUMN } from '../../raw-contract/index.js';
+import { type ModelProject, SOURCE_SCHEMA } from '../discover-project.js';
+import type { PlannedTest } from './plan-tests.js';
+import type { TestDeclaration } from './test-declaration.js';
+
+/**
+ * Tests of the rows that changed. A declared test that passed before need not read the whole
+ * table again: every row that could fail it now either changed since that pass or, for a
+ * relationships test, points at a parent key that did. A model written as a difference
+ * (`unique_key`) says which keys its builds changed (`meta.changed_keys`, models/changed-keys.ts);
+ * a raw table's changed rows carry the `_run_id` of a load the ledger lists after the pass. The
+ * test reads those and finds the same failing rows a run over the whole table would. A relation
+ * it reads that changed otherwise (written in full, or not written by key: a view, a table
+ * without a key; a raw parent, whose deletions no load lists), a test that never passed or whose
+ * definition changed, and `check --all` read whole tables.
+ */
+
+const CHANGES = bookkeepingRelation('model_changes');
+const KEYS = bookkeepingRelation('changed_keys');
+const PASSES = bookkeepingRelation('check_passes');
+
+/** A model's writes so far: its generation and that of its last write in full (0: none since tracking began). */
+export interface ModelChanges {
+  readonly generation: number;
+  readonly wholeSince: number;
+}
+
+/** What a test read when it last passed: each relation's state and generation. */
+export interface LastPass {
+  readonly definition: string;
+  /** `loadedAt`: a raw table's newest load then, from the load ledger. */
+  readonly relations: Readonly<Record<string, { state: string; generation: number; loadedAt?: string }>>;
+}
+
+/** Every model's writes as `check` tests them; empty before the first build that kept them. */
+export async function readModelChanges(connection: DuckDBConnection): Promise<Map<string, ModelChanges>> {
+  const relation = await findBookkeeping(connection, 'model_changes');
+  if (relation === undefined) return new Map();
+  const rows = await queryRows(connection, `select relation, generation, whole_since from ${relation}`);
+  return new Map(rows.map((row) => [String(row.relation), { generation: Number(row.generation), wholeSince: Number(row.whole_since) }]));
+}
+
+/** Each test's last pass, by name. */
+export async function readLastPasses(connection: DuckDBConnection): Promise<Map<string, LastPass>> {
+  const relation = await findBookkeeping(connection, 'check_passes');
+  if (relation === undefined) return new Map();
+  const rows = await queryRows(connection, `select test_name, definition, relations::varchar as relations from ${relation}`);
+  return new Map(rows.map((row) => [String(row.test_name), { definition: String(row.definition), relations: JSON.parse(String(row.relations)) }]));
+}
+
+/** A test's pass now: its definition, and the state, generation and (raw) newest load of each relation it reads. */
+export function passOf(
+  test: { definition: string; reads: readonly string[] },
+  states: ReadonlyMap<string, string>,
+  changes: ReadonlyMap<string, ModelChanges>,
+  loads: Loads | undefined,
+): LastPass {
+  const relations = test.reads.map((relation) => {
+    const loadedAt = loads?.newest.get(relation);
+    return [relation, { state: states.get(relation) ?? '', generation: changes.get(relation)?.generation ?? 0, ...(loadedAt === undefined ? {} : { loadedAt }) }] as const;
+  });
+  return { definition: test.definition, relations: Object.fromEntries(relations) };
+}
+
+/**
+ * Keeps the tests that passed in this check as their last pass, and forgets the changed keys
+ * every test reading them has passed since (a test without a pass tests the whole table
+ * anyway). Call it in the transaction that records the results.
+ */
+export async function recordPasses(
+  connection: DuckDBConnection,
+  passed: readonly { name: string; pass: LastPass }[],
+  before: ReadonlyMap<string, LastPass>,
+  tests: readonly { name: string; definition: string; reads: readonly string[] }[],
+  changes: ReadonlyMap<string, ModelChanges>,
+): Promise<void> {
+  await insertRows(connection, `insert or replace into ${PASSES}`, '($1, $2, cast($3 as json))', passed.map(({ name, pass }) => [name, pass.definition, JSON.stringify(pass.relations)]));
+  const passes = new Map(before);
+  for (const { name, pass } of passed) passes.set(name, pass);
+  for (const [relation, change] of changes) {
+    let settled = change.generation;
+    for (const test of tests) {
+      const pass = passes.get(test.name);
+      const at = pass?.definition === test.definition ? pass.relations[relation]?.generation : undefined;
+      if (test.reads.includes(relation) && at !== undefined) settled = Math.min(settled, at);
+    }
+    await connection.run(`delete from ${KEYS} where relation = ${quoteLiteral(relation)} and generation <= ${settled}`);
+  }
+}
+
+/** What each keyed model's key columns are called and typed in the warehouse, by relation in lower case. */
+export type KeyColumns = Map<string, { name: string; type: string }[]>;
+
+/** The key columns of every model a check may test by key: a table or incremental model with a `unique_key`. */
+export async function keyColumnsOf(connection: DuckDBConnection, project: ModelProject): Promise<KeyColumns> {
+  const keyed = project.models.filter((model) => model.materialized !== 'view' && model.uniqueKey.length > 0);
+  if (keyed.length === 0) return new Map();
+  const rows = await queryRows(
+    connection,
+    `select lower(schema_name || '.' || table_name) as relation, column_name, data_type from duckdb_columns() where database_name = current_database() order by column_index`,
+  );
+  const columns = new Map<string, { name: string; type: string }[]>();
+  for (const row of rows) {
+    const relation = String(row.relation);
+    if (!columns.has(relation)) columns.set(relation, []);
+    columns.get(relation)!.push({ name: String(row.column_name), type: String(row.data_type) });
+  }
+  const out: KeyColumns = new Map();
+  for (const model of keyed) {
+    const relation = model.relation.toLowerCase();
+    const present = columns.get(relation) ?? [];
+    const keys = model.uniqueKey.map((key) => present.find((column) => column.name.toLowerCase() === key.toLowerCase()));
+    if (keys.every((key) => key !== undefined)) out.set(relation, keys as { name: string; type: string }[]);
+  }
+  return out;
+}
+
+/**
+ * What a relation a test reads went through since the test last passed: nothing; writes by
+ * key after a generation (a model); loads after a time (a raw table: every row a load writes
+ * carries its run's `_run_id`); or anything.
+ */
+type Since = { kind: 'unchanged' } | { kind: 'keys'; after: number } | { kind: 'runs'; after: string } | { kind: 'whole' };
+
+/** Where the load ledger is, and the newest load of each raw table in it (`raw.<source>_<resource>`). */
+export interface Loads {
+  readonly ledger: string;
+  readonly newest: ReadonlyMap<string, string>;
+}
+
+/** The newest load of each raw table, from the load ledger; undefined without one. */
+export async function readLoads(connection: DuckDBConnection): Promise<Loads | undefined> {
+  const ledger = await findBookkeeping(connection, 'load_ledger');
+  if (ledger === undefined) return undefined;
+  const rows = await queryRows(connection, `select lower('raw.' || source || '_' || resource) as relation, max(loaded_at)::varchar as newest from ${ledger} group by all`);
+  return { ledger, newest: new Map(rows.map((row) => [String(row.relation), String(row.newest)])) };
+}
+
+/**
+ * The query of `test`'s failing rows among what changed since its last pass, or undefined when
+ * it must read whole tables. `states`: each relation's state now, as the test's inputs see it.
+ */
+export function changedRowsSql(
+  test: PlannedTest,
+  pass: LastPass | undefined,
+  definition: string,
+  states: ReadonlyMap<string, string>,
+  changes: ReadonlyMap<string, ModelChanges>,
+  keyColumns: KeyColumns,
+  loads: Loads | undefined,
+): string | undefined {
+  const declaration = test.declaration;
+  if (declaration === undefined || test.target === undefined || pass === undefined || pass.definition !== definition) return undefined;
+  // a snapshot's vanished flag is set without a new _run_id
+  if (declaredColumns(declaration).some((column) => column.toLowerCase() === VANISHED_COLUMN)) return undefined;
+  const since = (relation: string): Since => {
+    const then = pass.relations[relation];
+    if (then === undefined) return { kind: 'whole' };
+    const change = changes.get(relation);
+    if (keyColumns.has(relation) && change !== undefined) {
+      // a table every write of which moved its generation on: the same generation, the same rows
+      if (change.generation === then.generation) return { kind: 'unchanged' };
+      // every write since the pass recorded its keys
+      return change.wholeSince <= then.generation && change.generation > then.generation ? { kind: 'keys', after: then.generation } : { kind: 'whole' };
+    }
+    if (then.state === states.get(relation)) return { kind: 'unchanged' };
+    if (relation.startsWith(`${SOURCE_SCHEMA}.`) && then.loadedAt !== undefined && loads?.newest.has(relation)) return { kind: 'runs', after: then.loadedAt };
+    return { kind: 'whole' };
+  };
+  const target = test.target.toLowerCase();
+  const child = since(target);
+  if (child.kind === 'whole') return undefined;
+  const table = test.target.split('.').map(quoteIdent).join('.');
+  // the changed rows, as `t`: a semi join (DuckDB plans an exists on them as a scan per row)
+  const changedRows = changedRowsOf(target, child, keyColumns, loads);
+  const changed = changedRows === undefined ? `${table} as t` : `${table} as t semi join ${changedRows}`;
+  const none = changedRows === undefined ? 'false and ' : '';
+  switch (declaration.kind) {
+    case 'not_null':
+      return `select t.*
+from ${changed}
+where ${none}(${declaration.columns.map((column) => `t.${quoteIdent(column)} is null`).join(' or ')})`;
+    case 'accepted_values': {
+      const column = `t.${quoteIdent(declaration.column)}`;
+      return `select ${column}, count(*) as n_records
+from ${changed}
+where ${none}${column} is not null
+    and ${column}::varchar not in (${declaration.values.map(quoteLiteral).join(', ')})
+group by ${column}
+order by n_records desc`;
+    }
+    case 'unique': {
+      // the groups the changed rows fall in, counted over the whole table
+      const columns = declaration.columns.map(quoteIdent);
+      const list = columns.map((column) => `t.${column}`).join(', ');
+      return `select ${list}, count(*) as n_records
+from ${table} as t
+semi join (select distinct ${list} from ${changed} where ${none}true) as g on ${columns.map((column) => `g.${column} is not distinct from t.${column}`).join(' and ')}
+where not (${columns.map((column) => `t.${column} is null`).join(' and ')})
+group by ${list}
+having count(*) > 1
+order by n_records desc`;
+    }
+    case 'relationships':
+      return relationshipsSql(declaration, table, changedRows, since, keyColumns);
+  }
+}
+
+/**
+ * Child rows that changed, and those that point at a parent key that changed (one removed
+ * among them), without a parent. A parent that changed otherwise (a raw table's loads do not
+ * say which rows were deleted), or whose column is not its one-column key, needs the whole test.
+ */
+function relationshipsSql(
+  declaration: Extract<TestDeclaration, { kind: 'relationships' }>,
+  table: string,
+  changedRows: string | undefined,
+  since: (relation: string) => Since,
+  keyColumns: KeyColumns,
+): string | undefined {
+  const { to } = declaration;
+  const parentRelation = `${to.schema}.${to.table}`.toLowerCase();
+  const parent = since(parentRelation);
+  if (parent.kind === 'whole' || parent.kind === 'runs') return undefined;
+  const column = `t.${quoteIdent(declaration.column)}`;
+  const orphan = `${column} is not null
+    and not exists (
+        select 1
+        from ${quoteIdent(to.schema)}.${quoteIdent(to.table)} as parent
+        where parent.${quoteIdent(to.column)} = ${column}
+    )`;
+  const parts = changedRows === undefined ? [] : [`select t.*\nfrom ${table} as t semi join ${changedRows}\nwhere ${orphan}`];
+  if (parent.kind === 'keys') {
+    const keys = keyColumns.get(parentRelation)!;
+    if (keys.length !== 1 || keys[0]!.name.toLowerCase() !== to.column.toLowerCase()) return undefined;
+    const pointing = `${table} as t semi join ${changedKeys(parentRelation, parent.after, keys)} as p on p.${quoteIdent(keys[0]!.name)} = ${column}`;
+    // a changed child row pointing at a changed parent key is found once, among the changed rows
+    parts.push(`select t.*\nfrom ${pointing}${changedRows === undefined ? '' : ` anti join ${changedRows}`}\nwhere ${orphan}`);
+  }
+  return parts.length === 0 ? `select t.*\nfrom ${table} as t\nwhere false` : parts.join('\nunion all\n');
+}
+
+/** `<rows> as k on <k matches t>`: what changed in `relation` since, to join `t` with; undefined for nothing. */
+function changedRowsOf(relation: string, since: Since, keyColumns: KeyColumns, loads: Loads | undefined): string | undefined {
+  switch (since.kind) {
+    case 'keys': {
+      const keys = keyColumns.get(relation)!;
+      const same = keys.map((key) => `k.${quoteIdent(key.name)} is not distinct from t.${quoteIdent(key.name)}`).join(' and ');
+      return `${changedKeys(relation, since.after, keys)} as k on ${same}`;
+    }
+    case 'runs':
+      return `(select run_id from ${loads!.ledger} where lower('raw.' || source || '_' || resource) = ${quoteLiteral(relation)} and loaded_at > cast(${quoteLiteral(since.after)} as timestamptz)) as k on k.run_id = t.${quoteIdent(RUN_ID_COLUMN)}`;
+    default:
+      return undefined;
+  }
+}
+
+/** The columns a declaration names in its own table. */
+function declaredColumns(declaration: TestDeclaration): string[] {
+  return 'columns' in declaration ? declaration.columns : [declaration.column];
+}
+
+/** The keys of `relation` changed after generation `after`, as typed columns. */
+function changedKeys(relation: string, after: number, keys: readonly { name: string; type: string }[]): string {
+  const structure = JSON.stringify(Object.fromEntries(keys.map((key) => [key.name, key.type])));
+  return `(select distinct unnest(from_json(key, ${quoteLiteral(structure)})) from ${KEYS} where relation = ${quoteLiteral(relation)} and generation > ${after})`;
+}

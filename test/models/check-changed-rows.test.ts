@@ -1,0 +1,260 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { buildModels } from '../../src/models/build-models.js';
+import { checksFailed, runChecks } from '../../src/models/checks/run-checks.js';
+import type { TestResult } from '../../src/models/checks/run-checks.js';
+import { loadWarehouse } from '../../src/load/load-warehouse.js';
+import { writeRun } from '../load/raw-fixtures.js';
+import { workspace } from './fixtures.js';
+import type { Workspace } from './fixtures.js';
+
+// A real warehouse in a temp folder, built and checked as `fanlake build` and `check` do: a
+// declared test on a model written by key tests the rows its builds changed since it last
+// passed, and finds what a test of the whole table finds.
+
+let ws: Workspace;
+
+const PROJECT = {
+  'sources.json': JSON.stringify({ 'raw.fans': { tests: ['unique(id)'] } }),
+  'intermediate/int_clubs.sql': `-- materialized: table
+-- unique_key: club_id
+-- test: unique(club_id)
+-- test: not_null(club_name)
+select id as club_id, name as club_name from raw.clubs
+`,
+  'marts/dim_member.sql': `-- materialized: table
+-- unique_key: member_id
+-- test: unique(member_id)
+-- test: unique(email)
+-- test: not_null(name, email)
+-- test: accepted_values(tier: gold, silver)
+-- test: relationships(club_id -> intermediate.int_clubs.club_id)
+select id as member_id, name, email, tier, club_id from raw.fans
+`,
+  'marts/member_visits.sql': `-- materialized: incremental
+-- unique_key: visit_id
+-- test: not_null(member_id)
+-- test: relationships(member_id -> marts.dim_member.member_id)
+select id as visit_id, member_id, day from raw.visits
+where id > coalesce((select max(visit_id) from marts.member_visits), 0)
+`,
+};
+
+/** 1,000 members in two clubs, a visit each: big enough that a test of 3 rows is a different thing from one of all. */
+async function seed(): Promise<void> {
+  await ws.exec(`
+      create schema if not exists raw;
+      create or replace table raw.clubs as select *, timestamptz '2024-05-01 00:00:00+00' as _extracted_at from (values (1, 'North'), (2, 'South')) as clubs(id, name);
+      create or replace table raw.fans as
+          select range::integer as id, 'fan ' || range as name, 'fan' || range || '@example.com' as email, case when range % 2 = 0 then 'gold' else 'silver' end as tier,
+              (1 + range % 2)::integer as club_id, timestamptz '2024-05-01 00:00:00+00' as _extracted_at
+          from range(1, 1001);
+      create or replace table raw.visits as select range::integer as id, range::integer as member_id, date '2024-05-01' as day, timestamptz '2024-05-01 00:00:00+00' as _extracted_at from range(1, 1001);
+  `);
+}
+
+/** Changes raw tables as a load does: what it wrote, and every table's newest `_extracted_at` an hour on, so the build sees a new state. */
+async function load(sql: string): Promise<void> {
+  await ws.exec(`${sql};
+      ${['clubs', 'fans', 'visits'].map((table) => `update raw.${table} set _extracted_at = _extracted_at + interval 1 hour`).join(';\n')}`);
+}
+
+const check = (all = false) => runChecks({ dataDir: ws.dataDir, modelsDir: ws.modelsDir, all });
+const build = () => buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir });
+
+function byName(results: TestResult[], name: string): TestResult {
+  const result = results.find((candidate) => candidate.name === name);
+  if (!result) throw new Error(`no result ${name}; have ${results.map((r) => r.name).join(', ')}`);
+  return result;
+}
+
+/** What a run says of each test, apart from how it read the rows and how long it took. */
+const verdicts = (results: TestResult[]) => results.map((r) => [r.name, r.status, r.failures, r.sample]);
+const changedOnly = (results: TestResult[]) => results.filter((r) => r.changedRowsOnly).map((r) => r.name);
+
+beforeEach(async () => {
+  ws = await workspace();
+  await ws.write(PROJECT);
+  await seed();
+});
+
+afterEach(async () => {
+  await ws.cleanup();
+});
+
+describe('check of the rows that changed', () => {
+  it('tests only the changed rows of a model written by key, and finds a null, a repeated value, an unknown value and an orphan among them', async () => {
+    await build();
+    const first = await check();
+    expect(checksFailed(first)).toBe(false);
+    expect(changedOnly(first)).toEqual([]);
+
+    await load(`
+        update raw.fans set name = null where id = 7;
+        update raw.fans set email = 'fan8@example.com' where id = 9;
+        update raw.fans set tier = 'bronze' where id = 10;
+        insert into raw.fans values (1001, 'new fan', 'new@example.com', 'gold', 3, timestamptz '2024-05-01 00:00:00+00');
+        insert into raw.visits values (1001, 1001, date '2024-05-02', timestamptz '2024-05-01 00:00:00+00');
+    `);
+    await build();
+    const second = await check();
+
+    // int_clubs was built again (its raw table was read again), to the same rows: its tests read none
+    expect(changedOnly(second)).toEqual([
+      'intermediate.int_clubs: unique(club_id)',
+      'intermediate.int_clubs: not_null(club_name)',
+      'marts.dim_member: unique(member_id)',
+      'marts.dim_member: unique(email)',
+      'marts.dim_member: not_null(name, email)',
+      'marts.dim_member: accepted_values(tier)',
+      'marts.dim_member: relationships(club_id -> intermediate.int_clubs.club_id)',
+      'marts.member_visits: not_null(member_id)',
+      'marts.member_visits: relationships(member_id -> marts.dim_member.member_id)',
+    ]);
+    expect(byName(second, 'marts.dim_member: not_null(name, email)')).toMatchObject({ status: 'fail', failures: 1, sample: [{ member_id: 7, name: null }] });
+    expect(byName(second, 'marts.dim_member: unique(email)')).toMatchObject({ status: 'fail', failures: 1, sample: [{ email: 'fan8@example.com', n_records: '2' }] });
+    expect(byName(second, 'marts.dim_member: accepted_values(tier)')).toMatchObject({ status: 'fail', failures: 1, sample: [{ tier: 'bronze', n_records: '1' }] });
+    expect(byName(second, 'marts.dim_member: relationships(club_id -> intermediate.int_clubs.club_id)')).toMatchObject({ status: 'fail', failures: 1, sample: [{ member_id: 1001, club_id: 3 }] });
+    // the same verdicts as a test of every row
+    expect(verdicts(second)).toEqual(verdicts(await check(true)));
+  });
+
+  it('finds the children left without a parent when a parent key vanished, reading the parent\'s changed keys', async () => {
+    await build();
+    await check();
+
+    await load(`delete from raw.clubs where id = 2; delete from raw.fans where id = 1000`);
+    await build();
+    const results = await check();
+
+    const orphans = byName(results, 'marts.dim_member: relationships(club_id -> intermediate.int_clubs.club_id)');
+    expect(orphans).toMatchObject({ status: 'fail', failures: 500, changedRowsOnly: true });
+    // a member gone leaves its visit without a parent (an incremental model keeps its rows)
+    expect(byName(results, 'marts.member_visits: relationships(member_id -> marts.dim_member.member_id)')).toMatchObject({ status: 'fail', failures: 1, sample: [{ visit_id: 1000 }], changedRowsOnly: true });
+    expect(verdicts(results)).toEqual(verdicts(await check(true)));
+  });
+
+  it('tests again, after a failed check, every row changed since the test last passed, until it passes', async () => {
+    await build();
+    await check();
+    await load(`update raw.fans set name = null where id = 7`);
+    await build();
+    expect(byName(await check(), 'marts.dim_member: not_null(name, email)')).toMatchObject({ status: 'fail', failures: 1 });
+
+    // another row changes: the row that failed is still among those tested
+    await load(`update raw.fans set name = 'renamed' where id = 8`);
+    await build();
+    expect(byName(await check(), 'marts.dim_member: not_null(name, email)')).toMatchObject({ status: 'fail', failures: 1, sample: [{ member_id: 7 }], changedRowsOnly: true });
+
+    await load(`update raw.fans set name = 'fixed' where id = 7`);
+    await build();
+    const fixed = await check();
+    expect(checksFailed(fixed)).toBe(false);
+    // every test of the model passed since: its keys are no longer kept
+    expect(await ws.query(`select relation, count(*) as n from meta.changed_keys group by relation`)).toEqual([]);
+  });
+
+  it('tests the rows of a merge whose build was killed before it was recorded', async () => {
+    await build();
+    await check();
+    await load(`update raw.fans set email = null where id = 5`);
+    // killed after dim_member's merge committed, before the build recorded it: its build state is as before
+    await ws.exec('create table main.build_state_before as select * from meta.build_state');
+    await build();
+    await ws.exec('delete from meta.build_state; insert into meta.build_state select * from main.build_state_before; drop table main.build_state_before');
+    // built again, the merge finds nothing to write: the model's content is what the last check saw
+    await build();
+
+    const results = await check();
+    expect(byName(results, 'marts.dim_member: not_null(name, email)')).toMatchObject({ status: 'fail', failures: 1, sample: [{ member_id: 5 }], changedRowsOnly: true });
+  });
+
+  it('tests whole tables after a build in full, a test that never passed and check --all; and trusts no hand edit without --all', async () => {
+    await build();
+    await check();
+    await load(`update raw.fans set tier = 'silver' where id = 2`);
+    await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir, fullRefresh: true });
+    expect(changedOnly(await check())).toEqual([]);
+
+    await load(`update raw.fans set tier = 'gold' where id = 2`);
+    await build();
+    expect(changedOnly(await check())).toContain('marts.dim_member: accepted_values(tier)');
+
+    // a row changed by hand, not by a build: only a test of every row sees it
+    await load(`update raw.fans set name = 'x' where id = 4`);
+    await build();
+    await ws.exec(`update marts.dim_member set tier = 'tin' where member_id = 3`);
+    expect(byName(await check(), 'marts.dim_member: accepted_values(tier)')).toMatchObject({ status: 'pass', changedRowsOnly: true });
+    expect(byName(await check(true), 'marts.dim_member: accepted_values(tier)')).toMatchObject({ status: 'fail', failures: 1 });
+  });
+
+  it('keeps no keys for a build that changed most of a table: the next check reads it whole', async () => {
+    await build();
+    await check();
+    await load(`insert into raw.fans select range, 'fan ' || range, 'fan' || range || '@example.com', 'gold', 1, timestamptz '2024-05-01 00:00:00+00' from range(1001, 2201)`);
+    await build();
+    expect(await ws.query(`select count(*) as n from meta.changed_keys where relation = 'marts.dim_member'`)).toEqual([{ n: '0' }]);
+    expect(await ws.query(`select generation = whole_since as in_full from meta.model_changes where relation = 'marts.dim_member'`)).toEqual([{ in_full: true }]);
+    expect(changedOnly(await check()).filter((name) => name.startsWith('marts.dim_member'))).toEqual([]);
+  });
+
+  it('tests the whole table when a build writes a key twice, which a merge cannot write', async () => {
+    await build();
+    await check();
+    await load(`insert into raw.fans values (12, 'twin', 'twin@example.com', 'gold', 1, timestamptz '2024-05-01 00:00:00+00')`);
+    await build();
+    const results = await check();
+    expect(byName(results, 'marts.dim_member: unique(member_id)')).toMatchObject({ status: 'fail', failures: 1, sample: [{ member_id: 12, n_records: '2' }] });
+    expect(byName(results, 'marts.dim_member: unique(member_id)').changedRowsOnly).toBeUndefined();
+  });
+});
+
+describe('check of the rows a load changed', () => {
+  const TICKETS = { id: 'BIGINT', id_user: 'BIGINT', status: 'VARCHAR', last_update: 'VARCHAR' };
+  const USERS = { id: 'BIGINT', email: 'VARCHAR', last_update: 'VARCHAR' };
+  const run = (resource: string, columns: Record<string, string>, extractedAt: string, records: Record<string, unknown>[]) =>
+    writeRun(ws.dataDir, { resource, extractedAt, columns, primaryKey: ['id'], cursorField: 'last_update', pages: [records] });
+
+  it('tests the raw rows the loads since a pass wrote, by their run, and finds an orphan and a null among them', async () => {
+    await ws.write({
+      'sources.json': JSON.stringify({
+        'raw.ticketing_tickets': { tests: ['unique(id)', 'not_null(status)', 'accepted_values(status: paid, open)', 'relationships(id_user -> raw.ticketing_users.id)'] },
+        'raw.ticketing_users': { tests: ['unique(id)'] },
+      }),
+    });
+    await ws.remove('intermediate/int_clubs.sql');
+    await ws.remove('marts/dim_member.sql');
+    await ws.remove('marts/member_visits.sql');
+    const at = '2024-05-01T09:00:00.000Z';
+    await run('users', USERS, '2024-05-01T10:00:00.000Z', [1, 2, 3].map((id) => ({ id, email: `u${id}@example.com`, last_update: at })));
+    await run('tickets', TICKETS, '2024-05-01T10:00:00.000Z', Array.from({ length: 200 }, (_, i) => ({ id: i + 1, id_user: 1 + (i % 3), status: 'paid', last_update: at })));
+    await loadWarehouse({ dataDir: ws.dataDir });
+    expect(checksFailed(await check())).toBe(false);
+
+    const later = '2024-05-02T09:00:00.000Z';
+    await run('tickets', TICKETS, '2024-05-02T10:00:00.000Z', [
+      { id: 5, id_user: 9, status: 'paid', last_update: later },
+      { id: 6, id_user: 1, status: null, last_update: later },
+      { id: 201, id_user: 2, status: 'lost', last_update: later },
+    ]);
+    await loadWarehouse({ dataDir: ws.dataDir });
+    const results = await check();
+
+    expect(changedOnly(results)).toEqual([
+      'raw.ticketing_tickets: unique(id)',
+      'raw.ticketing_tickets: not_null(status)',
+      'raw.ticketing_tickets: accepted_values(status)',
+      'raw.ticketing_tickets: relationships(id_user -> raw.ticketing_users.id)',
+    ]);
+    expect(byName(results, 'raw.ticketing_tickets: relationships(id_user -> raw.ticketing_users.id)')).toMatchObject({ status: 'fail', failures: 1, sample: [{ id: '5', id_user: '9' }] });
+    expect(byName(results, 'raw.ticketing_tickets: not_null(status)')).toMatchObject({ status: 'fail', failures: 1, sample: [{ id: '6' }] });
+    expect(byName(results, 'raw.ticketing_tickets: accepted_values(status)')).toMatchObject({ status: 'fail', failures: 1, sample: [{ status: 'lost' }] });
+    expect(verdicts(results)).toEqual(verdicts(await check(true)));
+
+    // a user gone from raw (a person forgotten): the parent's loads do not say which, the whole test does
+    await ws.exec(`delete from raw.ticketing_users where id = 3`);
+    const forgotten = byName(await check(), 'raw.ticketing_tickets: relationships(id_user -> raw.ticketing_users.id)');
+    // ticket 5's orphan, and the tickets of user 3 (66 of 200, less ticket 6, now user 1's)
+    expect(forgotten).toMatchObject({ status: 'fail', failures: 1 + 65 });
+    expect(forgotten.changedRowsOnly).toBeUndefined();
+  });
+});
