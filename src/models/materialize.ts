@@ -131,7 +131,7 @@ async function mergeIncrement(connection: DuckDBConnection, model: ModelDefiniti
     const keys = keyColumnsOf(model, newRows.columns);
     const stats = await keyStats(connection, newRows.table, keys);
     if (stats.nullKeys > 0) throw incrementalError(model, `${stats.nullKeys} row(s) have a null in unique_key (${keys.join(', ')})`);
-    if (stats.repeatedKeys > 0) return { rows: await replaceTable(connection, target, 'table', fullBody, model), changed: true };
+    if (stats.repeatedKeys > 0) return { rows: await replaceTable(connection, target, 'table', fullBody, model.relation, model), changed: true };
     const changed = await mergeByKey(connection, model, target, newRows, keys, { nullKeysMatch: false, deleteGoneKeys: false });
     return { rows: stats.rowCount, changed };
   });
