@@ -4,13 +4,13 @@
 
 with
 
-raw_tickets as (
+raw_tickets as not materialized (
 
     select * from raw.ticketing_tickets
 
 ),
 
-raw_merchandise as (
+raw_merchandise as not materialized (
 
     select * from raw.ticketing_merchandise
 
