@@ -132,7 +132,7 @@ async function mergeIncrement(connection: DuckDBConnection, model: ModelDefiniti
     const stats = await keyStats(connection, newRows.table, keys);
     if (stats.nullKeys > 0) throw incrementalError(model, `${stats.nullKeys} row(s) have a null in unique_key (${keys.join(', ')})`);
     if (stats.repeatedKeys > 0) return { rows: await replaceTable(connection, target, 'table', fullBody, model.relation, model), changed: true };
-    const changed = await mergeByKey(connection, model, target, newRows, keys, { nullKeysMatch: false, deleteGoneKeys: false });
+    const changed = await mergeByKey(connection, model, target, newRows, keys, { nullKeysMatch: false, deleteGoneKeys: false, incrementRows: stats.rowCount });
     return { rows: stats.rowCount, changed };
   });
 }
@@ -219,7 +219,7 @@ async function mergeByKey(
   target: string,
   newRows: NewRows,
   keys: readonly string[],
-  mode: { nullKeysMatch: boolean; deleteGoneKeys: boolean },
+  mode: { nullKeysMatch: boolean; deleteGoneKeys: boolean; incrementRows?: number },
 ): Promise<boolean> {
   const { columns } = newRows;
   const others = columns.filter((column) => !keys.includes(column));
@@ -230,7 +230,9 @@ async function mergeByKey(
   const changedRows = await inTransaction(connection, async () => {
     // the keys each statement deletes or writes, for the next check (changed-keys.ts)
     const changedKeys = await ChangedKeys.start(connection, model.relation, target, keys);
-    const deleted = model.incrementalDelete === undefined ? 0 : await changedKeys.run(`delete from ${target} where ${model.incrementalDelete} returning ${changedKeys.returning}`);
+    // an increment names every key it may change (a table's new rows name them all, changed or not)
+    if (mode.incrementRows !== undefined) changedKeys.expect(mode.incrementRows);
+    const deleted = model.incrementalDelete === undefined ? 0 : await changedKeys.run(`delete from ${target} where ${model.incrementalDelete} ${changedKeys.returning}`);
     // With lineage columns, what the children see as a change is counted before the merge:
     // new keys, rows whose other columns differ, and keys gone. Rows that differ only in
     // lineage are still written below, so the table is what a rebuild would make.
@@ -249,7 +251,7 @@ async function mergeByKey(
        when matched and (${differsIn(others)}) then delete
        when not matched then insert (${columnList}) values (${columns.map((column) => `increment.${quoteIdent(column)}`).join(', ')})
        ${mode.deleteGoneKeys ? 'when not matched by source then delete' : ''}
-       returning ${changedKeys.returning}`,
+       ${changedKeys.returning}`,
     );
     // the new versions of the rows just deleted: the keys of the new rows the table now lacks
     const replaced =

@@ -82,7 +82,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
     return result.summary;
   });
   await run('load', () => loadStep(options, { pruneRaw: options.pruneRaw }));
-  await run('build', () => buildStep(options, { runId }));
+  await run('build', () => buildStep(options, { runId, fullRefresh: options.fullRefresh }));
   await run('check', () => checkStep(options));
   await run('report', async () => {
     const result = await reportStep(options, { names: options.reports, params: options.params });
