@@ -36,9 +36,10 @@ changed as (
 
 ),
 
+-- read from the CTE above, not the view again: each read of the view computes it anew
 block_members as (
 
-    select * from macros.identity_block_members('intermediate.int_identity_comparables', 'predict')
+    select * from macros.identity_block_members('comparables', 'predict')
 
 ),
 
