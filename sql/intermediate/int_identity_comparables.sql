@@ -8,7 +8,9 @@
 
 with
 
-records as (
+-- not materialized: a reader's filter on the records (int_identity_ambiguous_links reads a few)
+-- reaches the table's scan, and no copy of every record is made for the two reads below
+records as not materialized (
 
     select * from intermediate.int_identity_records
 
