@@ -25,8 +25,9 @@ overrides as (
 
 ),
 
--- the values macros.identity_contradicts compares, computed once (int_identity_comparables is a
--- view): the link signatures and the members of model-linked components read them
+-- the values macros.identity_contradicts compares, as int_identity_comparables holds them (read
+-- from the records, which hold them all: the view would weigh every name too, which nothing here
+-- reads): the link signatures and the members of model-linked components read them
 comparables as materialized (
 
     select
@@ -39,7 +40,7 @@ comparables as materialized (
         birth_date_key,
         birth_date_digits,
 
-    from intermediate.int_identity_comparables
+    from intermediate.int_identity_records
 
 ),
 
