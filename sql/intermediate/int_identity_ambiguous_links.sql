@@ -63,11 +63,18 @@ neighbour_pairs as (
 
 ),
 
--- the values the two are compared on, of those records alone
+-- the values the two are compared on, of those records alone (int_identity_comparables computes
+-- every record's before a filter on its rows)
+neighbour_records as (
+
+    select * from intermediate.int_identity_records
+    where record_number in (select lower_number from neighbour_pairs union all select higher_number from neighbour_pairs)
+
+),
+
 neighbours as materialized (
 
-    select * from intermediate.int_identity_comparables
-    where record_number in (select lower_number from neighbour_pairs union all select higher_number from neighbour_pairs)
+    select * from macros.identity_comparables('neighbour_records')
 
 ),
 

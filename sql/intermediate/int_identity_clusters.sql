@@ -25,8 +25,9 @@ overrides as (
 
 ),
 
--- the values macros.identity_contradicts compares, computed once (int_identity_comparables is a
--- view): the link signatures and the members of model-linked components read them
+-- the values macros.identity_contradicts compares, as int_identity_comparables holds them (read
+-- from the records, which hold them all: the view would weigh every name too, which nothing here
+-- reads): the link signatures and the members of model-linked components read them
 comparables as materialized (
 
     select
@@ -39,7 +40,7 @@ comparables as materialized (
         birth_date_key,
         birth_date_digits,
 
-    from intermediate.int_identity_comparables
+    from intermediate.int_identity_records
 
 ),
 
@@ -213,38 +214,39 @@ neighbours as (
 
 ),
 
--- Label propagation: every linked record starts with the smallest of its own and its
--- neighbours' numbers as its label and takes the smallest label among itself and its
--- neighbours, until an iteration changes nothing: a fixpoint, with no bound on the iterations
--- (labels only fall, so it ends), as a bound would split a long cluster silently. Each
--- iteration is one hash join over the links; iterations grow with a cluster's diameter (a
--- handful), not with the number of records.
-propagation (record_number, component_number, iteration, has_changed) as (
+-- every linked record's own label: the smallest of its own and its neighbours' numbers
+initial_labels as (
 
     select
         record_number,
         least(record_number, min(neighbour_number)) as component_number,
-        0 as iteration,
-        true as has_changed,
 
     from neighbours
     group by record_number
 
-    union all
+),
+
+-- Label propagation: a label a record holds is handed to each neighbour whose own label is
+-- larger, until no record receives a label it has not held: a fixpoint, with no bound on the
+-- iterations, as a bound would split a long cluster silently. UNION (not UNION ALL) keeps each
+-- record's label once, so an iteration reads only the labels new in the last one, not every
+-- record again, and it ends. A record ends with the smallest label of its component.
+propagation (record_number, component_number) as (
+
+    select record_number, component_number from initial_labels
+
+    union
 
     select
-        state.record_number,
-        least(state.component_number, min(neighbour.component_number)) as component_number,
-        state.iteration + 1 as iteration,
-        min(neighbour.component_number) < state.component_number as has_changed,
+        neighbours.neighbour_number as record_number,
+        propagation.component_number,
 
-    from propagation as state
+    from propagation
     inner join neighbours
-        on neighbours.record_number = state.record_number
-    inner join propagation as neighbour
-        on neighbour.record_number = neighbours.neighbour_number
-    where exists (select 1 from propagation as previous where previous.has_changed)
-    group by state.record_number, state.component_number, state.iteration
+        on neighbours.record_number = propagation.record_number
+    inner join initial_labels as receiving
+        on receiving.record_number = neighbours.neighbour_number
+    where propagation.component_number < receiving.component_number
 
 ),
 
@@ -259,8 +261,8 @@ components as (
 
     from affected
     left join (
-        select * from propagation
-        qualify iteration = max(iteration) over ()
+        select record_number, min(component_number) as component_number from propagation
+        group by record_number
     ) as converged
         on converged.record_number = affected.record_number
 
@@ -371,30 +373,27 @@ cut_members as (
 
 ),
 
--- its links strongest first (rule rank, then the model's probability, then record keys);
--- materialized, as is cut_separations: the recursive cutting below reads both at every step,
--- and DuckDB would compute them again at each
-cut_links as materialized (
+-- its links strongest first (rule rank, then the model's probability, then record keys), as
+-- one list per component
+cut_links as (
 
     select
         from_members.component_number,
-        from_members.position as from_position,
-        to_members.position as to_position,
-        affected_edges.rule_rank,
-        row_number() over (
-            partition by from_members.component_number
+        list(
+            {'labels': null::bigint[], 'from_position': from_members.position, 'to_position': to_members.position, 'rule_rank': affected_edges.rule_rank}
             order by affected_edges.rule_rank, affected_edges.score desc, least(affected_edges.from_key, affected_edges.to_key), greatest(affected_edges.from_key, affected_edges.to_key), affected_edges.match_rule
-        ) as link_order,
+        ) as links,
 
     from affected_edges
     inner join cut_members as from_members
         on from_members.record_number = affected_edges.from_number
     inner join cut_members as to_members
         on to_members.record_number = affected_edges.to_number
+    group by from_members.component_number
 
 ),
 
-cut_separations as materialized (
+cut_separations as (
 
     select
         from_members.component_number,
@@ -410,53 +409,64 @@ cut_separations as materialized (
 
 ),
 
--- A cut component is rebuilt by adding its links strongest first (Kruskal's order); a link that
--- would put two records an analyst declared different, or (a model link) two records that
--- contradict, into one fan is left out. labels[i] is the smallest position in record i's part
--- so far. So the links dropped are the weakest on the paths between the two, and the rest of
--- the component stays together where it can. Hard links come first, so a contradiction they
--- already joined forbids nothing.
-cutting (component_number, step, labels) as (
+cut_start as (
 
     select
         component_number,
-        0 as step,
         list(position order by position) as labels,
 
     from cut_members
     group by component_number
 
-    union all
+),
+
+-- A cut component is rebuilt by adding its links strongest first (Kruskal's order); a link that
+-- would put two records an analyst declared different, or (a model link) two records that
+-- contradict, into one fan is left out. labels[i] is the smallest position in record i's part
+-- so far. So the links dropped are the weakest on the paths between the two, and the rest of
+-- the component stays together where it can. Hard links come first, so a contradiction they
+-- already joined forbids nothing. One list_reduce per component over its links in order (a
+-- recursive CTE of one step per link cost an iteration per link of the largest component).
+cutting as (
 
     select
-        cutting.component_number,
-        cutting.step + 1 as step,
-        case
-            when joining.from_label = joining.to_label or joining.is_forbidden then cutting.labels
-            else list_transform(
-                cutting.labels,
-                label -> case when label = greatest(joining.from_label, joining.to_label) then least(joining.from_label, joining.to_label) else label end
-            )
-        end as labels,
+        cut_start.component_number,
+        -- list_reduce's state has its elements' type: each link carries an empty labels field,
+        -- the state the labels alone
+        list_reduce(
+            cut_links.links,
+            (state, link) -> {
+                'labels': case
+                    when state.labels[link.from_position] = state.labels[link.to_position]
+                        or list_bool_or(list_transform(
+                            cut_separations.pairs,
+                            pair -> (link.rule_rank = 3 or not pair.model_only) and (
+                                (state.labels[pair.a] = state.labels[link.from_position] and state.labels[pair.b] = state.labels[link.to_position])
+                                or (state.labels[pair.a] = state.labels[link.to_position] and state.labels[pair.b] = state.labels[link.from_position])
+                            )
+                        ))
+                        then state.labels
+                    else list_transform(
+                        state.labels,
+                        label -> case
+                            when label = greatest(state.labels[link.from_position], state.labels[link.to_position])
+                                then least(state.labels[link.from_position], state.labels[link.to_position])
+                            else label
+                        end
+                    )
+                end,
+                'from_position': null,
+                'to_position': null,
+                'rule_rank': null,
+            },
+            {'labels': cut_start.labels, 'from_position': null, 'to_position': null, 'rule_rank': null}
+        ).labels as labels,
 
-    from cutting
+    from cut_start
     inner join cut_links
-        on cut_links.component_number = cutting.component_number
-        and cut_links.link_order = cutting.step + 1
+        on cut_links.component_number = cut_start.component_number
     inner join cut_separations
-        on cut_separations.component_number = cutting.component_number
-    cross join lateral (
-        select
-            cutting.labels[cut_links.from_position] as from_label,
-            cutting.labels[cut_links.to_position] as to_label,
-            list_bool_or(list_transform(
-                cut_separations.pairs,
-                pair -> (cut_links.rule_rank = 3 or not pair.model_only) and (
-                    (cutting.labels[pair.a] = cutting.labels[cut_links.from_position] and cutting.labels[pair.b] = cutting.labels[cut_links.to_position])
-                    or (cutting.labels[pair.a] = cutting.labels[cut_links.to_position] and cutting.labels[pair.b] = cutting.labels[cut_links.from_position])
-                )
-            )) as is_forbidden
-    ) as joining
+        on cut_separations.component_number = cut_start.component_number
 
 ),
 
@@ -466,10 +476,7 @@ cut_parts as (
         cut_members.record_number,
         part_members.record_number as part_number,
 
-    from (
-        select * from cutting
-        qualify step = max(step) over (partition by component_number)
-    ) as cut
+    from cutting as cut
     inner join cut_members
         on cut_members.component_number = cut.component_number
     inner join cut_members as part_members

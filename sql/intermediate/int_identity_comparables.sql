@@ -14,101 +14,11 @@ records as (
 
 ),
 
--- How common each name is, as the model in force froze it when it was first predicted with
--- (frozen-statistics.ts): a pair scores alike in every build until the next version, so an
--- incremental build of the pairs equals a full one, and a load that changes how many people
--- carry a name leaves this view as it was. A name it does not list weighs as one person's.
--- None before the first training (which does not weigh names by them).
-frequencies as (
-
-    select word, term_frequency from macros.identity_model_term_frequencies()
-
-),
-
--- The club's short forms and nicknames of first names (first_name_forms.csv), spelt as the
--- model compares names: each form with the full names it may stand for. A record's first name
--- is compared by these forms (level short_form): Bob and Robert, and Bob and Rob, share robert.
-name_forms as (
-
-    select
-        macros.name_transliterated(macros.first_name_key(short_form)) as word,
-        list(distinct macros.name_transliterated(macros.first_name_key(full_name))) as full_names,
-
-    from macros.club_first_name_forms()
-    group by all
-
-),
-
--- how common each word of a name of several words is, in the order of its tokens (a name of one
--- word has its spelling's): what an agreeing name is weighed by is the word the two share
-token_frequencies as (
-
-    select
-        tokens.record_number,
-        tokens.field,
-        list(coalesce(frequencies.term_frequency, macros.identity_model_rare_term_frequency()) order by tokens.position) as term_frequencies,
-
-    from (
-        select record_number, 'first' as field, unnest(first_name_tokens) as token, generate_subscripts(first_name_tokens, 1) as position
-        from records
-        where len(first_name_tokens) > 1
-        union all
-        select record_number, 'last' as field, unnest(last_name_tokens) as token, generate_subscripts(last_name_tokens, 1) as position
-        from records
-        where len(last_name_tokens) > 1
-    ) as tokens
-    left join frequencies
-        on frequencies.word = tokens.token
-    group by tokens.record_number, tokens.field
-
-),
-
+-- the values compared, and how common the names are (macros.identity_comparables, which
+-- int_identity_ambiguous_links applies to a few records)
 final as (
 
-    select
-        records.record_number,
-        records.record_key,
-        records.entity_key,
-        records.first_name_spelling,
-        records.last_name_spelling,
-        records.first_name_tokens,
-        records.last_name_tokens,
-        case when records.first_name_spelling is not null then coalesce(first_words.term_frequency, macros.identity_model_rare_term_frequency()) end as first_name_tf,
-        case when records.last_name_spelling is not null then coalesce(last_words.term_frequency, macros.identity_model_rare_term_frequency()) end as last_name_tf,
-        first_token_words.term_frequencies as first_name_token_tfs,
-        -- every full name the first name is a short form of (NULL for most names: none)
-        list_sort(forms.full_names) as first_name_forms,
-        last_token_words.term_frequencies as last_name_token_tfs,
-        records.birth_date_key,
-        -- its eight digits, YYYYMMDD, compared digit by digit (computed once per record here, not twice per pair)
-        strftime(records.birth_date_key, '%Y%m%d') as birth_date_digits,
-        records.email,
-        records.phone_key,
-        records.phone_e164,
-        records.street_key,
-        -- the letters of the street line, compared with the other record's town (a town written in the street field, or the other way round)
-        nullif(regexp_replace(records.street_key, '[^a-z]', '', 'g'), '') as street_letters,
-        -- a street line without a house number, blocked on as a place like a town: a town written in the street field
-        case when not regexp_matches(records.street_key, '[0-9]') then street_letters end as street_place,
-        -- the first letters of both names in alphabetical order, so names written either way round meet
-        least(left(records.first_name_spelling, 1), left(records.last_name_spelling, 1))
-            || greatest(left(records.first_name_spelling, 1), left(records.last_name_spelling, 1)) as initials,
-        records.postcode_key,
-        records.city_key,
-
-    from records
-    left join frequencies as first_words
-        on first_words.word = records.first_name_spelling
-    left join frequencies as last_words
-        on last_words.word = records.last_name_spelling
-    left join name_forms as forms
-        on forms.word = records.first_name_spelling
-    left join token_frequencies as first_token_words
-        on first_token_words.record_number = records.record_number
-        and first_token_words.field = 'first'
-    left join token_frequencies as last_token_words
-        on last_token_words.record_number = records.record_number
-        and last_token_words.field = 'last'
+    select * from macros.identity_comparables('records')
 
 )
 

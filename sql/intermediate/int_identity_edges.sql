@@ -8,7 +8,7 @@
 
 with
 
-records as (
+records as not materialized (
 
     select * from intermediate.int_identity_records
 

@@ -36,22 +36,24 @@ changed as (
 
 ),
 
+-- read from the CTE above, not the view again: each read of the view computes it anew
 block_members as (
 
-    select * from macros.identity_block_members('intermediate.int_identity_comparables', 'predict')
+    select * from macros.identity_block_members('comparables', 'predict')
 
 ),
 
--- the blocks a changed record is in, and each one's members now
+-- the blocks a changed record is in, and each one's members now; every block in a first build
+-- and --full-refresh, which drop this condition (every record changed: no need to look)
 probed_members as (
 
     select block_members.*
     from block_members
-    semi join (
-        select block_members.block_value from block_members
-        semi join changed on changed.record_number = block_members.record_number
-    ) as probed
-        on probed.block_value = block_members.block_value
+    where block_members.block_value in (
+            select block_members.block_value from block_members
+            semi join changed on changed.record_number = block_members.record_number
+        )
+        or not exists (select 1 from intermediate.int_identity_pairs)
 
 ),
 

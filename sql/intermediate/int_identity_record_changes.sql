@@ -9,11 +9,33 @@
 with
 
 -- what a record's pairs depend on: its compared values, not the names' term frequencies (frozen
--- with the model version: a new version rescores every pair anyway)
+-- with the model version: a new version rescores every pair anyway), so its row of
+-- int_identity_comparables without them, in the view's order, read from the records (the view
+-- would weigh every name for nothing)
 compared as (
 
-    select * exclude (first_name_tf, last_name_tf, first_name_token_tfs, last_name_token_tfs)
-    from intermediate.int_identity_comparables
+    select
+        record_number,
+        record_key,
+        entity_key,
+        first_name_spelling,
+        last_name_spelling,
+        first_name_tokens,
+        last_name_tokens,
+        first_name_forms,
+        birth_date_key,
+        birth_date_digits,
+        email,
+        phone_key,
+        phone_e164,
+        street_key,
+        street_letters,
+        street_place,
+        initials,
+        postcode_key,
+        city_key,
+
+    from intermediate.int_identity_records
 
 ),
 

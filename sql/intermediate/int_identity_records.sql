@@ -1,11 +1,12 @@
 -- materialized: table
 -- unique_key: record_key
--- description: One row per record that identity resolution links (ticketing users and members, engagement customer profiles and people), with the values the identity model compares, normalized alike across systems: names folded (macros.name_folded) and transliterated (macros.name_transliterated), as token sets and the right way round, the birth date, e-mail, phone (last 8 digits) and address (street line, postal code and town), and its entity (a customer profile and its people are one). A row holds only what its record and its customer profile's group say, so a build that changes a few records changes a few rows (written as a difference): its record_number is a hash of its key, and how common its name is is in int_identity_term_frequencies.
+-- description: One row per record that identity resolution links (ticketing users and members, engagement customer profiles and people), with the values the identity model compares, normalized alike across systems: names folded (macros.name_folded) and transliterated (macros.name_transliterated), as token sets and the right way round, the first name's forms (the club's first_name_forms.csv: Bob is a form of Robert), the birth date (and its digits), e-mail, phone (last 8 digits) and address (street line and its letters, postal code and town), the initials, and its entity (a customer profile and its people are one). A row holds only what its record and its customer profile's group say, so a build that changes a few records changes a few rows (written as a difference): its record_number is a hash of its key, and how common its name is is in int_identity_term_frequencies.
 -- personal: email (email), phone_e164 (phone), phone_key (phone), first_name (name), last_name (name)
 -- personal: birth_date (birth_date), street_key (address), postcode_key (address), city_key (address)
 -- personal: first_name_key (name), last_name_key (name), birth_date_key (birth_date), first_name_spelling (name)
 -- personal: last_name_spelling (name), first_name_tokens (name), last_name_tokens (name), name_pair_spelling (name)
--- personal: address_key (address)
+-- personal: address_key (address), first_name_forms (name), birth_date_digits (birth_date), street_letters (address)
+-- personal: street_place (address), initials (name)
 -- test: unique(record_key)
 -- test: unique(record_number)
 -- test: not_null(record_key, record_number, system, record_id)
@@ -204,7 +205,7 @@ swapped as (
 ),
 
 -- The name pair (alphabetical) meets either order too.
-final as (
+named as (
 
     select
         swapped.* exclude (written_first_spelling, written_last_spelling, written_first_tokens, written_last_tokens, is_swapped, address_key),
@@ -216,6 +217,45 @@ final as (
         swapped.address_key,
 
     from swapped
+
+),
+
+-- The club's short forms and nicknames of first names (first_name_forms.csv), spelt as the
+-- model compares names: each form with the full names it may stand for. A record's first name
+-- is compared by these forms (level short_form): Bob and Robert, and Bob and Rob, share robert.
+name_forms as (
+
+    select
+        macros.name_transliterated(macros.first_name_key(short_form)) as word,
+        list(distinct macros.name_transliterated(macros.first_name_key(full_name))) as full_names,
+
+    from macros.club_first_name_forms()
+    group by all
+
+),
+
+-- What the identity model compares and blocks on beside the names, computed once per record
+-- here (int_identity_comparables, which adds how common the names are, is read several times a
+-- build, and a row written once costs less than these computed at every read).
+final as (
+
+    select
+        named.*,
+        -- every full name the first name is a short form of (NULL for most names: none)
+        list_sort(forms.full_names) as first_name_forms,
+        -- its eight digits, YYYYMMDD, compared digit by digit (computed once per record here, not twice per pair)
+        strftime(named.birth_date_key, '%Y%m%d') as birth_date_digits,
+        -- the letters of the street line, compared with the other record's town (a town written in the street field, or the other way round)
+        nullif(regexp_replace(named.street_key, '[^a-z]', '', 'g'), '') as street_letters,
+        -- a street line without a house number, blocked on as a place like a town: a town written in the street field
+        case when not regexp_matches(named.street_key, '[0-9]') then street_letters end as street_place,
+        -- the first letters of both names in alphabetical order, so names written either way round meet
+        least(left(named.first_name_spelling, 1), left(named.last_name_spelling, 1))
+            || greatest(left(named.first_name_spelling, 1), left(named.last_name_spelling, 1)) as initials,
+
+    from named
+    left join name_forms as forms
+        on forms.word = named.first_name_spelling
 
 )
 

@@ -346,14 +346,20 @@ function combinations(values: string[][]): string[][] {
   return values.reduce<string[][]>((combined, options) => combined.flatMap((prefix) => options.map((option) => [...prefix, option])), [[]]);
 }
 
+/** Each blocking rule's block values of row r (its columns as r.<column>): one per rule, or per word. */
+function blockKeyEntries(rules: readonly BlockingRule[]): { ruleIndex: number; value: string }[] {
+  return rules.flatMap((rule) => {
+    const both = rule.blockOn.includes('first_name') && rule.blockOn.includes('last_name');
+    return combinations(rule.blockOn.map((key) => blockValues(key, both))).map((parts) => ({
+      ruleIndex: rule.index,
+      value: `${MACRO_SCHEMA}.block_key(${[`'${rule.index}'`, ...parts].join(" || '|' || ")})`,
+    }));
+  });
+}
+
 /** The block values of row r (its columns as r.<column>), one per blocking rule (or per word), NULL ones left out. */
 function blockKeysSql(rules: readonly BlockingRule[]): string {
-  const entries = rules.flatMap((rule) => {
-    const both = rule.blockOn.includes('first_name') && rule.blockOn.includes('last_name');
-    return combinations(rule.blockOn.map((key) => blockValues(key, both))).map(
-      (parts) => `{'rule_index': ${rule.index}, 'block_value': ${MACRO_SCHEMA}.block_key(${[`'${rule.index}'`, ...parts].join(" || '|' || ")})}`,
-    );
-  });
+  const entries = blockKeyEntries(rules).map((entry) => `{'rule_index': ${entry.ruleIndex}, 'block_value': ${entry.value}}`);
   return `list_filter([
         ${entries.join(',\n        ')}
     ], block -> block.block_value is not null)`;
@@ -373,12 +379,25 @@ function blockKeysMacro(rules: readonly BlockingRule[]): MacroDefinition {
  * macro is packed into a struct again at every field read, which cost most of computing them.
  */
 function recordBlockKeysMacro(rules: readonly BlockingRule[]): MacroDefinition {
+  const entries = blockKeyEntries(rules);
   return {
     name: 'identity_record_block_keys',
     file: 'identity model sql/identity/blocking_rules.csv',
+    // two lists unnested side by side, the NULL values left out after: a struct per value, of
+    // every value before the filter, cost a fifth of computing them
     sql: `create or replace macro ${MACRO_SCHEMA}.identity_record_block_keys(records_table) as table
-    select ${R}.record_number, ${R}.entity_key, unnest(${blockKeysSql(rules)}) as block
-    from query_table(records_table) as ${R};\n`,
+    select record_number, entity_key, {'rule_index': rule_index, 'block_value': block_value} as block
+    from (
+        select
+            ${R}.record_number,
+            ${R}.entity_key,
+            unnest([${entries.map((entry) => entry.ruleIndex).join(', ')}]) as rule_index,
+            unnest([
+                ${entries.map((entry) => entry.value).join(',\n                ')}
+            ]) as block_value
+        from query_table(records_table) as ${R}
+    )
+    where block_value is not null;\n`,
     description: 'One row per record of records_table (shaped like intermediate.int_identity_comparables) and value it is blocked on (macros.identity_block_keys), as struct block (rule_index, block_value).',
   };
 }
