@@ -160,6 +160,20 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
     // An incremental model merges onto its last build only while its definition is the same.
     const redefined = (relation: string) => lastBuilds.has(relation) && lastBuilds.get(relation)!.definition !== inputs.definition(relation, contentOf);
     const optional = new Set(project.sources.filter((source) => source.optional).map((source) => source.relation.toLowerCase()));
+    // Incremental models this build writes in full. Their children's increments follow what
+    // changed in them (a high-water mark, a change stamp), which a rewrite does not move: a
+    // remapped order type rewrites fct_tickets without a newer _extracted_at. Such a child is
+    // built in full too.
+    const builtInFull = new Set<string>();
+    const isIncremental = (relation: string) => {
+      const parent = graph.nodes.get(relation);
+      return parent?.kind === 'model' && parent.model.materialized === 'incremental';
+    };
+    const inFull = (relation: string) =>
+      (options.fullRefresh ?? false) ||
+      redefined(relation) ||
+      !existing.has(relation.toLowerCase()) ||
+      (isIncremental(relation) && graph.nodes.get(relation)!.parents.some((parent) => builtInFull.has(parent)));
 
     const results = new Map<string, ModelResult>();
     let identityReported = false;
@@ -187,7 +201,9 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
           result = { ...identity(node), status: 'unchanged', seconds: 0 };
           contents.set(relation, last.content ?? fingerprint);
         } else {
-          result = await buildNode(main, node, existing.get(relation.toLowerCase()), sources, optional, (options.fullRefresh ?? false) || redefined(relation), absentParents(graph, node, chosen, existing, sources));
+          const full = inFull(relation);
+          if (full && isIncremental(relation)) builtInFull.add(relation);
+          result = await buildNode(main, node, existing.get(relation.toLowerCase()), sources, optional, full, absentParents(graph, node, chosen, existing, sources));
           if (result.status === 'ok') {
             crashPoint('build:model-written');
             const started = performance.now();
