@@ -6,7 +6,7 @@
 // POST /__admin/clock, the CLI children through test/helpers/season-clock.mjs, whose file the
 // driver rewrites; nothing waits on wall time, only on output, files and the platform's queue.
 import { spawn } from 'node:child_process';
-import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, statSync, watch, writeFileSync, readFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, watch, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -127,8 +127,10 @@ function whenFile(dir, check) {
 /** A CLI child; `done` resolves with its exit and output, `waitFor` on a line it prints. */
 function fanlake(args, env) {
   const started = performance.now();
+  // a folder of its own, so no ./fanlake.config.json or .env of the caller applies; removed at its close
+  const cwd = mkdtempSync(join(tmpdir(), 'fanlake-season-cwd-'));
   const child = spawn(process.execPath, [BIN, ...args], {
-    cwd: mkdtempSync(join(tmpdir(), 'fanlake-season-cwd-')),
+    cwd,
     env: { PATH: process.env.PATH ?? '', TZ: 'UTC', CI: '1', FANLAKE_THREADS: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -156,6 +158,7 @@ function fanlake(args, env) {
   const done = new Promise((resolvePromise) =>
     child.on('close', (code, signal) => {
       clearInterval(sample);
+      rmSync(cwd, { recursive: true, force: true });
       resolvePromise({ code, signal, stdout, stderr, wallMs: performance.now() - started, cpuMs: cpuTicks * 10 });
     }),
   );
