@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { watch } from 'node:fs';
 import { cp, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SimulatorOptionsInput } from '../../src/simulator/options.js';
@@ -67,7 +68,7 @@ async function builtWarehouse(spec: WarehouseSpec): Promise<string> {
       await mkdir(lock);
     } catch {
       if (Date.now() > deadline) throw new Error(`waited ${WAIT_MS / 1000} s for another file's build of ${key}`);
-      await new Promise((resolve) => setTimeout(resolve, 250));
+      await nextChangeIn(root, lock, deadline - Date.now());
       continue;
     }
     try {
@@ -79,6 +80,31 @@ async function builtWarehouse(spec: WarehouseSpec): Promise<string> {
       await rm(lock, { recursive: true, force: true });
     }
   }
+}
+
+/**
+ * Resolves at the next change in `root` (another file's lock removed, its build renamed into
+ * place), at once when `lock` is already gone, or after `ms` (the caller's deadline): an event
+ * to wait for rather than a poll. The watcher starts before the check, so a release between the
+ * caller's failed mkdir and this call is not missed.
+ */
+function nextChangeIn(root: string, lock: string, ms: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const watcher = watch(root);
+    const timer = setTimeout(done, Math.max(0, ms));
+    function done(): void {
+      clearTimeout(timer);
+      watcher.close();
+      resolve();
+    }
+    watcher.on('change', done);
+    watcher.on('error', (error) => {
+      clearTimeout(timer);
+      watcher.close();
+      reject(error);
+    });
+    stat(lock).catch(done);
+  });
 }
 
 /**
