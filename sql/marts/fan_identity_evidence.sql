@@ -24,7 +24,7 @@ pairs as (
 
 ),
 
-records as (
+records as not materialized (
 
     select * from intermediate.int_identity_records
 
@@ -65,17 +65,6 @@ keyed_links as (
 
 ),
 
--- what each record brought: the values the model compares, as it compares them
-record_values as (
-
-    select
-        record_key,
-        macros.identity_record_values(records) as compared_values,
-
-    from records
-
-),
-
 final as (
 
     select
@@ -101,8 +90,11 @@ final as (
         pairs.is_crossed as names_crossed,
         pairs.match_weight,
         coalesce(pairs.match_probability, links.score) as match_probability,
-        from_values.compared_values as from_values,
-        to_values.compared_values as to_values,
+        -- what each record brought: the values the model compares, as it compares them; built
+        -- here, after the joins, so a reader that does not select them (a count, a test of
+        -- other columns) does not build them for every record
+        macros.identity_record_values(from_records) as from_values,
+        macros.identity_record_values(to_records) as to_values,
         links.note,
         from_clusters.fan_id = to_clusters.fan_id as is_joined,
 
@@ -111,10 +103,10 @@ final as (
         on pairs.from_key = links.pair_from_key
         and pairs.to_key = links.to_key
     cross join level_names
-    inner join record_values as from_values
-        on from_values.record_key = links.from_key
-    inner join record_values as to_values
-        on to_values.record_key = links.to_key
+    inner join records as from_records
+        on from_records.record_key = links.from_key
+    inner join records as to_records
+        on to_records.record_key = links.to_key
     inner join clusters as from_clusters
         on from_clusters.record_key = links.from_key
     inner join clusters as to_clusters
