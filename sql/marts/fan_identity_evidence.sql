@@ -24,18 +24,6 @@ pairs as (
 
 ),
 
-records as not materialized (
-
-    select * from intermediate.int_identity_records
-
-),
-
-clusters as not materialized (
-
-    select * from intermediate.int_identity_clusters
-
-),
-
 -- one row: each comparison's level names by level index (position level_index + 1)
 level_names as (
 
@@ -98,18 +86,21 @@ final as (
         links.note,
         from_clusters.fan_id = to_clusters.fan_id as is_joined,
 
+    -- records and clusters are read twice, each side of a link, straight from their tables: a
+    -- view does not keep a CTE's "not materialized" (DuckDB stores the view's SQL without it),
+    -- and a CTE read twice is then copied whole before the joins
     from keyed_links as links
     left join pairs
         on pairs.from_key = links.pair_from_key
         and pairs.to_key = links.to_key
     cross join level_names
-    inner join records as from_records
+    inner join intermediate.int_identity_records as from_records
         on from_records.record_key = links.from_key
-    inner join records as to_records
+    inner join intermediate.int_identity_records as to_records
         on to_records.record_key = links.to_key
-    inner join clusters as from_clusters
+    inner join intermediate.int_identity_clusters as from_clusters
         on from_clusters.record_key = links.from_key
-    inner join clusters as to_clusters
+    inner join intermediate.int_identity_clusters as to_clusters
         on to_clusters.record_key = links.to_key
 
 )

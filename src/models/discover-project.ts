@@ -96,6 +96,14 @@ export interface ModelProject {
 
 const NAME = /^[a-z][a-z0-9_]*$/;
 
+/** A CTE's hint that DuckDB drops when it stores a view's SQL. */
+const NOT_MATERIALIZED = /\bnot\s+materialized\b/i;
+
+/** SQL without its `--` comments (a comment may well name the hint it explains). */
+function withoutComments(sql: string): string {
+  return sql.replace(/--[^\n]*/g, '');
+}
+
 /**
  * Reads the models root. Files and folders starting with `_` or `.` are ignored, as is
  * anything outside `staging/`, `intermediate/`, `marts/`, `macros/`, `seeds/`, `tests/` and `sources.json`.
@@ -119,13 +127,17 @@ export async function discoverProject(root: string = DEFAULT_MODELS_DIR): Promis
       const sql = await readFile(path, 'utf8');
       const { header, problems: headerProblems } = parseModelHeader(sql);
       problems.push(...headerProblems.map((problem) => `${file}: ${problem}`));
+      const materialized = header.materialized ?? DEFAULT_MATERIALIZATION[schema];
+      if (materialized === 'view' && NOT_MATERIALIZED.test(withoutComments(sql))) {
+        problems.push(`${file}: a view does not keep "not materialized" (DuckDB stores a view's SQL without it, and copies a CTE read twice): read the table directly where the CTE is read twice`);
+      }
       project.models.push({
         name,
         schema,
         relation: `${schema}.${name}`,
         file,
         sql,
-        materialized: header.materialized ?? DEFAULT_MATERIALIZATION[schema],
+        materialized,
         uniqueKey: header.uniqueKey ?? [],
         lineageColumns: header.lineageColumns ?? [],
         fullRebuildOn: header.fullRebuildOn ?? [],
