@@ -349,6 +349,17 @@ select ticket_id, user_id, status from staging.stg_tickets
     expect(byName(results, 'tests/users_have_an_address').carriedFrom).toBeUndefined();
   });
 
+  it('carries a custom test reading a seed a build loaded again unchanged, and runs it when the seed changed', async () => {
+    await ws.write({ 'seeds/ticket_statuses.csv': 'status\npaid\nopen\n', 'tests/ticket_statuses_known.sql': 'select ticket_id from marts.fct_tickets where status not in (select status from seeds.ticket_statuses)\n' });
+    await build();
+    expect(byName(await check(), 'tests/ticket_statuses_known')).toMatchObject({ status: 'pass' });
+    await build();
+    expect(byName(await check(), 'tests/ticket_statuses_known').carriedFrom).toBeDefined();
+    await ws.write({ 'seeds/ticket_statuses.csv': 'status\nopen\n' });
+    await build();
+    expect(byName(await check(), 'tests/ticket_statuses_known')).toMatchObject({ status: 'fail', failures: 6 });
+  });
+
   it('sees a raw row changed by hand only with check --all', async () => {
     await ws.exec(`update raw.ticketing_users set email = null where id = 2`);
     expect(byName(await check(), 'staging.stg_users: not_null(email)')).toMatchObject({ status: 'pass' });

@@ -3,8 +3,8 @@ import type { DuckDBConnection, Json } from '@duckdb/node-api';
 import { insertRows, queryRows, quoteIdent } from '../../core/duckdb.js';
 import { EXTRACTED_AT_COLUMN, RUN_ID_COLUMN } from '../../raw-contract/index.js';
 import { bookkeepingRelation, findBookkeeping } from '../../warehouse/bookkeeping.js';
-import { builtContents } from '../build-state.js';
-import { MACRO_SCHEMA, SOURCE_SCHEMA } from '../discover-project.js';
+import { builtContents, contentSignature } from '../build-state.js';
+import { MACRO_SCHEMA, SEEDS_SCHEMA, SOURCE_SCHEMA } from '../discover-project.js';
 import { META_SCHEMA } from '../../warehouse/meta-schema.js';
 import { type ParsedSelect, parseSelects } from '../sql-references.js';
 import type { PlannedTest } from './plan-tests.js';
@@ -41,10 +41,10 @@ export interface CheckInputs {
 /**
  * Each test's definition and inputs. A test reads its target, the parent of a relationships
  * test, or for a custom test the tables its SQL names (asked of DuckDB's parser). A table's
- * state is its generation, which every write moves on (models/changed-keys.ts): a model's with
- * what its children see of it in builds (its content signature, or its fingerprint, from
- * `meta.build_state`), a raw table's as its loads record it (a load that only saw records
- * again leaves it), a seed's as its build does. A view holds no rows: its state is its SQL as
+ * state is its generation, which every write moves on (models/changed-keys.ts): a model's as
+ * its builds record it (without one, written by an older fanlake: what its build state says),
+ * a raw table's as its loads record it (a load that only saw records again leaves it); a seed,
+ * loaded by every build, is summed (`contentSignature`). A view holds no rows: its state is its SQL as
  * the warehouse has it, the macros it calls and the states of what it reads, so a test of a
  * view, or through one, runs again only when a table beneath it changed. A raw table no load
  * of this version has written yet is hashed instead (`rawContent`).
@@ -75,8 +75,11 @@ export async function testInputs(connection: DuckDBConnection, tests: readonly P
         generation === undefined
           ? await rawContent(connection, relation, (rawColumns ??= await columnsOfRawTables(connection)).get(relation) ?? [])
           : `loaded generation ${generation}`;
+    } else if (relation.startsWith(`${SEEDS_SCHEMA}.`)) {
+      // every build loads the seeds again: what they hold (a few rows each)
+      state = await contentSignature(connection, relation).catch(() => 'missing');
     } else {
-      // every write of a model or seed moves its generation on; without one (written by an older fanlake), what its build recorded
+      // every write of a model moves its generation on; without one (written by an older fanlake), what its build recorded
       state = generation === undefined ? (built.get(relation) ?? 'unbuilt') : `generation ${generation}`;
     }
     states.set(relation, state);
