@@ -360,6 +360,25 @@ select ticket_id, user_id, status from staging.stg_tickets
     expect(byName(await check(), 'tests/ticket_statuses_known')).toMatchObject({ status: 'fail', failures: 6 });
   });
 
+  it('runs a test of a snapshot table when a record vanished, and again when it came back with the same values', async () => {
+    const MEMBERS = { id: 'BIGINT', name: 'VARCHAR' };
+    const snapshot = (extractedAt: string, ids: number[]) =>
+      writeRun(ws.dataDir, { resource: 'members', extractedAt, columns: MEMBERS, primaryKey: ['id'], snapshot: true, pages: [ids.map((id) => ({ id, name: `m${id}` }))] });
+    await ws.write({ 'tests/no_member_vanished.sql': 'select id from raw.ticketing_members where _vanished_at is not null\n' });
+    await snapshot('2024-05-01T10:00:00.000Z', [1, 2, 3]);
+    await loadWarehouse({ dataDir: ws.dataDir });
+    expect(byName(await check(), 'tests/no_member_vanished')).toMatchObject({ status: 'pass' });
+    await snapshot('2024-05-02T10:00:00.000Z', [1, 2]);
+    await loadWarehouse({ dataDir: ws.dataDir });
+    expect(byName(await check(), 'tests/no_member_vanished')).toMatchObject({ status: 'fail', failures: 1 });
+    // back, unchanged: the load inserts and replaces nothing, but the flag is cleared
+    await snapshot('2024-05-03T10:00:00.000Z', [1, 2, 3]);
+    await loadWarehouse({ dataDir: ws.dataDir });
+    const back = byName(await check(), 'tests/no_member_vanished');
+    expect(back).toMatchObject({ status: 'pass' });
+    expect(back.carriedFrom).toBeUndefined();
+  });
+
   it('sees a raw row changed by hand only with check --all', async () => {
     await ws.exec(`update raw.ticketing_users set email = null where id = 2`);
     expect(byName(await check(), 'staging.stg_users: not_null(email)')).toMatchObject({ status: 'pass' });
