@@ -19,20 +19,22 @@ export function isSnapshotResource(manifest: Pick<Manifest, 'cursorField'>): boo
  * of a snapshot table, partial runs included (the contract names it), so models read it
  * without guarding. Runs inside the load's transaction, after the merge: every key of the
  * snapshot then carries the snapshot's `_extracted_at`, so older rows are the vanished ones.
+ * Returns the rows newly flagged and those that came back (unflagged).
  */
-export async function flagVanished(connection: DuckDBConnection, schema: string, table: string, manifests: readonly Manifest[]): Promise<number> {
+export async function flagVanished(connection: DuckDBConnection, schema: string, table: string, manifests: readonly Manifest[]): Promise<{ flagged: number; unflagged: number }> {
   const sorted = [...manifests].sort((a, b) => a.extractedAt.localeCompare(b.extractedAt));
   const newest = sorted.at(-1);
-  if (newest === undefined || !isSnapshotResource(newest)) return 0;
+  if (newest === undefined || !isSnapshotResource(newest)) return { flagged: 0, unflagged: 0 };
   const target = `${quoteIdent(schema)}.${quoteIdent(table)}`;
   await connection.run(`alter table ${target} add column if not exists ${VANISHED_COLUMN} timestamptz`);
   // The newest complete snapshot decides; a later run that read only some records (changed
   // ones, by key) says nothing about the others, and its rows are newer than the snapshot.
   const snapshot = sorted.filter((manifest) => manifest.snapshot).at(-1);
   let flagged = 0;
+  let unflagged = 0;
   if (snapshot !== undefined) {
     const at = `cast(${quoteLiteral(snapshot.extractedAt)} as timestamptz)`;
-    await connection.run(`update ${target} set ${VANISHED_COLUMN} = null where ${VANISHED_COLUMN} is not null and ${EXTRACTED_AT_COLUMN} >= ${at}`);
+    unflagged = Number((await connection.runAndReadAll(`update ${target} set ${VANISHED_COLUMN} = null where ${VANISHED_COLUMN} is not null and ${EXTRACTED_AT_COLUMN} >= ${at}`)).rowsChanged);
     flagged += Number((await connection.runAndReadAll(`update ${target} set ${VANISHED_COLUMN} = ${at} where ${VANISHED_COLUMN} is null and ${EXTRACTED_AT_COLUMN} < ${at}`)).rowsChanged);
   }
   // Runs after it that read records by key and found some gone say so for those alone.
@@ -40,7 +42,7 @@ export async function flagVanished(connection: DuckDBConnection, schema: string,
     if (snapshot !== undefined && manifest.extractedAt <= snapshot.extractedAt) continue;
     flagged += await flagRemoved(connection, target, manifest);
   }
-  return flagged;
+  return { flagged, unflagged };
 }
 
 /**

@@ -14,6 +14,7 @@ import { mergeTable } from './merge-table.js';
 import type { TableMergeInput } from './merge-table.js';
 import { verifyRunFiles } from './verify-files.js';
 import { flagVanished, markSeenKeys } from './flag-vanished.js';
+import { recordRawWrite } from '../models/changed-keys.js';
 import { pendingRunSummaries, recordQuarantine, recordRawTables, recordRunSummaries } from './record-run-meta.js';
 import { ensureMetaSchema } from '../warehouse/meta-schema.js';
 import { bookkeepingRelation, ensureBookkeeping } from '../warehouse/bookkeeping.js';
@@ -140,7 +141,10 @@ async function mergeAll(
       current = table;
       Object.assign(table.result, await mergeTable(connection, table.input), { status: 'ok' });
       table.result.unchanged = (table.result.unchanged ?? 0) + (await markSeenKeys(connection, table.input.schema, table.input.table, dataDir, table.manifests));
-      table.result.vanished = await flagVanished(connection, table.input.schema, table.input.table, table.manifests);
+      const { flagged, unflagged } = await flagVanished(connection, table.input.schema, table.input.table, table.manifests);
+      table.result.vanished = flagged;
+      const { inserted, updated, drift } = table.result;
+      await recordRawWrite(connection, table.result.table, inserted + updated + flagged + unflagged > 0 || drift.length > 0);
       onEvent?.({ type: 'table-merged', result: table.result });
       crashPoint('load:table-merged');
     }

@@ -31,6 +31,18 @@ export async function recordWrittenInFull(connection: DuckDBConnection, relation
 }
 
 /**
+ * Records what a load (or an erasure) did to raw table `relation`, in its transaction: a write
+ * that changed what a test can judge (rows inserted, replaced with other values, deleted,
+ * flagged or unflagged vanished, columns changed) moves its generation on, which `check` takes
+ * as the table's state instead of scanning it; a load that only brought rows again (their
+ * lineage) leaves it, but gives a table that has none its first one.
+ */
+export async function recordRawWrite(connection: DuckDBConnection, relation: string, changed: boolean): Promise<void> {
+  if (changed) return recordWrittenInFull(connection, relation);
+  await connection.run(`insert into ${CHANGES} (relation, generation, whole_since) values ($1, 1, 1) on conflict (relation) do nothing`, [relation.toLowerCase()]);
+}
+
+/**
  * Collects the keys a merge or delete returns (`returning <keys>`), and records them for
  * `relation` under a new generation, or the table as written in full when they are too many.
  * Call `run` for each statement, then `finish`, all inside the write's transaction.

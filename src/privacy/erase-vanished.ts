@@ -5,6 +5,8 @@ import { discoverRuns } from '../load/discover-runs.js';
 import { VANISHED_COLUMN, warehousePath } from '../raw-contract/index.js';
 import { rawTables } from '../sources/raw-personal-columns.js';
 import { tableColumns } from '../warehouse/warehouse.js';
+import { ensureBookkeeping } from '../warehouse/bookkeeping.js';
+import { recordRawWrite } from '../models/changed-keys.js';
 import { eraseFromRawRuns } from './erase-raw-runs.js';
 import { appendErasureAudit } from './tombstones.js';
 
@@ -66,7 +68,17 @@ export async function eraseVanished(options: VanishedErasureOptions): Promise<Va
             spec.primaryKey.every((column) => columns.includes(column)) ? `${key} in ${keysOfTable}` : undefined,
           );
           rawRows += erased.rows;
-          await connection.run(`update ${target} set ${personal.map((column) => `${quoteIdent(column)} = null`).join(', ')} where ${key} in ${keysOfTable}`);
+          // with the table's new generation, so a check does not carry tests of what it held before
+          await ensureBookkeeping(connection);
+          await connection.run('begin transaction');
+          try {
+            await connection.run(`update ${target} set ${personal.map((column) => `${quoteIdent(column)} = null`).join(', ')} where ${key} in ${keysOfTable}`);
+            await recordRawWrite(connection, relation, true);
+            await connection.run('commit');
+          } catch (error) {
+            await connection.run('rollback').catch(() => undefined);
+            throw error;
+          }
           cleared.set(relation, records);
         }
         await connection.run(`drop table if exists temp.${KEYS_TABLE}`);

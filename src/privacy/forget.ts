@@ -5,6 +5,8 @@ import { queryRows, quoteLiteral } from '../core/duckdb.js';
 import { discoverRuns } from '../load/discover-runs.js';
 import { rawPersonalColumns, rawTables } from '../sources/raw-personal-columns.js';
 import { tableColumns } from '../warehouse/warehouse.js';
+import { ensureBookkeeping } from '../warehouse/bookkeeping.js';
+import { recordRawWrite } from '../models/changed-keys.js';
 import { eraseFromRawRuns, type RawRunErasure } from './erase-raw-runs.js';
 import { findPerson, type FoundPerson, type PersonQuery } from './find-person.js';
 import { personCondition, personSelection, quarantinedOf, type SourceRecord, sourceRecordsOf } from './person-records.js';
@@ -75,6 +77,7 @@ export async function eraseFromRawLayer(connection: DuckDBConnection, dataDir: s
 export async function eraseFromWarehouse(connection: DuckDBConnection, plan: ForgetPlan): Promise<Map<string, number>> {
   const selection = personSelection(plan.person);
   const deleted = new Map<string, number>();
+  await ensureBookkeeping(connection);
   await connection.run('begin transaction');
   try {
     for (const { relation, spec } of rawTables()) {
@@ -84,7 +87,11 @@ export async function eraseFromWarehouse(connection: DuckDBConnection, plan: For
       const condition = personCondition(spec.personKeys, [...columns.keys()], selection);
       if (condition === undefined) continue;
       const result = await connection.run(`delete from ${relation} where ${condition}`);
-      if (result.rowsChanged > 0) deleted.set(relation, result.rowsChanged);
+      if (result.rowsChanged > 0) {
+        deleted.set(relation, result.rowsChanged);
+        // a check must not carry the tests of what the table held before
+        await recordRawWrite(connection, relation, true);
+      }
     }
     if ((await tableColumns(connection, 'meta', 'quarantined_records')) !== undefined && plan.needles.length > 0) {
       const matches = plan.needles.map((needle) => `contains(lower(cast(item as varchar)), ${quoteLiteral(needle.toLowerCase())})`).join(' or ');

@@ -53,8 +53,8 @@ export function createCheckCommand(defaults: CheckCommandDefaults = {}): Command
       }
       out.result(
         table(
-          ['test', 'severity', 'status', 'failures'],
-          results.map((r) => [r.name, r.severity, r.status, r.failures]),
+          ['test', 'severity', 'status', 'failures', 'read'],
+          results.map((r) => [r.name, r.severity, r.status, r.failures, readOf(r)]),
         ),
       );
       const failing = results.filter((r) => r.status === 'fail' || r.status === 'error');
@@ -76,6 +76,13 @@ export function createCheckCommand(defaults: CheckCommandDefaults = {}): Command
 }
 
 export const checkCommand = createCheckCommand();
+
+/** What a test read in this check: nothing (its last result carried), the rows changed since it last passed, or all. */
+function readOf(result: TestResult): string {
+  if (result.status === 'skipped') return '';
+  if (result.carriedFrom) return 'carried';
+  return result.changedRowsOnly ? 'changed rows' : 'all rows';
+}
 
 function details(result: TestResult): string {
   const lines = [`${result.status === 'error' ? 'could not run' : 'failing'}: ${result.name}${result.message ? ` — ${result.message}` : ''}`];

@@ -3,10 +3,10 @@ import type { DuckDBConnection, Json } from '@duckdb/node-api';
 import { insertRows, queryRows, quoteIdent } from '../../core/duckdb.js';
 import { EXTRACTED_AT_COLUMN, RUN_ID_COLUMN } from '../../raw-contract/index.js';
 import { bookkeepingRelation, findBookkeeping } from '../../warehouse/bookkeeping.js';
-import { builtContents } from '../build-state.js';
-import { SOURCE_SCHEMA } from '../discover-project.js';
+import { builtContents, contentSignature } from '../build-state.js';
+import { MACRO_SCHEMA, SEEDS_SCHEMA, SOURCE_SCHEMA } from '../discover-project.js';
 import { META_SCHEMA } from '../../warehouse/meta-schema.js';
-import { parseSelects } from '../sql-references.js';
+import { type ParsedSelect, parseSelects } from '../sql-references.js';
 import type { PlannedTest } from './plan-tests.js';
 import type { ModelChanges } from './delta-tests.js';
 
@@ -40,30 +40,66 @@ export interface CheckInputs {
 
 /**
  * Each test's definition and inputs. A test reads its target, the parent of a relationships
- * test, or for a custom test the tables its SQL names (asked of DuckDB's parser). A model's
- * state is what its children see of it in builds (its content signature, or its fingerprint,
- * from `meta.build_state`), a raw table's what it holds apart from lineage (`rawContent`):
- * a model rebuilt to the same rows, or a load that only saw records again, leaves its tests'
- * inputs as they were. A model's generation (models/changed-keys.ts) is part of its state:
- * a write the build state missed (a build killed after it) still runs its tests.
+ * test, or for a custom test the tables its SQL names (asked of DuckDB's parser). A table's
+ * state is its generation, which every write moves on (models/changed-keys.ts): a model's as
+ * its builds record it (without one, written by an older fanlake: what its build state says),
+ * a raw table's as its loads record it (a load that only saw records again leaves it); a seed,
+ * loaded by every build, is summed (`contentSignature`). A view holds no rows: its state is its SQL as
+ * the warehouse has it, the macros it calls and the states of what it reads, so a test of a
+ * view, or through one, runs again only when a table beneath it changed. A raw table no load
+ * of this version has written yet is hashed instead (`rawContent`).
  */
 export async function testInputs(connection: DuckDBConnection, tests: readonly PlannedTest[], changes: ReadonlyMap<string, ModelChanges>): Promise<CheckInputs> {
   const built = await builtContents(connection);
+  const views = await readViews(connection);
+  const macros = await readMacros(connection);
+  const custom = tests.filter((test) => test.kind === 'custom' && 'sql' in test);
+  const viewNames = [...views.keys()].filter((name) => views.get(name) !== undefined);
+  const parsed = await parseSelects(connection, [...custom.map((test) => ('sql' in test ? test.sql : '')), ...viewNames.map((name) => views.get(name)!)]);
+  const read = new Map(custom.map((test, at) => [test.name, parsed[at]!]));
+  const viewReads = new Map(viewNames.map((name, at) => [name, parsed[custom.length + at]!]));
   let rawColumns: Map<string, string[]> | undefined;
-  const states = new Map<string, string>();
-  const stateOf = async (relation: string): Promise<string> => {
-    const known = states.get(relation);
-    if (known !== undefined) return known;
+  const states = new Map<string, string | undefined>();
+  /** A relation's state; undefined when what it reads cannot be known, or changes with every build (fanlake's own records in meta). */
+  const stateOf = async (relation: string, within: ReadonlySet<string> = new Set()): Promise<string | undefined> => {
+    if (states.has(relation)) return states.get(relation);
+    if (relation.startsWith(`${META_SCHEMA}.`) || within.has(relation)) return undefined;
     const generation = changes.get(relation)?.generation;
-    const state = relation.startsWith(`${SOURCE_SCHEMA}.`)
-      ? await rawContent(connection, relation, (rawColumns ??= await columnsOfRawTables(connection)).get(relation) ?? [])
-      : `${built.get(relation) ?? 'unbuilt'}${generation === undefined ? '' : ` generation ${generation}`}`;
+    let state: string | undefined;
+    const view = viewReads.get(relation);
+    if (view?.ok) {
+      const reading = await statesOf(view, new Set([...within, relation]));
+      state = reading === undefined ? undefined : `view ${hashOf([views.get(relation)!, reading].join('\n'))}`;
+    } else if (relation.startsWith(`${SOURCE_SCHEMA}.`)) {
+      state =
+        generation === undefined
+          ? await rawContent(connection, relation, (rawColumns ??= await columnsOfRawTables(connection)).get(relation) ?? [])
+          : `loaded generation ${generation}`;
+    } else if (views.has(relation)) {
+      // a view whose query could not be read back: its build's fingerprint, which follows everything beneath it
+      state = `${built.get(relation) ?? 'unbuilt'}${generation === undefined ? '' : ` generation ${generation}`}`;
+    } else if (relation.startsWith(`${SEEDS_SCHEMA}.`)) {
+      // every build loads the seeds again: what they hold (a few rows each)
+      state = await contentSignature(connection, relation).catch(() => 'missing');
+    } else {
+      // every write of a model moves its generation on; without one (written by an older fanlake), what its build recorded
+      state = generation === undefined ? (built.get(relation) ?? 'unbuilt') : `generation ${generation}`;
+    }
     states.set(relation, state);
     return state;
   };
-  const custom = tests.filter((test) => test.kind === 'custom' && 'sql' in test);
-  const parsed = await parseSelects(connection, custom.map((test) => ('sql' in test ? test.sql : '')));
-  const read = new Map(custom.map((test, at) => [test.name, parsed[at]!]));
+  /** What a query reads, as states: the relations it names and the macros it calls. */
+  const statesOf = async (query: Extract<ParsedSelect, { ok: true }>, within: ReadonlySet<string>): Promise<string | undefined> => {
+    const called = query.functions.filter((call) => call.schema === MACRO_SCHEMA);
+    if (called.some((call) => macros.readsRecords(call.name))) return undefined;
+    const parts = called.length === 0 ? [] : [`macros=${macros.state}`];
+    for (const relation of [...new Set(query.references.map((ref) => `${ref.schema}.${ref.table}`))].sort()) {
+      const state = await stateOf(relation, within);
+      if (state === undefined) return undefined;
+      parts.push(`${relation}=${state}`);
+    }
+    return parts.join('\n');
+  };
   const out = new Map<string, TestInputs>();
   for (const test of tests) {
     const definition = hashOf(JSON.stringify([test.kind, test.severity, test.target ?? null, 'sql' in test ? test.sql : test.freshness]));
@@ -71,24 +107,64 @@ export async function testInputs(connection: DuckDBConnection, tests: readonly P
       out.set(test.name, { definition, inputs: undefined, reads: [] });
       continue;
     }
-    let relations: string[] | undefined;
     if (test.kind === 'custom') {
       const found = read.get(test.name);
-      relations = found?.ok ? found.references.map((ref) => `${ref.schema}.${ref.table}`) : undefined;
-    } else {
-      relations = test.reads ? [...test.reads] : undefined;
-    }
-    // fanlake's own run records in meta change with every build and have no build state: such a test always runs
-    if (relations === undefined || relations.some((relation) => relation.toLowerCase().startsWith(`${META_SCHEMA}.`))) {
-      out.set(test.name, { definition, inputs: undefined, reads: relations ?? [] });
+      const reads = found?.ok ? [...new Set(found.references.map((ref) => `${ref.schema}.${ref.table}`))].sort() : [];
+      const inputs = found?.ok ? await statesOf(found, new Set()) : undefined;
+      out.set(test.name, { definition, inputs: inputs === undefined ? undefined : hashOf(inputs), reads });
       continue;
     }
-    const reads = [...new Set(relations)].sort();
+    const reads = [...new Set(test.reads ?? [])].sort();
     const parts: string[] = [];
-    for (const relation of reads) parts.push(`${relation}=${await stateOf(relation)}`);
-    out.set(test.name, { definition, inputs: hashOf(parts.join('\n')), reads });
+    for (const relation of reads) {
+      const state = await stateOf(relation);
+      if (state === undefined) break;
+      parts.push(`${relation}=${state}`);
+    }
+    out.set(test.name, { definition, inputs: test.reads === undefined || parts.length < reads.length ? undefined : hashOf(parts.join('\n')), reads });
   }
-  return { tests: out, states };
+  const known = new Map([...states].filter((entry): entry is [string, string] => entry[1] !== undefined));
+  return { tests: out, states: known };
+}
+
+/** Every view of the warehouse, by relation in lower case: the query it runs, as DuckDB keeps it (undefined where it cannot be read back). */
+async function readViews(connection: DuckDBConnection): Promise<Map<string, string | undefined>> {
+  const rows = await queryRows(connection, `select lower(schema_name || '.' || view_name) as relation, sql from duckdb_views() where database_name = current_database() and not internal`);
+  const views = new Map<string, string | undefined>();
+  for (const row of rows) {
+    // `CREATE VIEW <schema>.<name> AS <query>;`: fanlake names its views without " AS " in them
+    views.set(String(row.relation), /^CREATE (?:OR REPLACE )?VIEW .*? AS (.*?);?\s*$/s.exec(String(row.sql))?.[1]);
+  }
+  return views;
+}
+
+/**
+ * The macros of the warehouse: one state for them all (a query calling any runs again when any
+ * changed), and whether a macro reads fanlake's own records in meta, itself or through the
+ * macros it calls (`macros.model_built_at` reads the build state, which every build moves):
+ * a query calling it always runs. The identity model's frozen statistics are not such records:
+ * their rows are fixed for the model version the macro names, which is part of its text.
+ */
+async function readMacros(connection: DuckDBConnection): Promise<{ state: string; readsRecords: (name: string) => boolean }> {
+  const rows = await queryRows(
+    connection,
+    `select function_name as name, string_agg(coalesce(macro_definition, ''), '\n' order by macro_definition) as definition
+     from duckdb_functions() where database_name = current_database() and schema_name = $1 group by all order by name`,
+    [MACRO_SCHEMA],
+  );
+  const definitions = new Map(rows.map((row) => [String(row.name), String(row.definition)]));
+  const reading = new Map<string, boolean>();
+  const readsRecords = (name: string): boolean => {
+    const known = reading.get(name);
+    if (known !== undefined) return known;
+    reading.set(name, false);
+    const definition = definitions.get(name) ?? '';
+    const direct = [...definition.matchAll(/\bmeta\.(\w+)/gi)].some((match) => !match[1]!.toLowerCase().startsWith('identity_model_'));
+    const through = [...definition.matchAll(/\bmacros\.(\w+)/gi)].some((match) => readsRecords(match[1]!.toLowerCase()));
+    reading.set(name, direct || through);
+    return direct || through;
+  };
+  return { state: hashOf(rows.map((row) => `${String(row.name)}=${String(row.definition)}`).join('\n')), readsRecords };
 }
 
 /**
