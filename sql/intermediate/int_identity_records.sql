@@ -17,49 +17,20 @@ with
 
 -- the fields identity resolution reads, one row per record, from each system apart (a
 -- load that changes other fields, or one system's records only, rebuilds less: see the
--- fields models' descriptions); not materialized: only the records chosen below are computed
+-- fields models' descriptions)
 fields as not materialized (
 
-    select
-        *,
-        -- once: DuckDB evaluated the expression twice when written wrote it twice
-        regexp_replace(phone_raw, '[^0-9]', '', 'g') as phone_digits,
-    from (
-        select * from intermediate.int_identity_ticketing_fields
-        union all by name
-        select * from intermediate.int_identity_engagement_fields
-    )
+    select * from intermediate.int_identity_ticketing_fields
+    union all by name
+    select * from intermediate.int_identity_engagement_fields
 
 ),
 
-written as not materialized (
+-- those read since this model's last build
+fields_read as not materialized (
 
-    select
-        system || ':' || record_id as record_key,
-        system,
-        record_id,
-        customer_profile_id,
-        external_user_id,
-        email,
-        phone_e164,
-        -- The last eight digits: one number written as E.164, 00-prefixed, national with or
-        -- without trunk 0, grouped or as a tel: URI gives one key, whatever its country.
-        case when length(phone_digits) >= 8 then right(phone_digits, 8) end as phone_key,
-        first_name,
-        last_name,
-        -- Names case- and accent-folded (sql/macros): "ANNE-MARIE" and "Anne Marie" compare on "anne".
-        macros.first_name_key(first_name) as first_name_key,
-        macros.last_name_key(last_name) as last_name_key,
-        birth_date,
-        address_key,
-        -- the address as its one comparison reads it (street line, postal code, town apart:
-        -- a postal code or town is shared, a street line in one of them is not)
-        nullif(trim(regexp_replace(macros.name_folded(street), '[^a-z0-9]+', ' ', 'g')), '') as street_key,
-        nullif(regexp_replace(postal_code, '[^0-9]', '', 'g'), '') as postcode_key,
-        nullif(regexp_replace(macros.name_folded(city), '[^a-z]', '', 'g'), '') as city_key,
-        read_at,
-
-    from fields
+    select * from fields
+    where read_at > coalesce(macros.model_built_at('intermediate.int_identity_records'), '-infinity')
 
 ),
 
@@ -69,32 +40,31 @@ written as not materialized (
 -- fields, and those whose name words now lean the other way (swapped, below), with every
 -- record of the customer profile groups all these are or were in (a row holds what its group
 -- says). Their other records are left as they are.
-keyed as (
+computed_fields as (
 
-    select * exclude (read_at) from written
-    where record_key in (
+    select * from fields
+    where system || ':' || record_id in (
         with
 
         changed as (
 
-            select * from written
-            where written.read_at > coalesce(macros.model_built_at('intermediate.int_identity_records'), '-infinity')
-                and not exists (
-                    select 1 from intermediate.int_identity_records as stored
-                    where stored.record_key = written.record_key
-                        and stored.customer_profile_id is not distinct from written.customer_profile_id
-                        and stored.external_user_id is not distinct from written.external_user_id
-                        and stored.email is not distinct from written.email
-                        and stored.phone_e164 is not distinct from written.phone_e164
-                        and stored.phone_key is not distinct from written.phone_key
-                        and stored.first_name is not distinct from written.first_name
-                        and stored.last_name is not distinct from written.last_name
-                        and stored.birth_date is not distinct from written.birth_date
-                        and stored.address_key is not distinct from written.address_key
-                        and stored.street_key is not distinct from written.street_key
-                        and stored.postcode_key is not distinct from written.postcode_key
-                        and stored.city_key is not distinct from written.city_key
-                )
+            select * from macros.identity_record_keys('fields_read') as written
+            where not exists (
+                select 1 from intermediate.int_identity_records as stored
+                where stored.record_key = written.record_key
+                    and stored.customer_profile_id is not distinct from written.customer_profile_id
+                    and stored.external_user_id is not distinct from written.external_user_id
+                    and stored.email is not distinct from written.email
+                    and stored.phone_e164 is not distinct from written.phone_e164
+                    and stored.phone_key is not distinct from written.phone_key
+                    and stored.first_name is not distinct from written.first_name
+                    and stored.last_name is not distinct from written.last_name
+                    and stored.birth_date is not distinct from written.birth_date
+                    and stored.address_key is not distinct from written.address_key
+                    and stored.street_key is not distinct from written.street_key
+                    and stored.postcode_key is not distinct from written.postcode_key
+                    and stored.city_key is not distinct from written.city_key
+            )
 
         ),
 
@@ -104,7 +74,7 @@ keyed as (
             select record_key, customer_profile_id, first_name, last_name
             from intermediate.int_identity_records
             where record_key in (select record_key from changed)
-                or record_key not in (select record_key from written)
+                or record_key not in (select system || ':' || record_id from fields)
 
         ),
 
@@ -160,9 +130,15 @@ keyed as (
 
         select record_key from touched
         union all
-        select record_key from written
+        select system || ':' || record_id from fields
         where customer_profile_id in (select customer_profile_id from touched)
     )
+
+),
+
+keyed as (
+
+    select * from macros.identity_record_keys('computed_fields')
 
 ),
 
