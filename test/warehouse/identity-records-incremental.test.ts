@@ -12,7 +12,7 @@ import { clubBackground, tableSnapshot, writeRawTables, type RawRecords } from '
  * them, yet must hold what a full rebuild would. Hand-made records around each thing a row
  * depends on beyond its own fields, built through the real models: a person whose profile
  * borrows its birth date, a person removed from a profile of two first names, a person moved
- * to another profile, a removed profile, new records, a record whose name words come to lean
+ * to another profile, a removed profile (its person not flagged, as a read by key leaves it), new records, a record whose name words come to lean
  * the other way while it stays as it was, and a changed first_name_forms.csv.
  */
 const T0 = '2026-06-01T00:00:00Z';
@@ -65,7 +65,8 @@ const CHANGED: RawRecords = {
   engagement_customer_profiles: [unread(P101!), gone(P102!), unread(P103!), unread(P104!), P105!],
   engagement_people: [
     { ...Q201!, dateOfBirth: born('1981-02-02') },
-    gone(Q202!),
+    // its profile was read by key and found gone: the person is not flagged
+    unread(Q202!),
     unread(Q203!),
     gone(Q204!),
     { ...Q205!, customerProfileId: 105 },
@@ -107,6 +108,7 @@ describe('int_identity_records built incrementally', () => {
 
     await writeRawTables(warehouse, CHANGED, T1);
     changedBuild = await buildOk(dataDir);
+    at.removedPeople = (await queryWarehouse(dataDir, `select list(record_key order by record_key) as keys from intermediate.int_identity_records where customer_profile_id = 102`))[0];
     for (const key of ['ticketing_user:1', 'engagement_customer_profile:101', 'engagement_customer_profile:103', 'engagement_customer_profile:104', 'engagement_customer_profile:105']) {
       at[key] = await record(dataDir, key);
     }
@@ -145,6 +147,8 @@ describe('int_identity_records built incrementally', () => {
     // written as before, now taken the other way round
     expect(at['ticketing_user:1']).toMatchObject({ first_name: 'Zorvik', first_name_spelling: 'quelan', last_name_spelling: 'zorvik' });
     expect(at.forms!.first_name_forms).toEqual(['halvard']);
+    // a removed profile takes its people along
+    expect(at.removedPeople).toMatchObject({ keys: null });
   });
 
   it.each(COMPARED)('leaves %s as a full rebuild does after records changed', (relation) => {
