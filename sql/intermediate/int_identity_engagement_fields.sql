@@ -1,6 +1,8 @@
--- materialized: table
+-- materialized: incremental
 -- unique_key: system, record_id
--- description: One row per engagement customer profile and person still there, with only the fields identity resolution reads (int_identity_records), as the platform holds them, and the postal address (street line, postal code, town). Kept apart from int_identity_records and from the ticketing records (see int_identity_ticketing_fields).
+-- lineage_columns: _extracted_at, read_at
+-- incremental_delete: (system = 'engagement_customer_profile' and customer_profile_id not in (select customer_profile_id from staging.stg_engagement__customer_profiles where vanished_at is null and customer_profile_id is not null)) or (system = 'engagement_person' and (record_id not in (select cast(person_id as varchar) from staging.stg_engagement__people where vanished_at is null and person_id is not null) or customer_profile_id in (select customer_profile_id from staging.stg_engagement__customer_profiles where vanished_at is not null)))
+-- description: One row per engagement customer profile and person still there, with only the fields identity resolution reads (int_identity_records), as the platform holds them, and the postal address (street line, postal code, town). Kept apart from int_identity_records and from the ticketing records (see int_identity_ticketing_fields). Incremental: only profiles and people loaded since the last build are read again (each system by its own newest _extracted_at here), and stamped read_at, the time of the build that read them (int_identity_records compares those with what it holds); a record removed upstream is deleted (staging's vanished_at), and so are the people of a removed profile (a profile read by key and found gone is flagged, its people are not until the next full snapshot). A row re-read unchanged moves only _extracted_at and read_at, which is no change for identity resolution (lineage_columns).
 -- personal: email (email), phone_raw (phone), phone_e164 (phone), first_name (name), last_name (name)
 -- personal: birth_date (birth_date), address_key (address), street (address), postal_code (address), city (address)
 -- test: unique(system, record_id)
@@ -8,18 +10,27 @@
 
 with
 
--- records removed upstream (a deleted profile takes its people along) are nobody's any more
+-- records removed upstream are nobody's any more, nor the people of a removed profile (a
+-- profile read by key and found gone is flagged, its people only by the next full snapshot); of
+-- the others, only those loaded since the last build (the runner drops that condition on a
+-- first build)
 customer_profiles as (
 
     select * from staging.stg_engagement__customer_profiles
     where vanished_at is null
+        and _extracted_at > (select greatest(max(_extracted_at), '-infinity'::timestamptz) from intermediate.int_identity_engagement_fields where system = 'engagement_customer_profile')
 
 ),
 
 people as (
 
-    select * from staging.stg_engagement__people
+    select * from staging.stg_engagement__people as person
     where vanished_at is null
+        and not exists (
+            select 1 from staging.stg_engagement__customer_profiles as removed
+            where removed.vanished_at is not null and removed.customer_profile_id = person.customer_profile_id
+        )
+        and _extracted_at > (select greatest(max(_extracted_at), '-infinity'::timestamptz) from intermediate.int_identity_engagement_fields where system = 'engagement_person')
 
 ),
 
@@ -40,6 +51,8 @@ final as (
         street,
         postal_code,
         city,
+        _extracted_at,
+        now() as read_at,
 
     from customer_profiles
 
@@ -67,6 +80,8 @@ final as (
         null as street,
         null as postal_code,
         null as city,
+        people._extracted_at,
+        now() as read_at,
 
     from people
 

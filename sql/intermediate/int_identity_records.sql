@@ -1,6 +1,7 @@
--- materialized: table
+-- materialized: incremental
 -- unique_key: record_key
--- description: One row per record that identity resolution links (ticketing users and members, engagement customer profiles and people), with the values the identity model compares, normalized alike across systems: names folded (macros.name_folded) and transliterated (macros.name_transliterated), as token sets and the right way round, the first name's forms (the club's first_name_forms.csv: Bob is a form of Robert), the birth date (and its digits), e-mail, phone (last 8 digits) and address (street line and its letters, postal code and town), the initials, and its entity (a customer profile and its people are one). A row holds only what its record and its customer profile's group say, so a build that changes a few records changes a few rows (written as a difference): its record_number is a hash of its key, and how common its name is is in int_identity_term_frequencies.
+-- incremental_delete: record_key not in (select system || ':' || record_id from intermediate.int_identity_ticketing_fields union all select system || ':' || record_id from intermediate.int_identity_engagement_fields)
+-- description: One row per record that identity resolution links (ticketing users and members, engagement customer profiles and people), with the values the identity model compares, normalized alike across systems: names folded (macros.name_folded) and transliterated (macros.name_transliterated), as token sets and the right way round, the first name's forms (the club's first_name_forms.csv: Bob is a form of Robert), the birth date (and its digits), e-mail, phone (last 8 digits) and address (street line and its letters, postal code and town), the initials, and its entity (a customer profile and its people are one). A row holds only what its record and its customer profile's group say, and which way round its names are taken (int_identity_name_words): its record_number is a hash of its key, and how common its name is is in int_identity_term_frequencies. Incremental: a build computes the records whose fields were read since its last build (read_at) and say something else than the record's row, new records, and the records of the customer profile groups these are or were in; records gone from the fields are deleted; and the records whose name words now lean the other way (written more often as a first name than as a last name, or no longer) are computed again. A changed first_name_forms.csv or spelling macro changes the model's definition, which builds it in full.
 -- personal: email (email), phone_e164 (phone), phone_key (phone), first_name (name), last_name (name)
 -- personal: birth_date (birth_date), street_key (address), postcode_key (address), city_key (address)
 -- personal: first_name_key (name), last_name_key (name), birth_date_key (birth_date), first_name_spelling (name)
@@ -17,47 +18,127 @@ with
 -- the fields identity resolution reads, one row per record, from each system apart (a
 -- load that changes other fields, or one system's records only, rebuilds less: see the
 -- fields models' descriptions)
-fields as (
+fields as not materialized (
 
-    select
-        *,
-        -- once: DuckDB evaluated the expression twice when keyed wrote it twice
-        regexp_replace(phone_raw, '[^0-9]', '', 'g') as phone_digits,
-    from (
-        select * from intermediate.int_identity_ticketing_fields
-        union all by name
-        select * from intermediate.int_identity_engagement_fields
+    select * from intermediate.int_identity_ticketing_fields
+    union all by name
+    select * from intermediate.int_identity_engagement_fields
+
+),
+
+-- those read since this model's last build
+fields_read as not materialized (
+
+    select * from fields
+    where read_at > coalesce(macros.model_built_at('intermediate.int_identity_records'), '-infinity')
+
+),
+
+-- The records this build computes: all of them in a first build and --full-refresh (the
+-- runner drops this condition). Else those whose fields were read since this model's last
+-- build and say something else than its row (or have none: new records), those gone from the
+-- fields, and those whose name words now lean the other way (swapped, below), with every
+-- record of the customer profile groups all these are or were in (a row holds what its group
+-- says). Their other records are left as they are.
+computed_fields as (
+
+    select * from fields
+    where system || ':' || record_id in (
+        with
+
+        changed as (
+
+            select * from macros.identity_record_keys('fields_read') as written
+            where not exists (
+                select 1 from intermediate.int_identity_records as stored
+                where stored.record_key = written.record_key
+                    and stored.customer_profile_id is not distinct from written.customer_profile_id
+                    and stored.external_user_id is not distinct from written.external_user_id
+                    and stored.email is not distinct from written.email
+                    and stored.phone_e164 is not distinct from written.phone_e164
+                    and stored.phone_key is not distinct from written.phone_key
+                    and stored.first_name is not distinct from written.first_name
+                    and stored.last_name is not distinct from written.last_name
+                    and stored.birth_date is not distinct from written.birth_date
+                    and stored.address_key is not distinct from written.address_key
+                    and stored.street_key is not distinct from written.street_key
+                    and stored.postcode_key is not distinct from written.postcode_key
+                    and stored.city_key is not distinct from written.city_key
+            )
+
+        ),
+
+        -- the rows this model holds of the changed records and of those gone from the fields
+        stored as (
+
+            select record_key, customer_profile_id, first_name, last_name
+            from intermediate.int_identity_records
+            where record_key in (select record_key from changed)
+                or record_key not in (select system || ':' || record_id from fields)
+
+        ),
+
+        -- How many records more (or fewer) write each word as a first and as a last name than
+        -- when this model last computed its rows: int_identity_name_words counts the fields as
+        -- they are now, and only the changed and gone records moved its counts.
+        moved_uses as (
+
+            select
+                word,
+                sum(first_uses) as first_uses,
+                sum(last_uses) as last_uses,
+
+            from (
+                select macros.name_transliterated(first_name_key) as word, 1 as first_uses, 0 as last_uses from changed
+                union all
+                select macros.name_transliterated(last_name_key), 0, 1 from changed
+                union all
+                select macros.name_transliterated(macros.first_name_key(first_name)), -1, 0 from stored
+                union all
+                select macros.name_transliterated(macros.last_name_key(last_name)), 0, -1 from stored
+            )
+            where word is not null
+            group by word
+
+        ),
+
+        -- words written more often as a first than as a last name, or the other way round, or
+        -- as often, that were not so before: a record that writes one may now be taken as
+        -- swapped, or no longer
+        turned_words as (
+
+            select moved_uses.word
+            from moved_uses
+            left join intermediate.int_identity_name_words as words
+                on words.word = moved_uses.word
+            where sign(coalesce(words.first_uses, 0) - coalesce(words.last_uses, 0))
+                <> sign(coalesce(words.first_uses, 0) - moved_uses.first_uses - coalesce(words.last_uses, 0) + moved_uses.last_uses)
+
+        ),
+
+        touched as (
+
+            select record_key, customer_profile_id from changed
+            union all
+            select record_key, customer_profile_id from stored
+            union all
+            select record_key, customer_profile_id from intermediate.int_identity_records
+            where first_name_spelling in (select word from turned_words)
+                or last_name_spelling in (select word from turned_words)
+
+        )
+
+        select record_key from touched
+        union all
+        select system || ':' || record_id from fields
+        where customer_profile_id in (select customer_profile_id from touched)
     )
 
 ),
 
 keyed as (
 
-    select
-        system || ':' || record_id as record_key,
-        system,
-        record_id,
-        customer_profile_id,
-        external_user_id,
-        email,
-        phone_e164,
-        -- The last eight digits: one number written as E.164, 00-prefixed, national with or
-        -- without trunk 0, grouped or as a tel: URI gives one key, whatever its country.
-        case when length(phone_digits) >= 8 then right(phone_digits, 8) end as phone_key,
-        first_name,
-        last_name,
-        -- Names case- and accent-folded (sql/macros): "ANNE-MARIE" and "Anne Marie" compare on "anne".
-        macros.first_name_key(first_name) as first_name_key,
-        macros.last_name_key(last_name) as last_name_key,
-        birth_date,
-        address_key,
-        -- the address as its one comparison reads it (street line, postal code, town apart:
-        -- a postal code or town is shared, a street line in one of them is not)
-        nullif(trim(regexp_replace(macros.name_folded(street), '[^a-z0-9]+', ' ', 'g')), '') as street_key,
-        nullif(regexp_replace(postal_code, '[^0-9]', '', 'g'), '') as postcode_key,
-        nullif(regexp_replace(macros.name_folded(city), '[^a-z]', '', 'g'), '') as city_key,
-
-    from fields
+    select * from macros.identity_record_keys('computed_fields')
 
 ),
 

@@ -16,6 +16,8 @@ import { cliEnv, runCliOk, tableSnapshot } from './identity-fixture.js';
  */
 const MARTS = [
   'intermediate.int_identity_ticketing_fields',
+  'intermediate.int_identity_engagement_fields',
+  'intermediate.int_identity_name_words',
   'intermediate.int_identity_records',
   'intermediate.int_identity_term_frequencies',
   'intermediate.int_identity_pairs',
@@ -141,6 +143,7 @@ describe('incremental identity resolution', () => {
   // the pairs are scored again only for the records that changed, and the fans and their
   // contacts recomputed only where links changed
   it.each([
+    ['int_identity_records', 'records'],
     ['int_identity_record_changes', 'records'],
     ['int_identity_pairs', 'records'],
     ['int_identity_clusters', 'records'],
