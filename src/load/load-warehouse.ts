@@ -14,7 +14,7 @@ import { mergeTable } from './merge-table.js';
 import type { TableMergeInput } from './merge-table.js';
 import { verifyRunFiles } from './verify-files.js';
 import { flagVanished, markSeenKeys } from './flag-vanished.js';
-import { recordRawWrite } from '../models/changed-keys.js';
+import { recordRawWrite } from '../warehouse/changed-keys.js';
 import { pendingRunSummaries, recordQuarantine, recordRawTables, recordRunSummaries } from './record-run-meta.js';
 import { ensureMetaSchema } from '../warehouse/meta-schema.js';
 import { bookkeepingRelation, ensureBookkeeping } from '../warehouse/bookkeeping.js';

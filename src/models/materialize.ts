@@ -5,7 +5,7 @@ import type { ModelDefinition, SeedDefinition } from './discover-project.js';
 import type { RelationKind } from '../warehouse/warehouse.js';
 import { MODEL_ERROR_CODES } from './model-errors.js';
 import { selectBody } from './sql-references.js';
-import { ChangedKeys, recordWrittenInFull } from './changed-keys.js';
+import { ChangedKeys, recordWrittenInFull } from '../warehouse/changed-keys.js';
 
 
 export interface MaterializeOptions {

@@ -6,7 +6,7 @@ import { VANISHED_COLUMN, warehousePath } from '../raw-contract/index.js';
 import { rawTables } from '../sources/raw-personal-columns.js';
 import { tableColumns } from '../warehouse/warehouse.js';
 import { ensureBookkeeping } from '../warehouse/bookkeeping.js';
-import { recordRawWrite } from '../models/changed-keys.js';
+import { recordRawWrite } from '../warehouse/changed-keys.js';
 import { eraseFromRawRuns } from './erase-raw-runs.js';
 import { appendErasureAudit } from './tombstones.js';
 

@@ -6,7 +6,7 @@ import { discoverRuns } from '../load/discover-runs.js';
 import { rawPersonalColumns, rawTables } from '../sources/raw-personal-columns.js';
 import { tableColumns } from '../warehouse/warehouse.js';
 import { ensureBookkeeping } from '../warehouse/bookkeeping.js';
-import { recordRawWrite } from '../models/changed-keys.js';
+import { recordRawWrite } from '../warehouse/changed-keys.js';
 import { eraseFromRawRuns, type RawRunErasure } from './erase-raw-runs.js';
 import { findPerson, type FoundPerson, type PersonQuery } from './find-person.js';
 import { personCondition, personSelection, quarantinedOf, type SourceRecord, sourceRecordsOf } from './person-records.js';

@@ -59,7 +59,7 @@ export const BOOKKEEPING_TABLES = {
     result json not null`,
   /**
    * Each model's writes as `check` tests them: a generation moved on by every write, and the
-   * generation of its last write in full (models/changed-keys.ts).
+   * generation of its last write in full (warehouse/changed-keys.ts).
    */
   model_changes: `
     relation varchar primary key,
@@ -67,7 +67,7 @@ export const BOOKKEEPING_TABLES = {
     whole_since bigint not null`,
   /**
    * The keys a build's merge inserted, replaced or deleted in a model, by generation, kept until
-   * every test of the model has passed since (models/changed-keys.ts, models/checks/delta-tests.ts).
+   * every test of the model has passed since (warehouse/changed-keys.ts, models/checks/delta-tests.ts).
    */
   changed_keys: `
     relation varchar not null,

@@ -5,7 +5,7 @@ import type { TestResult } from '../../src/models/checks/run-checks.js';
 import { loadWarehouse } from '../../src/load/load-warehouse.js';
 import { writeRun } from '../load/raw-fixtures.js';
 import { withConnection } from '../../src/core/duckdb.js';
-import { recordRawWrite } from '../../src/models/changed-keys.js';
+import { recordRawWrite } from '../../src/warehouse/changed-keys.js';
 import { workspace } from './fixtures.js';
 import type { Workspace } from './fixtures.js';
 

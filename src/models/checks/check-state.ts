@@ -41,7 +41,7 @@ export interface CheckInputs {
 /**
  * Each test's definition and inputs. A test reads its target, the parent of a relationships
  * test, or for a custom test the tables its SQL names (asked of DuckDB's parser). A table's
- * state is its generation, which every write moves on (models/changed-keys.ts): a model's as
+ * state is its generation, which every write moves on (warehouse/changed-keys.ts): a model's as
  * its builds record it (without one, written by an older fanlake: what its build state says),
  * a raw table's as its loads record it (a load that only saw records again leaves it); a seed,
  * loaded by every build, is summed (`contentSignature`). A view holds no rows: its state is its SQL as

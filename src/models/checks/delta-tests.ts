@@ -10,7 +10,7 @@ import type { TestDeclaration } from './test-declaration.js';
  * Tests of the rows that changed. A declared test that passed before need not read the whole
  * table again: every row that could fail it now either changed since that pass or, for a
  * relationships test, points at a parent key that did. A model written as a difference
- * (`unique_key`) says which keys its builds changed (`meta.changed_keys`, models/changed-keys.ts);
+ * (`unique_key`) says which keys its builds changed (`meta.changed_keys`, warehouse/changed-keys.ts);
  * a raw table's changed rows carry the `_run_id` of a load the ledger lists after the pass. The
  * test reads those and finds the same failing rows a run over the whole table would. A relation
  * it reads that changed otherwise (written in full, or not written by key: a view, a table

@@ -1,15 +1,17 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { queryRows, quoteIdent, quoteLiteral } from '../core/duckdb.js';
-import { bookkeepingRelation } from '../warehouse/bookkeeping.js';
+import { bookkeepingRelation } from './bookkeeping.js';
 
 /**
- * What each build changed in each model since `check` last tested it, so a check can test the
- * rows that changed instead of whole tables (checks/delta-tests.ts). Every write of a model
- * moves its generation on: a merge by `unique_key` records the keys it inserted, replaced or
- * deleted under that generation (`meta.changed_keys`); any other write (a view, a table
- * without a key, a first build, `--full-refresh`, a merge that cannot be written as one)
- * records that the model was written in full since that generation (`whole_since`). Both are
- * written in the transaction that writes the model, so a build killed midway leaves neither.
+ * What each write changed in each table since `check` last tested it, so a check can test the
+ * rows that changed instead of whole tables (models/checks/delta-tests.ts). Every write of a
+ * model, and every load of a raw table, moves its generation on: a merge by `unique_key`
+ * records the keys it inserted, replaced or deleted under that generation
+ * (`meta.changed_keys`); any other write (a view, a table without a key, a first build,
+ * `--full-refresh`, a merge that cannot be written as one, a load) records that the table was
+ * written in full since that generation (`whole_since`). Both are written in the transaction
+ * that writes the table, so a build or load killed midway leaves neither. It lives beside the
+ * other bookkeeping because the loader, the builder and erasure all write it.
  */
 const CHANGES = bookkeepingRelation('model_changes');
 const KEYS = bookkeepingRelation('changed_keys');
