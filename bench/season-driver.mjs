@@ -362,8 +362,8 @@ function engagementMode(summary) {
   return profiles ? `${profiles.status}${profiles.reason ? `: ${profiles.reason}` : ''}${note ? ` (${note})` : ''}` : undefined;
 }
 
-/** Columns that say when a build saw a row, not what it holds (int_identity_record_changes): a rebuild differs there by design. */
-export const BUILD_TIME_COLUMNS = ['changed_at'];
+/** Columns that say when a build saw a row, not what it holds (int_identity_record_changes' changed_at, the identity fields' read_at): a rebuild differs there by design. */
+export const BUILD_TIME_COLUMNS = ['changed_at', 'read_at'];
 
 const IDENTITY_TABLES = {
   ticketing_user: 'raw.ticketing_users',
