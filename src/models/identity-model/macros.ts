@@ -237,6 +237,25 @@ function contradictsSql(levels: readonly ComparisonLevel[], crossed: Crossed): s
         and hamming(${L}.birth_date_digits, left(${R}.birth_date_digits, 4) || right(${R}.birth_date_digits, 2) || substr(${R}.birth_date_digits, 5, 2)) > 1)`;
 }
 
+/**
+ * The contradiction of two records whichever is l: taken crosswise, the first-name comparison
+ * reads l's first name against r's last, so it depends on which record is l (Kris Berge against
+ * "Berge" "Kristian Øyvind": Berge and Berge one way, Kris and Kristian Øyvind, unrelated, the
+ * other), and the clusters (l the lower record number) and the data test (l the lower record
+ * key) judged such a pair apart. Crosswise they contradict when either way does: no chain
+ * through a crossed pair, at the cost of cutting such a person in two and listing the cut link
+ * for review. Straight, the levels are symmetric.
+ */
+function contradictsEitherWay(levels: readonly ComparisonLevel[], crossed: 'true' | 'false'): string {
+  const oneWay = contradictsSql(levels, crossed);
+  return crossed === 'false' ? oneWay : `(${oneWay})\n    or (${swapSides(oneWay)})`;
+}
+
+/** SQL over l and r with the two exchanged. */
+function swapSides(sql: string): string {
+  return sql.replace(new RegExp(`\\b(${L}|${R})\\.`, 'g'), (_, side: string) => `${side === L ? R : L}.`);
+}
+
 function contradictsMacros(levels: readonly ComparisonLevel[]): MacroDefinition[] {
   const file = 'identity model sql/identity/comparison_levels.csv';
   return [
@@ -255,8 +274,8 @@ function contradictsMacros(levels: readonly ComparisonLevel[]): MacroDefinition[
       name: 'identity_contradicts',
       file,
       sql: `create or replace macro ${MACRO_SCHEMA}.identity_contradicts(${L}, ${R}) as
-    case when ${CROSSED} then ${MACRO_SCHEMA}.identity_contradicts_oriented(${L}, ${R}, true) else ${MACRO_SCHEMA}.identity_contradicts_oriented(${L}, ${R}, false) end;\n`,
-      description: 'Whether two rows l and r of int_identity_comparables are two people whatever else they share: first names unrelated (the last level), or birth dates different (the last level) and more than a digit apart even with day and month swapped. No fan holds both but through a hard link or an analyst\'s override.',
+    case when ${CROSSED} then ${MACRO_SCHEMA}.identity_contradicts_oriented(${L}, ${R}, true) or ${MACRO_SCHEMA}.identity_contradicts_oriented(${R}, ${L}, true) else ${MACRO_SCHEMA}.identity_contradicts_oriented(${L}, ${R}, false) end;\n`,
+      description: 'Whether two rows l and r of int_identity_comparables are two people whatever else they share: first names unrelated (the last level), or birth dates different (the last level) and more than a digit apart even with day and month swapped; names taken crosswise, either way round (the same answer for l, r as for r, l). No fan holds both but through a hard link or an analyst\'s override.',
     },
   ];
 }
@@ -296,7 +315,7 @@ ${pairJoin()};\n`,
       sql: `create or replace macro ${MACRO_SCHEMA}.identity_pair_contradictions(pairs_table, records_table) as table
     select pairs.*
 ${pairJoin()}
-    where case when ${CROSSED} then (${contradictsSql(levels, 'true')}) else (${contradictsSql(levels, 'false')}) end;\n`,
+    where case when ${CROSSED} then (${contradictsEitherWay(levels, 'true')}) else (${contradictsEitherWay(levels, 'false')}) end;\n`,
       description: 'The pairs of pairs_table (lower_number, higher_number) whose rows of records_table are two people, as macros.identity_contradicts tells them.',
     },
   ];
