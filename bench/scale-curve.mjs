@@ -47,7 +47,19 @@ async function stage(name, env, dataDir) {
   clearInterval(spill);
   const atExitMb = existsSync(rssFile) ? Number(readFileSync(rssFile, 'utf8')) / 1024 : 0;
   const slowestModels = name === 'build' ? { slowest: slowest(modelRows(run.stdout).filter(({ status }) => status === 'ok'), 8) } : {};
-  return { code: run.code, wallS: run.wallMs / 1000, cpuS: run.cpuMs / 1000, peakMb: Math.max(run.peakMb, atExitMb), spillMb: spillBytes / 2 ** 20, ...slowestModels, stderr: run.stderr.slice(-1500) };
+  const failingTests = name === 'check' ? { failing: failingTestsOf(run.stdout) } : {};
+  return { code: run.code, wallS: run.wallMs / 1000, cpuS: run.cpuMs / 1000, peakMb: Math.max(run.peakMb, atExitMb), spillMb: spillBytes / 2 ** 20, ...slowestModels, ...failingTests, stderr: run.stderr.slice(-1500) };
+}
+
+/**
+ * The tests a check's table shows failed or broken ("<test>  <severity>  fail|error  <failures>
+ * <read>"), so a curve that keeps no data directory still says which test a scale failed.
+ */
+function failingTestsOf(stdout) {
+  return stdout
+    .split('\n')
+    .filter((line) => /\s(fail|error)\s+\d+\s/.test(line))
+    .map((line) => line.trim().replace(/\s{2,}/g, '  '));
 }
 
 /** The checkout each stage ran (its commit, `+` when changed since): a curve may span commits. */
@@ -75,6 +87,7 @@ async function measureScale(scale) {
       const { stderr, ...figures } = result;
       append({ scale, stage: name, noise, seed, ...budget, ...figures, simulatorPeakMb: peakRssMb(sim.pid), ...(result.code === 0 ? {} : { stderr }) });
       console.log(`scale ${scale} ${name}: ${fmt(result.wallS, 1)} s, peak ${fmt(result.peakMb)} MB, spilled ${fmt(result.spillMb)} MB${result.code === 0 ? '' : `, exit ${result.code}`}`);
+      for (const line of result.failing ?? []) console.log(`  failed: ${line}`);
       // check exits 1 when a data test fails: the stages after it still have a warehouse to work on
       if (result.code !== 0 && name !== 'check') throw new Error(`${name} at scale ${scale} failed: ${stderr}`);
     }
