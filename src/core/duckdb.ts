@@ -155,6 +155,19 @@ export async function insertRows(connection: DuckDBConnection, into: string, row
   }
 }
 
+/** Runs `fn` in one transaction on `connection`: committed when it returns, rolled back when it throws. */
+export async function inTransaction<T>(connection: DuckDBConnection, fn: () => Promise<T>): Promise<T> {
+  await connection.run('begin transaction');
+  try {
+    const result = await fn();
+    await connection.run('commit');
+    return result;
+  } catch (error) {
+    await connection.run('rollback').catch(() => undefined);
+    throw error;
+  }
+}
+
 /** `name` as a DuckDB identifier, safe for any characters: `a"b` → `"a""b"`. */
 export function quoteIdent(name: string): string {
   assertNoNul(name);

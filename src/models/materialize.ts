@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { queryRows, quoteIdent, quoteLiteral } from '../core/duckdb.js';
+import { inTransaction, queryRows, quoteIdent, quoteLiteral } from '../core/duckdb.js';
 import { FanlakeError } from '../core/errors.js';
 import type { ModelDefinition, SeedDefinition } from './discover-project.js';
 import type { RelationKind } from '../warehouse/warehouse.js';
@@ -312,18 +312,6 @@ function assertSameColumns(model: ModelDefinition, columns: string[], existingCo
 
 function incrementalError(model: ModelDefinition, detail: string): FanlakeError {
   return new FanlakeError(MODEL_ERROR_CODES.incrementalMismatch, `${model.relation}: ${detail}`, { context: { model: model.relation } });
-}
-
-async function inTransaction<T>(connection: DuckDBConnection, fn: () => Promise<T>): Promise<T> {
-  await connection.run('begin transaction');
-  try {
-    const result = await fn();
-    await connection.run('commit');
-    return result;
-  } catch (error) {
-    await connection.run('rollback').catch(() => undefined);
-    throw error;
-  }
 }
 
 /** The `Count` row DuckDB returns for `create table ... as`, `insert` and `delete`. */

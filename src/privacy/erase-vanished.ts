@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { type DuckDBBudget, queryRows, quoteIdent, quoteLiteral, withConnection } from '../core/duckdb.js';
+import { type DuckDBBudget, inTransaction, queryRows, quoteIdent, quoteLiteral, withConnection } from '../core/duckdb.js';
 import { discoverRuns } from '../load/discover-runs.js';
 import { VANISHED_COLUMN, warehousePath } from '../raw-contract/index.js';
 import { rawTables } from '../sources/raw-personal-columns.js';
@@ -70,15 +70,10 @@ export async function eraseVanished(options: VanishedErasureOptions): Promise<Va
           rawRows += erased.rows;
           // with the table's new generation, so a check does not carry tests of what it held before
           await ensureBookkeeping(connection);
-          await connection.run('begin transaction');
-          try {
+          await inTransaction(connection, async () => {
             await connection.run(`update ${target} set ${personal.map((column) => `${quoteIdent(column)} = null`).join(', ')} where ${key} in ${keysOfTable}`);
             await recordRawWrite(connection, relation, true);
-            await connection.run('commit');
-          } catch (error) {
-            await connection.run('rollback').catch(() => undefined);
-            throw error;
-          }
+          });
           cleared.set(relation, records);
         }
         await connection.run(`drop table if exists temp.${KEYS_TABLE}`);
