@@ -72,6 +72,23 @@ export async function tableColumns(connection: DuckDBConnection, schema: string,
   return rows.length === 0 ? undefined : new Map(rows.map((row) => [String(row.column_name), String(row.data_type)]));
 }
 
+/** The columns of every table and view (of one schema, when given), by `schema.name` in lower case, in column order: one look at the catalog for them all. */
+export async function columnsByRelation(connection: DuckDBConnection, schema?: string): Promise<Map<string, { name: string; type: string }[]>> {
+  const rows = await queryRows(
+    connection,
+    `select lower(schema_name || '.' || table_name) as relation, column_name, data_type from duckdb_columns()
+     where database_name = current_database() and ($1::varchar is null or schema_name = $1) order by column_index`,
+    [schema ?? null],
+  );
+  const columns = new Map<string, { name: string; type: string }[]>();
+  for (const row of rows) {
+    const relation = String(row.relation);
+    if (!columns.has(relation)) columns.set(relation, []);
+    columns.get(relation)!.push({ name: String(row.column_name), type: String(row.data_type) });
+  }
+  return columns;
+}
+
 /** Each table and view of the warehouse, by `schema.name` in lower case, and which it is. */
 export async function relationKinds(connection: DuckDBConnection): Promise<Map<string, RelationKind>> {
   const rows = await queryRows(

@@ -6,6 +6,7 @@ import { bookkeepingRelation, findBookkeeping } from '../../warehouse/bookkeepin
 import { builtContents, contentSignature } from '../build-state.js';
 import { MACRO_SCHEMA, SEEDS_SCHEMA, SOURCE_SCHEMA } from '../discover-project.js';
 import { META_SCHEMA } from '../../warehouse/meta-schema.js';
+import { columnsByRelation } from '../../warehouse/warehouse.js';
 import { type ParsedSelect, parseSelects } from '../sql-references.js';
 import type { PlannedTest } from './plan-tests.js';
 import type { ModelChanges } from './delta-tests.js';
@@ -58,7 +59,7 @@ export async function testInputs(connection: DuckDBConnection, tests: readonly P
   const parsed = await parseSelects(connection, [...custom.map((test) => ('sql' in test ? test.sql : '')), ...viewNames.map((name) => views.get(name)!)]);
   const read = new Map(custom.map((test, at) => [test.name, parsed[at]!]));
   const viewReads = new Map(viewNames.map((name, at) => [name, parsed[custom.length + at]!]));
-  let rawColumns: Map<string, string[]> | undefined;
+  let rawColumns: Map<string, { name: string }[]> | undefined;
   const states = new Map<string, string | undefined>();
   /** A relation's state; undefined when what it reads cannot be known, or changes with every build (fanlake's own records in meta). */
   const stateOf = async (relation: string, within: ReadonlySet<string> = new Set()): Promise<string | undefined> => {
@@ -73,7 +74,7 @@ export async function testInputs(connection: DuckDBConnection, tests: readonly P
     } else if (relation.startsWith(`${SOURCE_SCHEMA}.`)) {
       state =
         generation === undefined
-          ? await rawContent(connection, relation, (rawColumns ??= await columnsOfRawTables(connection)).get(relation) ?? [])
+          ? await rawContent(connection, relation, ((rawColumns ??= await columnsByRelation(connection, SOURCE_SCHEMA)).get(relation) ?? []).map((column) => column.name))
           : `loaded generation ${generation}`;
     } else if (views.has(relation)) {
       // a view whose query could not be read back: its build's fingerprint, which follows everything beneath it
@@ -179,22 +180,6 @@ async function rawContent(connection: DuckDBConnection, relation: string, column
   if (kept.length === 0) return 'missing';
   const [row] = await queryRows(connection, `select count(*)::varchar || ' ' || coalesce(sum(hash(${kept.map(quoteIdent).join(', ')}))::varchar, '') as content from ${table}`);
   return String(row!.content);
-}
-
-/** The columns of every raw table, by `schema.name` in lower case: one look at the catalog for them all. */
-async function columnsOfRawTables(connection: DuckDBConnection): Promise<Map<string, string[]>> {
-  const rows = await queryRows(
-    connection,
-    `select lower(schema_name || '.' || table_name) as relation, column_name from duckdb_columns() where database_name = current_database() and schema_name = $1 order by column_index`,
-    [SOURCE_SCHEMA],
-  );
-  const columns = new Map<string, string[]>();
-  for (const row of rows) {
-    const relation = String(row.relation);
-    if (!columns.has(relation)) columns.set(relation, []);
-    columns.get(relation)!.push(String(row.column_name));
-  }
-  return columns;
 }
 
 /** The last run of every test, by name, where it is kept; empty before the first `check` that kept them. */

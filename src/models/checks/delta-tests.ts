@@ -3,6 +3,7 @@ import { insertRows, queryRows, quoteIdent, quoteLiteral } from '../../core/duck
 import { bookkeepingRelation, findBookkeeping } from '../../warehouse/bookkeeping.js';
 import { RUN_ID_COLUMN, VANISHED_COLUMN } from '../../raw-contract/index.js';
 import { type ModelProject, SOURCE_SCHEMA } from '../discover-project.js';
+import { columnsByRelation } from '../../warehouse/warehouse.js';
 import type { PlannedTest } from './plan-tests.js';
 import type { TestDeclaration } from './test-declaration.js';
 
@@ -98,16 +99,7 @@ export type KeyColumns = Map<string, { name: string; type: string }[]>;
 export async function keyColumnsOf(connection: DuckDBConnection, project: ModelProject): Promise<KeyColumns> {
   const keyed = project.models.filter((model) => model.materialized !== 'view' && model.uniqueKey.length > 0);
   if (keyed.length === 0) return new Map();
-  const rows = await queryRows(
-    connection,
-    `select lower(schema_name || '.' || table_name) as relation, column_name, data_type from duckdb_columns() where database_name = current_database() order by column_index`,
-  );
-  const columns = new Map<string, { name: string; type: string }[]>();
-  for (const row of rows) {
-    const relation = String(row.relation);
-    if (!columns.has(relation)) columns.set(relation, []);
-    columns.get(relation)!.push({ name: String(row.column_name), type: String(row.data_type) });
-  }
+  const columns = await columnsByRelation(connection);
   const out: KeyColumns = new Map();
   for (const model of keyed) {
     const relation = model.relation.toLowerCase();
