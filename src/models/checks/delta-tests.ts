@@ -81,15 +81,21 @@ export async function recordPasses(
   await insertRows(connection, `insert or replace into ${PASSES}`, '($1, $2, cast($3 as json))', passed.map(({ name, pass }) => [name, pass.definition, JSON.stringify(pass.relations)]));
   const passes = new Map(before);
   for (const { name, pass } of passed) passes.set(name, pass);
-  for (const [relation, change] of changes) {
-    let settled = change.generation;
+  const settled = [...changes].map(([relation, change]) => {
+    let generation = change.generation;
     for (const test of tests) {
       const pass = passes.get(test.name);
       const at = pass?.definition === test.definition ? pass.relations[relation]?.generation : undefined;
-      if (test.reads.includes(relation) && at !== undefined) settled = Math.min(settled, at);
+      if (test.reads.includes(relation) && at !== undefined) generation = Math.min(generation, at);
     }
-    await connection.run(`delete from ${KEYS} where relation = ${quoteLiteral(relation)} and generation <= ${settled}`);
-  }
+    return `(${quoteLiteral(relation)}, ${generation})`;
+  });
+  if (settled.length === 0) return;
+  // one statement for every relation: a statement each cost about 3 ms, 0.3 s of every check
+  await connection.run(
+    `delete from ${KEYS} as changed
+     where exists (select 1 from (values ${settled.join(', ')}) as settled(relation, generation) where settled.relation = changed.relation and changed.generation <= settled.generation)`,
+  );
 }
 
 /** What each keyed model's key columns are called and typed in the warehouse, by relation in lower case. */
