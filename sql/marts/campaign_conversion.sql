@@ -1,5 +1,6 @@
 -- materialized: table
 -- description: One row per campaign app: its participants, those tied to a fan by e-mail, and the tied fans who bought tickets or merchandise (completed orders) within N days after the campaign started (N = campaign_conversion_days in seeds.metric_settings, 30 by default). conversion_rate = converted_fans / matched_fans. Amounts in NOK incl. VAT.
+-- as_of: build
 -- test: unique(campaign_app_id)
 -- test: not_null(campaign_app_id, conversion_window_days, participants, matched_participants, matched_fans, converted_fans, ticket_buyers, merchandise_buyers, converted_revenue)
 -- test: relationships(campaign_app_id -> staging.stg_engagement__campaign_apps.campaign_app_id)

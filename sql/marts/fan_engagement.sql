@@ -1,5 +1,6 @@
 -- materialized: table
 -- unique_key: fan_id
+-- as_of: extraction
 -- description: One row per fan with an engagement customer profile: their place on the general leaderboard of the most current leaderboard season (the active one, else the newest past one, else the one starting soonest, as of extraction; only the top 100 positions are extracted, so fans below have no position), beside their ticket and merchandise spend from dim_fan. Amounts in NOK incl. VAT. Loyalty is in fan_loyalty.
 -- personal: first_name (name), last_name (name)
 -- test: unique(fan_id)

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { queryRows, quoteIdent, quoteLiteral } from '../core/duckdb.js';
@@ -7,6 +7,7 @@ import { macroFingerprints, type MacroNode } from './macros.js';
 import type { ModelGraph } from './model-graph.js';
 import { EXTRACTED_AT_COLUMN } from '../raw-contract/index.js';
 import { bookkeepingRelation, ensureBookkeeping, findBookkeeping } from '../warehouse/bookkeeping.js';
+import { readModelChanges } from '../warehouse/changed-keys.js';
 
 /** Where the fingerprint of each model's last successful build is kept, in the warehouse itself. */
 const BUILDS = bookkeepingRelation('build_state');
@@ -15,38 +16,50 @@ const BUILDS = bookkeepingRelation('build_state');
  * What decides whether a model must be built again, read once per build: the state of the raw
  * tables the graph reads, the text of every seed and a hash of every macro. Two hashes come
  * from it. `fingerprint`: what a model's output depends on (its definition's parts, what its
- * parents hold, the raw tables' state); a model whose fingerprint matches its last build is
- * left as it is, so a build costs what changed, not the warehouse. `definition`: what it
- * computes apart from the data (an incremental model whose definition changed is built in
- * full). Raw tables edited by hand without changing their row count or newest
- * `_extracted_at` need `build --full-refresh`.
+ * parents hold, the raw tables' state: the generation their loads record, which a load that
+ * only read rows again leaves); a model whose fingerprint matches its last build is left as
+ * it is, so a build costs what changed, not the warehouse. `definition`: what it computes
+ * apart from the data (an incremental model whose definition changed is built in full). Raw
+ * tables edited by hand, outside `fanlake load`, need `build --full-refresh`.
  */
 export class BuildInputs {
   private readonly fingerprints = new Map<string, string>();
   private readonly definitions = new Map<string, string>();
   private readonly macroNodes: Map<string, MacroNode>;
+  /** Tells this build from every other: a model reading the clock (`as_of: build`) is built by each. */
+  private readonly buildId = randomUUID();
 
   private constructor(
     private readonly graph: ModelGraph,
     private readonly sources: ReadonlyMap<string, string>,
+    private readonly reads: ReadonlyMap<string, string>,
     private readonly macros: Map<string, string>,
     private readonly seedTexts: ReadonlyMap<string, string>,
   ) {
     this.macroNodes = new Map(graph.macros);
   }
 
-  /** Reads the state of every raw table the graph reads (those present) and every seed file. */
+  /**
+   * Reads the state of every raw table the graph reads (those present), the newest read of
+   * those a model taking extraction time as "now" reads (`as_of: extraction`), and every seed file.
+   */
   static async read(connection: DuckDBConnection, graph: ModelGraph, presentSources: ReadonlySet<string>): Promise<BuildInputs> {
+    const generations = await readModelChanges(connection);
     const sources = new Map<string, string>();
+    const reads = new Map<string, string>();
     const seedTexts = new Map<string, string>();
     for (const node of graph.nodes.values()) {
       if (node.kind === 'seed') seedTexts.set(node.relation, await readFile(node.seed.path, 'utf8'));
       for (const source of node.sources) {
         if (sources.has(source) || !presentSources.has(source)) continue;
-        sources.set(source, await sourceState(connection, source));
+        const generation = generations.get(source)?.generation;
+        sources.set(source, generation === undefined ? await sourceState(connection, source) : `loaded generation ${generation}`);
+      }
+      for (const source of node.kind === 'model' && node.model.asOf === 'extraction' ? rawReadsOf(graph, node.relation) : []) {
+        if (!reads.has(source) && presentSources.has(source)) reads.set(source, await sourceState(connection, source));
       }
     }
-    return new BuildInputs(graph, sources, macroFingerprints(graph.macros), seedTexts);
+    return new BuildInputs(graph, sources, reads, macroFingerprints(graph.macros), seedTexts);
   }
 
   /**
@@ -66,6 +79,9 @@ export class BuildInputs {
           ...headerOf(node.model),
           ...node.parents.map((parent) => `${parent}=${contentOf(parent)}`),
           ...node.sources.map((source) => `${source}=${this.sources.get(source) ?? 'missing'}`),
+          // Absent unless the model reads a time (its fingerprint is as before otherwise).
+          ...(node.model.asOf === 'extraction' ? rawReadsOf(this.graph, relation).map((source) => `read ${source}=${this.reads.get(source) ?? 'missing'}`) : []),
+          ...(node.model.asOf === 'build' ? [`clock ${this.buildId}`] : []),
           // Absent for a model without macros, so its fingerprint is as before macros existed.
           ...this.macroEntries(node.macros),
         ]),
@@ -111,8 +127,25 @@ export class BuildInputs {
 }
 
 /**
- * The state of a raw table as builds and checks compare it: its row count and newest
- * `_extracted_at` (every load stamps the rows it writes or sees with its run's time).
+ * The raw tables `relation` reads, itself or through views: the tables whose newest read
+ * a model with `as_of: extraction` follows (a table parent follows them in its own build).
+ */
+function rawReadsOf(graph: ModelGraph, relation: string): string[] {
+  const node = graph.nodes.get(relation);
+  if (node?.kind !== 'model') return [];
+  const viaViews = node.parents.filter((parent) => {
+    const parentNode = graph.nodes.get(parent);
+    return parentNode?.kind === 'model' && parentNode.model.materialized === 'view';
+  });
+  return [...new Set([...node.sources, ...viaViews.flatMap((parent) => rawReadsOf(graph, parent))])].sort();
+}
+
+/**
+ * A raw table as it was last read: its row count and newest `_extracted_at` (every load
+ * stamps the rows it writes or sees with its run's time). The build's state of a raw table
+ * is the generation its loads record instead (warehouse/changed-keys.ts), which moves only
+ * when a load changed what it holds; this one, for a table no load recorded (an older
+ * fanlake's) and for models with `as_of: extraction`, moves with every read.
  */
 export async function sourceState(connection: DuckDBConnection, relation: string): Promise<string> {
   const table = relation.split('.').map(quoteIdent).join('.');

@@ -6,7 +6,7 @@ import type { SourceDefinition } from './checks/sources-file.js';
 import type { Severity } from './checks/test-declaration.js';
 import type { PersonalFields } from '../sources/personal-data.js';
 import { DEFAULT_MATERIALIZATION, headerEntries, MODEL_SCHEMAS, parseModelHeader } from './model-header.js';
-import type { DeclaredTest, Materialization, ModelSchema } from './model-header.js';
+import type { AsOf, DeclaredTest, Materialization, ModelSchema } from './model-header.js';
 import { ModelProjectError } from './model-errors.js';
 import { RAW_SCHEMA } from '../raw-contract/index.js';
 
@@ -41,6 +41,8 @@ export interface ModelDefinition {
   fullRebuildOn: string[];
   /** Columns whose change alone is no change for the model's children (model-header.ts). */
   lineageColumns: string[];
+  /** What the model takes as "now", when it reads a time at all (model-header.ts). */
+  asOf?: AsOf;
   /** Output columns that carry personal data, by kind (model-header.ts); empty when none. */
   personal: PersonalFields;
   /** Columns the personal-data check would flag that hold none (model-header.ts). */
@@ -144,6 +146,7 @@ export async function discoverProject(root: string = DEFAULT_MODELS_DIR): Promis
         personal: header.personal ?? {},
         notPersonal: header.notPersonal ?? [],
         ...(header.incrementalDelete === undefined ? {} : { incrementalDelete: header.incrementalDelete }),
+        ...(header.asOf === undefined ? {} : { asOf: header.asOf }),
         description: header.description,
         tests: header.tests,
       });

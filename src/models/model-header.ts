@@ -49,6 +49,12 @@ export interface ModelHeader {
    * the others, but a row that differs only in them is no change for the model's children.
    */
   lineageColumns?: string[];
+  /**
+   * What the model takes as "now". `extraction`: the time its raw tables were last read (the
+   * season that is current as of extraction), so a load that only read rows again builds it
+   * too. `build`: the clock (`current_timestamp`), so every build builds it.
+   */
+  asOf?: AsOf;
   /** Output columns that carry personal data, by kind (`-- personal: email (email)`). */
   personal?: PersonalFields;
   /** Columns computed from a personal column that a reader judged hold none (`-- not_personal: x_level`). */
@@ -74,6 +80,10 @@ export interface ModelHeader {
  * -- lineage_columns: _extracted_at      with a unique_key: columns that say where a row came from; a row
  *                                       whose other columns are unchanged is written, but no change for
  *                                       the model's children (a re-read of unchanged tickets rebuilds nothing)
+ * -- as_of: extraction                 "now" is the newest _extracted_at of the raw tables it reads (through
+ *                                       views): built after every load of them, even one that only read rows
+ *                                       again (which builds nothing else); as_of: build: "now" is the clock
+ *                                       (current_timestamp), and every build builds it
  * -- personal: email (email), first_name (name)   output columns that carry personal data, each with its
  *                                       kind (src/sources/personal-data.ts); a test checks that every column
  *                                       computed from a personal column is named here
@@ -85,7 +95,11 @@ export interface ModelHeader {
  * select ...
  * ```
  */
-export const HEADER_KEYS = ['materialized', 'unique_key', 'incremental_delete', 'full_rebuild_on', 'lineage_columns', 'personal', 'not_personal', 'description', 'test', 'test[warn]'] as const;
+/** What a model may take as "now" (`-- as_of:`). */
+export const AS_OF = ['extraction', 'build'] as const;
+export type AsOf = (typeof AS_OF)[number];
+
+export const HEADER_KEYS = ['materialized', 'unique_key', 'incremental_delete', 'full_rebuild_on', 'lineage_columns', 'as_of', 'personal', 'not_personal', 'description', 'test', 'test[warn]'] as const;
 
 export type ParsedHeader = { header: ModelHeader; problems: string[] };
 
@@ -125,6 +139,10 @@ export function parseModelHeader(sql: string): ParsedHeader {
         break;
       case 'lineage_columns':
         header.lineageColumns = columnList(key, value, problems);
+        break;
+      case 'as_of':
+        if ((AS_OF as readonly string[]).includes(value)) header.asOf = value as AsOf;
+        else problems.push(`as_of: "${value}" is not one of ${AS_OF.join(', ')}`);
         break;
       case 'personal':
         header.personal = { ...header.personal, ...personalList(value, problems) };

@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { queryRows, quoteIdent, quoteLiteral } from '../core/duckdb.js';
-import { bookkeepingRelation } from './bookkeeping.js';
+import { bookkeepingRelation, findBookkeeping } from './bookkeeping.js';
 
 /**
  * What each write changed in each table since `check` last tested it, so a check can test the
@@ -24,6 +24,20 @@ const KEYS = bookkeepingRelation('changed_keys');
 const MOST_KEYED_SHARE = 0.25;
 /** Below this many keys a table is never turned into "written in full" (small tables cost nothing either way). */
 const FEWEST_KEPT = 1000;
+
+/** A table's writes so far: its generation and that of its last write in full (0: none since tracking began). */
+export interface ModelChanges {
+  readonly generation: number;
+  readonly wholeSince: number;
+}
+
+/** Every table's writes, models' and raw tables'; empty before the first build or load that kept them. */
+export async function readModelChanges(connection: DuckDBConnection): Promise<Map<string, ModelChanges>> {
+  const relation = await findBookkeeping(connection, 'model_changes');
+  if (relation === undefined) return new Map();
+  const rows = await queryRows(connection, `select relation, generation, whole_since from ${relation}`);
+  return new Map(rows.map((row) => [String(row.relation), { generation: Number(row.generation), wholeSince: Number(row.whole_since) }]));
+}
 
 /** Records that `relation` was written in full: its keys so far mean nothing to a check. */
 export async function recordWrittenInFull(connection: DuckDBConnection, relation: string): Promise<void> {

@@ -9,7 +9,7 @@ import { META_SCHEMA } from '../../warehouse/meta-schema.js';
 import { columnsByRelation } from '../../warehouse/warehouse.js';
 import { type ParsedSelect, parseSelects } from '../sql-references.js';
 import type { PlannedTest } from './plan-tests.js';
-import type { ModelChanges } from './delta-tests.js';
+import type { ModelChanges } from '../../warehouse/changed-keys.js';
 
 /** Where each test's last run is kept, in the warehouse itself, beside the builds' state (warehouse/bookkeeping.ts). */
 const CHECKS = bookkeepingRelation('check_state');

@@ -4,6 +4,7 @@ import { bookkeepingRelation, findBookkeeping } from '../../warehouse/bookkeepin
 import { RUN_ID_COLUMN, VANISHED_COLUMN } from '../../raw-contract/index.js';
 import { type ModelProject, SOURCE_SCHEMA } from '../discover-project.js';
 import { columnsByRelation } from '../../warehouse/warehouse.js';
+import type { ModelChanges } from '../../warehouse/changed-keys.js';
 import type { PlannedTest } from './plan-tests.js';
 import type { TestDeclaration } from './test-declaration.js';
 
@@ -23,25 +24,11 @@ const CHANGES = bookkeepingRelation('model_changes');
 const KEYS = bookkeepingRelation('changed_keys');
 const PASSES = bookkeepingRelation('check_passes');
 
-/** A model's writes so far: its generation and that of its last write in full (0: none since tracking began). */
-export interface ModelChanges {
-  readonly generation: number;
-  readonly wholeSince: number;
-}
-
 /** What a test read when it last passed: each relation's state and generation. */
 export interface LastPass {
   readonly definition: string;
   /** `loadedAt`: a raw table's newest load then, from the load ledger. */
   readonly relations: Readonly<Record<string, { state: string; generation: number; loadedAt?: string }>>;
-}
-
-/** Every model's writes as `check` tests them; empty before the first build that kept them. */
-export async function readModelChanges(connection: DuckDBConnection): Promise<Map<string, ModelChanges>> {
-  const relation = await findBookkeeping(connection, 'model_changes');
-  if (relation === undefined) return new Map();
-  const rows = await queryRows(connection, `select relation, generation, whole_since from ${relation}`);
-  return new Map(rows.map((row) => [String(row.relation), { generation: Number(row.generation), wholeSince: Number(row.whole_since) }]));
 }
 
 /** Each test's last pass, by name. */
