@@ -450,8 +450,11 @@ export async function compareSeason({ dataDir, workDir, env, simUrl, retrainMove
     const profilesAgainstTruth = { missing: liveProfiles.filter((id) => !seasonProfiles.includes(id)), extra: seasonProfiles.filter((id) => !liveProfiles.includes(id)) };
 
     const models = {};
+    // A model's lineage columns keep the read that last changed a row (a re-read that changed nothing builds nothing), where a rebuild takes the newest.
+    const lineage = new Map(JSON.parse(readFileSync(join(dataDir, 'lineage.json'), 'utf8')).models.map((model) => [model.relation, model.lineageColumns ?? []]));
     for (const [schema, table] of await relations('rebuilt', ['staging', 'intermediate', 'marts'])) {
-      const compared = (await columns('rebuilt', schema, table)).filter((column) => !BUILD_TIME_COLUMNS.includes(column));
+      const skipped = [...BUILD_TIME_COLUMNS, ...(lineage.get(`${schema}.${table}`) ?? [])];
+      const compared = (await columns('rebuilt', schema, table)).filter((column) => !skipped.includes(column));
       const found = await difference(`season.${schema}.${table}`, `rebuilt.${schema}.${table}`, compared);
       if (found.onlySeason + found.onlyOther > 0) models[`${schema}.${table}`] = found;
     }
