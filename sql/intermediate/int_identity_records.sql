@@ -1,7 +1,7 @@
 -- materialized: incremental
 -- unique_key: record_key
 -- incremental_delete: record_key not in (select system || ':' || record_id from intermediate.int_identity_ticketing_fields union all select system || ':' || record_id from intermediate.int_identity_engagement_fields)
--- description: One row per record that identity resolution links (ticketing users and members, engagement customer profiles and people), with the values the identity model compares, normalized alike across systems: names folded (macros.name_folded) and transliterated (macros.name_transliterated), as token sets and the right way round, the first name's forms (the club's first_name_forms.csv: Bob is a form of Robert), the birth date (and its digits), e-mail, phone (last 8 digits) and address (street line and its letters, postal code and town), the initials, and its entity (a customer profile and its people are one). A row holds only what its record and its customer profile's group say, and which way round its names are taken (int_identity_name_words): its record_number is a hash of its key, and how common its name is is in int_identity_term_frequencies. Incremental: a build computes the records whose fields were read since its last build (read_at) and say something else than the record's row, new records, and the records of the customer profile groups these are or were in; records gone from the fields are deleted; and the records whose name words now lean the other way (written more often as a first name than as a last name, or no longer) are computed again. A changed first_name_forms.csv or spelling macro changes the model's definition, which builds it in full.
+-- description: One row per record that identity resolution links (ticketing users and members, engagement customer profiles and people), with the values the identity model compares, normalized alike across systems: names folded (macros.name_folded) and transliterated (macros.name_transliterated), as token sets and the right way round, the first name's forms (of any of its words, by the club's first_name_forms.csv: Bob is a form of Robert), the birth date (and its digits), e-mail, phone (last 8 digits) and address (street line and its letters, postal code and town), the initials, and its entity (a customer profile and its people are one). A row holds only what its record and its customer profile's group say, and which way round its names are taken (int_identity_name_words): its record_number is a hash of its key, and how common its name is is in int_identity_term_frequencies. Incremental: a build computes the records whose fields were read since its last build (read_at) and say something else than the record's row, new records, and the records of the customer profile groups these are or were in; records gone from the fields are deleted; and the records whose name words now lean the other way (written more often as a first name than as a last name, or no longer) are computed again. A changed first_name_forms.csv or spelling macro changes the model's definition, which builds it in full.
 -- personal: email (email), phone_e164 (phone), phone_key (phone), first_name (name), last_name (name)
 -- personal: birth_date (birth_date), street_key (address), postcode_key (address), city_key (address)
 -- personal: first_name_key (name), last_name_key (name), birth_date_key (birth_date), first_name_spelling (name)
@@ -315,6 +315,23 @@ name_forms as (
 
 ),
 
+-- The full names each distinct set of first-name words is a form of, over every word: "Kris
+-- Øyvind" is a form of kristian as "Kris" is (the words are compared, not the whole spelling,
+-- as the level exact does).
+token_forms as (
+
+    select
+        tokens,
+        list_sort(list_distinct(flatten(list(forms.full_names)))) as full_names,
+
+    from (select distinct first_name_tokens as tokens from named where first_name_tokens is not null) as names
+    cross join unnest(names.tokens) as words(word)
+    inner join name_forms as forms
+        on forms.word = words.word
+    group by tokens
+
+),
+
 -- What the identity model compares and blocks on beside the names, computed once per record
 -- here (int_identity_comparables, which adds how common the names are, is read several times a
 -- build, and a row written once costs less than these computed at every read).
@@ -322,8 +339,8 @@ final as (
 
     select
         named.*,
-        -- every full name the first name is a short form of (NULL for most names: none)
-        list_sort(forms.full_names) as first_name_forms,
+        -- every full name a word of the first name is a short form of (NULL for most names: none)
+        forms.full_names as first_name_forms,
         -- its eight digits, YYYYMMDD, compared digit by digit (computed once per record here, not twice per pair)
         strftime(named.birth_date_key, '%Y%m%d') as birth_date_digits,
         -- the letters of the street line, compared with the other record's town (a town written in the street field, or the other way round)
@@ -335,8 +352,8 @@ final as (
             || greatest(left(named.first_name_spelling, 1), left(named.last_name_spelling, 1)) as initials,
 
     from named
-    left join name_forms as forms
-        on forms.word = named.first_name_spelling
+    left join token_forms as forms
+        on forms.tokens = named.first_name_tokens
 
 )
 

@@ -45,11 +45,11 @@ describe('the identity model configuration', () => {
   });
 
   it.each([
-    ['levels', 'first_name,alike,jaro_winkler,0.88', 'first_nam,alike,jaro_winkler,0.88', 'sql/identity/comparison_levels.csv:4: unknown comparison "first_nam"'],
-    ['levels', 'first_name,alike,jaro_winkler,0.88', 'first_name,alike,jaro_winklr,0.88', 'sql/identity/comparison_levels.csv:4: unknown test "jaro_winklr" for first_name'],
-    ['levels', 'first_name,alike,jaro_winkler,0.88', 'first_name,alike,jaro_winkler,1.5', 'sql/identity/comparison_levels.csv:4: test jaro_winkler needs a threshold above 0 and at most 1'],
-    ['levels', 'email,exact,same,,false,false', 'email,exact,same,,true,false', 'sql/identity/comparison_levels.csv:19: term_frequency applies to a name comparison'],
-    ['levels', 'phone,exact,same_number,,false,false', 'phone,exact,same_number,,false,maybe', 'sql/identity/comparison_levels.csv:21: veto must be true or false, not "maybe"'],
+    ['levels', 'first_name,alike,jaro_winkler,0.88', 'first_nam,alike,jaro_winkler,0.88', 'sql/identity/comparison_levels.csv:5: unknown comparison "first_nam"'],
+    ['levels', 'first_name,alike,jaro_winkler,0.88', 'first_name,alike,jaro_winklr,0.88', 'sql/identity/comparison_levels.csv:5: unknown test "jaro_winklr" for first_name'],
+    ['levels', 'first_name,alike,jaro_winkler,0.88', 'first_name,alike,jaro_winkler,1.5', 'sql/identity/comparison_levels.csv:5: test jaro_winkler needs a threshold above 0 and at most 1'],
+    ['levels', 'email,exact,same,,false,false', 'email,exact,same,,true,false', 'sql/identity/comparison_levels.csv:20: term_frequency applies to a name comparison'],
+    ['levels', 'phone,exact,same_number,,false,false', 'phone,exact,same_number,,false,maybe', 'sql/identity/comparison_levels.csv:22: veto must be true or false, not "maybe"'],
     ['levels', 'comparison,level,test', 'comparison,level,tests', 'sql/identity/comparison_levels.csv:1: the header must be comparison,level,test,threshold,term_frequency,veto'],
     ['blocking', 'email,email,30', 'email,e_mail,30', 'sql/identity/blocking_rules.csv:2: unknown block key "e_mail"'],
     ['blocking', 'phone,phone,30', 'phone,phone,1', 'sql/identity/blocking_rules.csv:3: cap must be a whole number of at least 2'],

@@ -95,11 +95,22 @@ function testSql(level: ComparisonLevel, crossed: Crossed): string {
       case 'edits':
         return `${MACRO_SCHEMA}.within_edits(${left}, ${right}, ${threshold})`;
       case 'short_form':
-        // a short form or nickname of the other, or two of one name (the club's
-        // first_name_forms.csv: each first name with the full names it is a form of)
+        // a short form or nickname of a word of the other, or two of one name (the club's
+        // first_name_forms.csv: each first name with the full names its words are forms of),
+        // word by word as exact compares: Kris and Kristian Øyvind
         // (NULL for most names: the cheap test first)
         return `(${L}.first_name_forms is not null or (${notCrossed(crossed)} and ${R}.first_name_forms is not null))
-                and (list_contains(${L}.first_name_forms, ${right}) or (${notCrossed(crossed)} and (list_contains(${R}.first_name_forms, ${left}) or list_has_any(${L}.first_name_forms, ${R}.first_name_forms))))`;
+                and (list_has_any(${L}.first_name_forms, ${oriented(name, 'tokens', crossed)}) or (${notCrossed(crossed)} and (list_has_any(${R}.first_name_forms, ${L}.first_name_tokens) or list_has_any(${L}.first_name_forms, ${R}.first_name_forms))))`;
+      case 'name_part': {
+        // a word of one name begins or ends a word of the other, the shorter of at least
+        // `threshold` letters (Alex and Alexander, Kim and Joakim): single words, as most names
+        // are, by their spellings, the words of longer names pair by pair
+        const part = (a: string, b: string) =>
+          `least(length(${a}), length(${b})) >= ${threshold} and (starts_with(${a}, ${b}) or starts_with(${b}, ${a}) or ends_with(${a}, ${b}) or ends_with(${b}, ${a}))`;
+        const [leftTokens, rightTokens] = [`${L}.${name}_tokens`, oriented(name, 'tokens', crossed)];
+        return `case when len(${leftTokens}) = 1 and len(${rightTokens}) = 1 then ${part(left, right)}
+                else list_bool_or(list_transform(${leftTokens}, left_word -> list_bool_or(list_transform(${rightTokens}, right_word -> ${part('left_word', 'right_word')})))) end`;
+      }
       case 'initial':
         // one side only an initial, the other's first letter
         return `(length(${left}) = 1 or length(${right}) = 1) and left(${left}, 1) = left(${right}, 1)`;
