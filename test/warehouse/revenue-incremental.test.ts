@@ -6,6 +6,7 @@ import { buildModels, type ModelResult } from '../../src/models/build-models.js'
 import { tempDataDir } from '../helpers/cli.js';
 import { sharedWarehouse } from '../helpers/shared-warehouse.js';
 import { queryWarehouse } from '../helpers/warehouse.js';
+import { recordRawWrite } from '../../src/warehouse/changed-keys.js';
 
 /**
  * The ticket kinds and the revenue lines are incremental: a build computes the tickets loaded
@@ -40,11 +41,18 @@ function copyOf(dataDir: string): string {
   return copy;
 }
 
-async function withWarehouse<T>(dataDir: string, fn: (run: (sql: string) => Promise<Record<string, unknown>[]>) => Promise<T>): Promise<T> {
+/** The warehouse to query and change as a load does: `loaded` records a raw table's write, as the loader does after its merge. */
+async function withWarehouse<T>(
+  dataDir: string,
+  fn: (run: (sql: string) => Promise<Record<string, unknown>[]>, loaded: (relation: string) => Promise<void>) => Promise<T>,
+): Promise<T> {
   const instance = await DuckDBInstance.create(join(dataDir, 'warehouse.duckdb'));
   const connection = await instance.connect();
   try {
-    return await fn(async (sql) => (await connection.runAndReadAll(sql)).getRowObjectsJson() as Record<string, unknown>[]);
+    return await fn(
+      async (sql) => (await connection.runAndReadAll(sql)).getRowObjectsJson() as Record<string, unknown>[],
+      (relation) => recordRawWrite(connection, relation, true),
+    );
   } finally {
     connection.closeSync();
     instance.closeSync();
@@ -78,7 +86,7 @@ describe('incremental ticket kinds and revenue lines', () => {
     dataDir = copyOf(shared);
     // The build after a change reads its last build's state: one build first, as a club's runs do.
     await buildModels({ dataDir });
-    moved = await withWarehouse(dataDir, async (run) => {
+    moved = await withWarehouse(dataDir, async (run, loaded) => {
       // A season ticket whose seats are all in one season, and a match of another season.
       const [seats] = await run(`
         select kinds.season_ticket_id, any_value(kinds.season) as season
@@ -111,6 +119,8 @@ describe('incremental ticket kinds and revenue lines', () => {
       // a merchandise line changes its price and another one is gone
       await run(`update raw.ticketing_merchandise set price_subtotal = price_subtotal + 100, _extracted_at = _extracted_at + interval 1 hour where id = (select min(id) from raw.ticketing_merchandise)`);
       await run(`delete from raw.ticketing_merchandise where id = (select max(id) from raw.ticketing_merchandise)`);
+      await loaded('raw.ticketing_tickets');
+      await loaded('raw.ticketing_merchandise');
       const [{ n }] = (await run(`select count(*)::int as n from intermediate.int_ticket_kinds`)) as [{ n: number }];
       totalTickets = n;
       return { seasonTicket: String(seats!.season_ticket_id), from: String(seats!.season), to: String(other!.season) };

@@ -476,9 +476,10 @@ describe('ticketing marts against the simulator ground truth', () => {
       instance.closeSync();
     }
     const brokenEnv = { ...env, FANLAKE_DATA_DIR: brokenDir };
-    expectOk(await runCli(['build', ...TICKETING_SELECT], brokenEnv), 'build of broken data');
-    // The raw rows were edited by hand, not loaded: a check after passes reads the rows loads and
-    // builds changed, so only --all reads them (test/models/check-changed-rows.test.ts loads them).
+    // The raw rows were edited by hand, not loaded: a build follows what loads changed and a check
+    // after passes the rows loads and builds changed, so only --full-refresh and --all read them
+    // (test/models/build-after-load.test.ts and check-changed-rows.test.ts load them).
+    expectOk(await runCli(['build', '--full-refresh', ...TICKETING_SELECT], brokenEnv), 'build of broken data');
     const json = readJsonRun(await runPackageCli(packageRoot, ['check', '--all', '--format', 'json'], brokenEnv));
     expect(json.code, json.stdout + json.stderr).toBe(1);
     // Each failing error-level test is an error object naming the test.
