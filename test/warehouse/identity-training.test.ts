@@ -52,3 +52,27 @@ describe('identity model training', () => {
     expect(trainingGaps(model)).toEqual(expect.arrayContaining([expect.stringMatching(/^birth_date: u not trained/), expect.stringMatching(/^address: u not trained/)]));
   });
 });
+
+describe('identity model training on a club larger than its u sample', () => {
+  /** The model trained on a fresh warehouse of `users`, its records stored in key order or the reverse. */
+  const trainedOn = async (users: Record<string, unknown>[], order: 'asc' | 'desc') => {
+    const dataDir = tempDataDir();
+    await writeRawTables(warehousePath(dataDir), { ticketing_users: users });
+    await buildModels({ dataDir, select: ['+int_identity_comparables'] });
+    const config = (await readIdentityModelConfig(join(REPO, 'sql')))!;
+    return withConnection(warehousePath(dataDir), async (connection) => {
+      // the same rows in another physical order, as merges and rewrites leave them
+      await connection.run(`create or replace table intermediate.int_identity_records as select * from intermediate.int_identity_records order by record_key ${order}`);
+      return trainIdentityModel(connection, config);
+    });
+  };
+
+  it('draws the same records whatever order they are stored in, so the same data trains the same weights', async () => {
+    // 900 users: more than the 708 records whose pairs give u (u_sample_pairs)
+    const users = clubBackground(900);
+    const [forward, backward] = [await trainedOn(users, 'asc'), await trainedOn(users, 'desc')];
+    const weights = (trained: StoredModel) => trained.levels.map((level) => [level.comparison, level.level, level.m, level.u, level.uPairs]);
+    expect(weights(backward)).toEqual(weights(forward));
+    expect(forward.levels.some((level) => level.comparison === 'first_name' && level.levelIndex > 0 && (level.uPairs ?? 0) > 0)).toBe(true);
+  });
+});

@@ -38,7 +38,7 @@ export async function trainIdentityModel(connection: DuckDBConnection, config: I
   const sessions: EmSession[] = [];
   await connection.run(`create or replace temp table identity_training_records as
     select * from intermediate.int_identity_comparables
-    ${recordCount > config.training.training_records ? `using sample reservoir(${config.training.training_records} rows) repeatable (7)` : ''}`);
+    ${recordCount > config.training.training_records ? sampleOf(config.training.training_records, 7) : ''}`);
   for (const rule of config.blockingRules.filter((candidate) => candidate.train)) {
     const fixed = new Set(rule.blockOn.flatMap((key) => BLOCK_KEY_COMPARISONS[key]));
     const active = comparisons.filter((comparison) => !fixed.has(comparison.name));
@@ -127,11 +127,20 @@ export function flooredShares(counts: readonly number[], floor: number, sum = 1)
   return floored.map((count) => (total === 0 ? sum / counts.length : (count / total) * sum));
 }
 
+/**
+ * `rows` records drawn by a hash of their number and `seed`: the same records for the same
+ * data on every run (DuckDB's `repeatable` reservoir is so only on one thread, and a retrain on
+ * unchanged records moved the weights), and a few records more or less move few of them.
+ */
+function sampleOf(rows: number, seed: number): string {
+  return `order by hash(record_number, ${seed}) limit ${rows}`;
+}
+
 async function estimateU(connection: DuckDBConnection, config: IdentityModelConfig, comparisons: readonly Comparison[], recordCount: number): Promise<Map<ComparisonName, UEstimate>> {
   // n records give n(n-1)/2 pairs
   const sampleRecords = Math.min(recordCount, Math.ceil((1 + Math.sqrt(1 + 8 * config.training.u_sample_pairs)) / 2));
   await connection.run(`create or replace temp table identity_u_sample as
-    select * from intermediate.int_identity_comparables using sample reservoir(${sampleRecords} rows) repeatable (42)`);
+    select * from intermediate.int_identity_comparables ${sampleOf(sampleRecords, 42)}`);
   const rows = await queryRows(
     connection,
     `with sample_pairs as (
