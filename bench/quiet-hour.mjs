@@ -7,7 +7,7 @@
 // equals a full rebuild of it; then a run right after the targeted one, with nothing changed.
 import { cpSync, existsSync, copyFileSync, rmSync } from 'node:fs';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { BUILD_TIME_COLUMNS } from './season-driver.mjs';
+import { rebuiltColumns } from './season-driver.mjs';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { BIN, bytesUnder, CREDENTIALS, fmt, runOk, startSimulator, tempDir } from './lib.mjs';
@@ -113,7 +113,7 @@ export async function benchQuietHour({ scale }) {
 
 /**
  * The tables of `dataDir`'s warehouse that differ from a `build --full-refresh` of a copy of it
- * (EXCEPT ALL both ways, the columns that say when a build saw a row aside).
+ * (EXCEPT ALL both ways, the columns that say when a build saw or last changed a row aside).
  */
 export async function againstFullRebuild(dataDir, env) {
   const rebuiltDir = tempDir('fanlake-bench-rebuilt-');
@@ -128,10 +128,12 @@ export async function againstFullRebuild(dataDir, env) {
       await db.run(`attach '${join(rebuiltDir, 'warehouse.duckdb')}' as rebuilt (read_only)`);
       const tables = await rows(`select schema_name, table_name from duckdb_tables() where database_name = 'rebuilt' and schema_name in ('staging', 'intermediate', 'marts') order by all`);
       const differing = [];
+      const compare = rebuiltColumns(dataDir);
       for (const { schema_name: schema, table_name: table } of tables) {
-        const columns = (await rows(`select column_name from duckdb_columns() where database_name = 'rebuilt' and schema_name = '${schema}' and table_name = '${table}' order by column_index`))
-          .map((row) => row.column_name)
-          .filter((column) => !BUILD_TIME_COLUMNS.includes(column));
+        const columns = compare(
+          `${schema}.${table}`,
+          (await rows(`select column_name from duckdb_columns() where database_name = 'rebuilt' and schema_name = '${schema}' and table_name = '${table}' order by column_index`)).map((row) => row.column_name),
+        );
         const list = columns.map((column) => `"${column}"`).join(', ');
         const [row] = await rows(
           `select (select count(*) from (select ${list} from incremental.${schema}.${table} except all select ${list} from rebuilt.${schema}.${table})) + (select count(*) from (select ${list} from rebuilt.${schema}.${table} except all select ${list} from incremental.${schema}.${table})) as n`,

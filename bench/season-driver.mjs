@@ -363,7 +363,18 @@ function engagementMode(summary) {
 }
 
 /** Columns that say when a build saw a row, not what it holds (int_identity_record_changes' changed_at, the identity fields' read_at): a rebuild differs there by design. */
-export const BUILD_TIME_COLUMNS = ['changed_at', 'read_at'];
+const BUILD_TIME_COLUMNS = ['changed_at', 'read_at'];
+
+/**
+ * Which columns of a model's table a rebuild must reproduce, as `(relation, columns) => kept`:
+ * all but the build-time columns and the model's lineage columns (lineage.json in `dataDir`),
+ * which keep the read that last changed a row (a re-read that changed nothing builds nothing)
+ * where a rebuild takes the newest.
+ */
+export function rebuiltColumns(dataDir) {
+  const lineage = new Map(JSON.parse(readFileSync(join(dataDir, 'lineage.json'), 'utf8')).models.map((model) => [model.relation, model.lineageColumns ?? []]));
+  return (relation, columns) => columns.filter((column) => !BUILD_TIME_COLUMNS.includes(column) && !(lineage.get(relation) ?? []).includes(column));
+}
 
 const IDENTITY_TABLES = {
   ticketing_user: 'raw.ticketing_users',
@@ -450,11 +461,9 @@ export async function compareSeason({ dataDir, workDir, env, simUrl, retrainMove
     const profilesAgainstTruth = { missing: liveProfiles.filter((id) => !seasonProfiles.includes(id)), extra: seasonProfiles.filter((id) => !liveProfiles.includes(id)) };
 
     const models = {};
-    // A model's lineage columns keep the read that last changed a row (a re-read that changed nothing builds nothing), where a rebuild takes the newest.
-    const lineage = new Map(JSON.parse(readFileSync(join(dataDir, 'lineage.json'), 'utf8')).models.map((model) => [model.relation, model.lineageColumns ?? []]));
+    const compare = rebuiltColumns(dataDir);
     for (const [schema, table] of await relations('rebuilt', ['staging', 'intermediate', 'marts'])) {
-      const skipped = [...BUILD_TIME_COLUMNS, ...(lineage.get(`${schema}.${table}`) ?? [])];
-      const compared = (await columns('rebuilt', schema, table)).filter((column) => !skipped.includes(column));
+      const compared = compare(`${schema}.${table}`, await columns('rebuilt', schema, table));
       const found = await difference(`season.${schema}.${table}`, `rebuilt.${schema}.${table}`, compared);
       if (found.onlySeason + found.onlyOther > 0) models[`${schema}.${table}`] = found;
     }
