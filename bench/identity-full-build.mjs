@@ -8,7 +8,10 @@
 // but the first is; without it each round of this checkout trains too.
 // With --loaded <data dir>, a warehouse loaded (and trained) earlier is used as it is, instead of
 // extracting and loading one.
-// Usage: node bench/identity-full-build.mjs --against <checkout> [--rounds 3] [--scale 10] [--seed 11] [--trained] [--loaded <data dir>]
+// With --also <checkout>, a third version with an identity model of its own (an earlier commit of
+// this one, say) is measured in the same rounds, on its own copy trained by its own code (with
+// --trained), and compared with this checkout: what a change to the model costs.
+// Usage: node bench/identity-full-build.mjs --against <checkout> [--also <checkout>] [--rounds 3] [--scale 10] [--seed 11] [--trained] [--loaded <data dir>]
 //   <checkout>: another fanlake checkout, installed and built, e.g.
 //   git worktree add /tmp/b83438f b83438f && (cd /tmp/b83438f && npm ci && make setup)
 import { cpSync, existsSync, rmSync } from 'node:fs';
@@ -17,14 +20,16 @@ import { BIN, CREDENTIALS, flag, fmt, runOk, startSimulator, tempDir } from './l
 
 const against = flag('--against');
 if (!against) {
-  console.error('usage: node bench/identity-full-build.mjs --against <checkout> [--rounds 3] [--scale 10] [--seed 11]');
+  console.error('usage: node bench/identity-full-build.mjs --against <checkout> [--also <checkout>] [--rounds 3] [--scale 10] [--seed 11] [--trained] [--loaded <data dir>]');
+  process.exit(2);
+}
+const also = flag('--also');
+for (const checkout of [against, also].filter(Boolean)) {
+  if (existsSync(join(resolve(checkout), 'dist'))) continue;
+  console.error(`${checkout} is not built: run npm ci && make setup there first`);
   process.exit(2);
 }
 const otherBin = join(resolve(against), 'bin', 'fanlake');
-if (!existsSync(join(resolve(against), 'dist'))) {
-  console.error(`${against} is not built: run npm ci && make setup there first`);
-  process.exit(2);
-}
 const rounds = Number(flag('--rounds') ?? 3);
 const scale = flag('--scale') ?? '10';
 const seed = flag('--seed') ?? '11';
@@ -43,29 +48,38 @@ try {
       await sim.stop();
     }
   }
+  // The third version's own copy of the loaded warehouse, trained by its own code: a model of this checkout's levels is not its model.
+  const alsoLoaded = join(root, 'also-loaded');
+  if (also) cpSync(loaded, alsoLoaded, { recursive: true });
   if (process.argv.includes('--trained')) {
     const trained = await runOk(['identity', 'train'], { FANLAKE_DATA_DIR: loaded });
     console.log(`identity model trained on the loaded warehouse: ${fmt(trained.wallMs / 1000, 1)} s wall, ${fmt(trained.cpuMs / 1000, 1)} s CPU (with the build of the records and pairs it needs)`);
+    if (also) {
+      const alsoTrained = await runOk(['identity', 'train'], { FANLAKE_DATA_DIR: alsoLoaded }, { bin: join(resolve(also), 'bin', 'fanlake') });
+      console.log(`and by ${also}: ${fmt(alsoTrained.wallMs / 1000, 1)} s wall, ${fmt(alsoTrained.cpuMs / 1000, 1)} s CPU`);
+    }
   }
 
   const versions = [
-    ['other', otherBin],
-    ['this', BIN],
+    ['other', otherBin, loaded],
+    ...(also ? [['also', join(resolve(also), 'bin', 'fanlake'), alsoLoaded]] : []),
+    ['this', BIN, loaded],
   ];
   const args = ['build', '--select', '+fan_identity_links', '--full-refresh'];
   const data = join(root, 'data');
   for (let round = 1; round <= rounds; round++) {
     const measured = {};
-    for (const [name, bin] of versions) {
+    for (const [name, bin, source] of versions) {
       rmSync(data, { recursive: true, force: true });
-      cpSync(loaded, data, { recursive: true });
+      cpSync(source, data, { recursive: true });
       measured[name] = await runOk(args, { FANLAKE_DATA_DIR: data }, { bin });
     }
-    const { this: mine, other } = measured;
+    const { this: mine, other, also: third } = measured;
     console.log(
       `round ${round}: this ${fmt(mine.wallMs / 1000, 2)} s wall, ${fmt(mine.cpuMs / 1000, 1)} s CPU, ${fmt(mine.peakMb)} MB;` +
         ` other ${fmt(other.wallMs / 1000, 2)} s wall, ${fmt(other.cpuMs / 1000, 1)} s CPU, ${fmt(other.peakMb)} MB;` +
-        ` ratio wall ${fmt(mine.wallMs / other.wallMs, 2)}, CPU ${fmt(mine.cpuMs / other.cpuMs, 2)}`,
+        ` ratio wall ${fmt(mine.wallMs / other.wallMs, 2)}, CPU ${fmt(mine.cpuMs / other.cpuMs, 2)}` +
+        (third ? `; also ${fmt(third.cpuMs / 1000, 1)} s CPU, this / also CPU ${fmt(mine.cpuMs / third.cpuMs, 2)}` : ''),
     );
   }
 } finally {
