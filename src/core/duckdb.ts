@@ -95,6 +95,18 @@ export async function openDatabase(path: string, options: DatabaseOptions = {}):
  * @example
  * const count = await withConnection(':memory:', async (connection) => (await queryRows(connection, 'select 1 as n'))[0].n);
  */
+/**
+ * A connection to `instance` in fanlake's time zone, UTC: timestamps without a zone (and ISO
+ * text without an offset) are UTC in raw and the marts, and days and months are counted in UTC,
+ * whatever the machine's zone (DuckDB takes each connection's zone from the environment, so a
+ * build on a server set to Europe/Oslo counted other season days than one set to UTC).
+ */
+export async function connect(instance: DuckDBInstance): Promise<DuckDBConnection> {
+  const connection = await instance.connect();
+  await connection.run(`set TimeZone = 'UTC'`);
+  return connection;
+}
+
 export async function withConnection<T>(
   target: string | DuckDBInstance,
   fn: (connection: DuckDBConnection) => Promise<T>,
@@ -103,7 +115,7 @@ export async function withConnection<T>(
   const owned = typeof target === 'string';
   const instance = owned ? await openDatabase(target, options) : target;
   try {
-    const connection = await instance.connect();
+    const connection = await connect(instance);
     try {
       return await fn(connection);
     } finally {

@@ -2,7 +2,7 @@ import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { randomUUID } from 'node:crypto';
 import { crashPoint } from '../core/crash-point.js';
 import { mkdir } from 'node:fs/promises';
-import { IN_MEMORY, openDatabase, queryRows, quoteIdent } from '../core/duckdb.js';
+import { connect, IN_MEMORY, openDatabase, queryRows, quoteIdent } from '../core/duckdb.js';
 import type { DatabaseOptions } from '../core/duckdb.js';
 import { FanlakeError } from '../core/errors.js';
 import { warehousePath } from '../raw-contract/index.js';
@@ -117,7 +117,7 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
   const identityThresholds = checkedThresholds(options.identityThresholds ?? DEFAULT_IDENTITY_THRESHOLDS);
   await mkdir(options.dataDir, { recursive: true });
   const instance = await openDatabase(options.warehousePath ?? warehousePath(options.dataDir), options);
-  const main = await instance.connect();
+  const main = await connect(instance);
   try {
     const identityModel = await IdentityModelState.read(main, identityConfig, identityThresholds, options.identityTraining ?? { mode: 'auto' });
     const graph = await buildGraph(project, main, [
@@ -321,7 +321,7 @@ export async function loadModelGraph(modelsDir: string = DEFAULT_MODELS_DIR, ins
   const project = await discoverProject(modelsDir);
   const owned = instance ?? (await openDatabase(IN_MEMORY, { threads: 1 }));
   try {
-    const connection = await owned.connect();
+    const connection = await connect(owned);
     try {
       return await buildGraph(project, connection);
     } finally {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { IN_MEMORY, openDatabase, queryRows, quoteIdent, quoteLiteral } from '../core/duckdb.js';
+import { connect, IN_MEMORY, openDatabase, queryRows, quoteIdent, quoteLiteral } from '../core/duckdb.js';
 import { ensureBookkeeping } from '../warehouse/bookkeeping.js';
 import { ensureMetaSchema } from '../warehouse/meta-schema.js';
 import { closeMatches } from './close-matches.js';
@@ -50,7 +50,7 @@ export async function parseMacros(macros: readonly MacroDefinition[]): Promise<{
   const problems: string[] = [];
   const nodes = new Map<string, MacroNode>();
   const instance = await openDatabase(IN_MEMORY, { threads: 1 });
-  const connection = await instance.connect();
+  const connection = await connect(instance);
   try {
     await connection.run(`create schema ${quoteIdent(MACRO_SCHEMA)}`);
     await ensureTablesMacrosRead(connection, macros);

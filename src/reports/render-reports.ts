@@ -93,7 +93,6 @@ export async function renderReports(options: RenderOptions): Promise<ReportResul
   const outDir = options.outDir ?? join(options.dataDir, 'reports');
   const formatter = new ValueFormatter({ locale: options.locale ?? DEFAULT_REPORT_LOCALE, currency: options.currency ?? 'NOK', timeZone: options.timeZone ?? DEFAULT_REPORT_TIME_ZONE });
   return withConnection(IN_MEMORY, async (scratch) => {
-    await scratch.run(`set TimeZone = 'UTC'`);
     const catalog = await loadReportCatalog(scratch, options.reportsDir, options.modelsDir);
     const selected = selectReports(catalog, options.names);
     const given = options.params ?? {};

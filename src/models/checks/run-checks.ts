@@ -96,8 +96,6 @@ export async function runChecks(options: RunChecksOptions): Promise<TestResult[]
   return withConnection(
     warehousePath,
     async (connection) => {
-      // Timestamps without a zone (and ISO text without an offset) are UTC in raw and the marts.
-      await connection.run(`set TimeZone = 'UTC'`);
       // A check that records moves what an earlier fanlake kept in raw first (a reader cannot).
       if (options.record ?? true) await ensureBookkeeping(connection);
       const present = await existingRelations(connection);
