@@ -7,7 +7,7 @@ import { macroFingerprints, type MacroNode } from './macros.js';
 import type { ModelGraph } from './model-graph.js';
 import { EXTRACTED_AT_COLUMN } from '../raw-contract/index.js';
 import { bookkeepingRelation, ensureBookkeeping, findBookkeeping } from '../warehouse/bookkeeping.js';
-import { readModelChanges } from '../warehouse/changed-keys.js';
+import { loadedState, readModelChanges } from '../warehouse/changed-keys.js';
 
 /** Where the fingerprint of each model's last successful build is kept, in the warehouse itself. */
 const BUILDS = bookkeepingRelation('build_state');
@@ -52,8 +52,7 @@ export class BuildInputs {
       if (node.kind === 'seed') seedTexts.set(node.relation, await readFile(node.seed.path, 'utf8'));
       for (const source of node.sources) {
         if (sources.has(source) || !presentSources.has(source)) continue;
-        const generation = generations.get(source)?.generation;
-        sources.set(source, generation === undefined ? await sourceState(connection, source) : `loaded generation ${generation}`);
+        sources.set(source, loadedState(generations, source) ?? (await sourceState(connection, source)));
       }
       for (const source of node.kind === 'model' && node.model.asOf === 'extraction' ? rawReadsOf(graph, node.relation) : []) {
         if (!reads.has(source) && presentSources.has(source)) reads.set(source, await sourceState(connection, source));

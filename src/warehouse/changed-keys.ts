@@ -39,6 +39,16 @@ export async function readModelChanges(connection: DuckDBConnection): Promise<Ma
   return new Map(rows.map((row) => [String(row.relation), { generation: Number(row.generation), wholeSince: Number(row.whole_since) }]));
 }
 
+/**
+ * A raw table's state as builds and checks compare it: the generation its loads recorded
+ * (`recordRawWrite`), which a load that only read rows again leaves; undefined when no load
+ * of this version wrote it, and the caller reads the table itself.
+ */
+export function loadedState(changes: ReadonlyMap<string, ModelChanges>, relation: string): string | undefined {
+  const generation = changes.get(relation)?.generation;
+  return generation === undefined ? undefined : `loaded generation ${generation}`;
+}
+
 /** Records that `relation` was written in full: its keys so far mean nothing to a check. */
 export async function recordWrittenInFull(connection: DuckDBConnection, relation: string): Promise<void> {
   const generation = await nextGeneration(connection, relation);

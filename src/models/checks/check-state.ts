@@ -9,7 +9,7 @@ import { META_SCHEMA } from '../../warehouse/meta-schema.js';
 import { columnsByRelation } from '../../warehouse/warehouse.js';
 import { type ParsedSelect, parseSelects } from '../sql-references.js';
 import type { PlannedTest } from './plan-tests.js';
-import type { ModelChanges } from '../../warehouse/changed-keys.js';
+import { loadedState, type ModelChanges } from '../../warehouse/changed-keys.js';
 
 /** Where each test's last run is kept, in the warehouse itself, beside the builds' state (warehouse/bookkeeping.ts). */
 const CHECKS = bookkeepingRelation('check_state');
@@ -73,9 +73,8 @@ export async function testInputs(connection: DuckDBConnection, tests: readonly P
       state = reading === undefined ? undefined : `view ${hashOf([views.get(relation)!, reading].join('\n'))}`;
     } else if (relation.startsWith(`${SOURCE_SCHEMA}.`)) {
       state =
-        generation === undefined
-          ? await rawContent(connection, relation, ((rawColumns ??= await columnsByRelation(connection, SOURCE_SCHEMA)).get(relation) ?? []).map((column) => column.name))
-          : `loaded generation ${generation}`;
+        loadedState(changes, relation) ??
+        (await rawContent(connection, relation, ((rawColumns ??= await columnsByRelation(connection, SOURCE_SCHEMA)).get(relation) ?? []).map((column) => column.name)));
     } else if (views.has(relation)) {
       // a view whose query could not be read back: its build's fingerprint, which follows everything beneath it
       state = `${built.get(relation) ?? 'unbuilt'}${generation === undefined ? '' : ` generation ${generation}`}`;
