@@ -232,7 +232,8 @@ async function mergeByKey(
     const changedKeys = await ChangedKeys.start(connection, model.relation, target, keys);
     // an increment names every key it may change (a table's new rows name them all, changed or not)
     if (mode.incrementRows !== undefined) changedKeys.expect(mode.incrementRows);
-    const deleted = model.incrementalDelete === undefined ? 0 : await changedKeys.run(`delete from ${target} where ${model.incrementalDelete} ${changedKeys.returning}`);
+    const keyList = (side: string) => keys.map((key) => `${side}.${quoteIdent(key)}`).join(', ');
+    const deleted = model.incrementalDelete === undefined ? 0 : await changedKeys.deleteWhere(model.incrementalDelete);
     // With lineage columns, what the children see as a change is counted before the merge:
     // new keys, rows whose other columns differ, and keys gone. Rows that differ only in
     // lineage are still written below, so the table is what a rebuild would make.
@@ -243,15 +244,17 @@ async function mergeByKey(
     // over a large table cost a checkpoint of all of it, while deleted rows are only marked
     // and new ones appended. One pass finds the changed, new and gone keys, so a table in
     // which nothing changed costs what a plain MERGE does.
-    // (the rows deleted here to be replaced below are returned with their key)
+    // The keys it changes: new and changed rows (deleted here, their new versions inserted
+    // below), and with deleteGoneKeys the stored keys the new rows lack.
     const merged = await changedKeys.run(
       `merge into ${target} as existing
        using ${newRows.table} as increment
        on ${on}
        when matched and (${differsIn(others)}) then delete
        when not matched then insert (${columnList}) values (${columns.map((column) => `increment.${quoteIdent(column)}`).join(', ')})
-       ${mode.deleteGoneKeys ? 'when not matched by source then delete' : ''}
-       ${changedKeys.returning}`,
+       ${mode.deleteGoneKeys ? 'when not matched by source then delete' : ''}`,
+      `${newOrChangedRows(keyList('increment'), target, newRows.table, on, differsIn(others))}
+       ${mode.deleteGoneKeys ? `union all ${goneRows(keyList('existing'), target, newRows.table, on)}` : ''}`,
     );
     // the new versions of the rows just deleted: the keys of the new rows the table now lacks
     const replaced =
@@ -288,10 +291,27 @@ async function substantiveChanges(
   const [row] = await queryRows(
     connection,
     `select
-         (select count(*) from ${increment} as increment where not exists (select 1 from ${target} as existing where ${on} and not (${differs})))
-         ${countGoneKeys ? `+ (select count(*) from ${target} as existing where not exists (select 1 from ${increment} as increment where ${on}))` : ''} as changes`,
+         (select count(*) from (${newOrChangedRows('1', target, increment, on, differs)}))
+         ${countGoneKeys ? `+ (select count(*) from (${goneRows('1', target, increment, on)}))` : ''} as changes`,
   );
   return Number(row!.changes);
+}
+
+/**
+ * `columns` of the new rows (`increment`) with no stored row (`existing`) of their key, or
+ * whose stored row `differs`. A left join rather than `not exists (... and not differs)`:
+ * DuckDB ran that anti join with its condition beside the key at 2-3 times the cost (0.35 s
+ * against 0.14 s on dim_fan's 257,576 rows at scale 10).
+ */
+function newOrChangedRows(columns: string, target: string, increment: string, on: string, differs: string): string {
+  return `select ${columns} from ${increment} as increment
+          left join (select *, true as __fanlake_stored from ${target}) as existing on ${on}
+          where existing.__fanlake_stored is null or (${differs})`;
+}
+
+/** `columns` of the stored rows (`existing`) whose key the new rows (`increment`) lack. */
+function goneRows(columns: string, target: string, increment: string, on: string): string {
+  return `select ${columns} from ${target} as existing where not exists (select 1 from ${increment} as increment where ${on})`;
 }
 
 /** Whether a stored row (`existing`) and a new one (`increment`) differ in any of `columns` (never, for none). */

@@ -69,9 +69,13 @@ export async function recordRawWrite(connection: DuckDBConnection, relation: str
 }
 
 /**
- * Collects the keys a merge or delete returns (`returning <keys>`), and records them for
- * `relation` under a new generation, or the table as written in full when they are too many.
- * Call `run` for each statement, then `finish`, all inside the write's transaction.
+ * Collects the keys each merge or delete of a write changes, and records them for `relation`
+ * under a new generation, or the table as written in full when they are too many. Call `run`
+ * for each statement, then `finish`, all inside the write's transaction.
+ * The keys are read by a query of their own before each statement, not by `returning`: DuckDB
+ * fetches the rows a DELETE or MERGE returns one at a time, about 55 µs each (0.7 s for the
+ * 12,396 tickets of a quiet hour's int_ticket_kinds, against 0.04 s for the merge itself and
+ * 0.04 s for the query of its keys).
  */
 export class ChangedKeys {
   private table: string | undefined;
@@ -94,40 +98,48 @@ export class ChangedKeys {
     return new ChangedKeys(connection, relation, target, keys, limit);
   }
 
-  /**
-   * The `returning` clause of the next statement: the key columns, or nothing once more keys
-   * than are kept are due. A DuckDB MERGE returning a million deleted rows fetched them row by
-   * row (two minutes for a re-read of every ticket); a statement past the limit returns none.
-   */
-  get returning(): string {
-    return this.overflow ? '' : `returning ${this.keys.map(quoteIdent).join(', ')}`;
-  }
-
   /** The next statements write about `rows` rows: past the limit, the table counts as written in full before they run. */
   expect(rows: number): void {
     if (this.collected + rows > this.limit) this.overflow = true;
   }
 
-  /** Runs a statement ending in `this.returning`, keeps the keys it returns, and returns how many rows it wrote. */
-  async run(sql: string): Promise<number> {
-    if (this.overflow) return countOf((await this.connection.runAndReadAll(sql)).getRowObjectsJson());
-    // materialized, then appended with one appender (an appender per streamed chunk cost more)
-    const result = await this.connection.run(sql);
-    const rows = result.rowCount;
-    if (rows === 0) return rows;
-    if (this.collected + rows > this.limit) {
-      this.overflow = true;
-      return rows;
-    }
-    this.collected += rows;
-    const appender = await this.connection.createAppender(await this.keyTable(), 'main', 'temp');
+  /**
+   * Runs `statement` and returns how many rows it wrote; first, unless more keys than are kept
+   * are due already, keeps the keys `keysItWrites` selects (the key columns, in the table's
+   * order, of the rows the statement is about to delete or write).
+   */
+  async run(statement: string, keysItWrites: string): Promise<number> {
+    if (!this.overflow) await this.keep(keysItWrites);
+    return countOf((await this.connection.runAndReadAll(statement)).getRowObjectsJson());
+  }
+
+  /** Adds the keys `keys` selects to those collected, or turns the write into one in full past the limit. */
+  private async keep(keys: string): Promise<void> {
+    const rows = countOf((await this.connection.runAndReadAll(`insert into temp.main.${quoteIdent(await this.keyTable())} ${keys}`)).getRowObjectsJson());
+    if (this.collected + rows > this.limit) this.overflow = true;
+    else this.collected += rows;
+  }
+
+  /**
+   * Deletes the rows `condition` holds for and returns how many; unless more keys than are
+   * kept are due, it keeps their keys, and evaluates the condition once: the keys first, then
+   * the rows of those keys (a model's incremental_delete reads other tables, 0.05-0.1 s each).
+   */
+  async deleteWhere(condition: string): Promise<number> {
+    const deleteAll = `delete from ${this.target} where ${condition}`;
+    if (this.overflow) return countOf((await this.connection.runAndReadAll(deleteAll)).getRowObjectsJson());
+    const columns = this.keys.map(quoteIdent).join(', ');
+    const deletingName = quoteIdent(`${await this.keyTable()}__deleting`);
+    const deleting = `temp.main.${deletingName}`;
     try {
-      for (let at = 0; at < result.chunkCount; at += 1) appender.appendDataChunk(result.getChunk(at));
-      appender.flushSync();
+      await this.connection.run(`create or replace temp table ${deletingName} as select ${columns} from ${this.target} where ${condition}`);
+      const matches = this.keys.map((key) => `existing.${quoteIdent(key)} is not distinct from deleting.${quoteIdent(key)}`).join(' and ');
+      const rows = countOf((await this.connection.runAndReadAll(`delete from ${this.target} as existing using ${deleting} as deleting where ${matches}`)).getRowObjectsJson());
+      await this.keep(`select ${columns} from ${deleting}`);
+      return rows;
     } finally {
-      appender.closeSync();
+      await this.connection.run(`drop table if exists ${deleting}`);
     }
-    return rows;
   }
 
   /** Records what was collected: the keys under a new generation, or the table as written in full. */
