@@ -33,9 +33,9 @@ level_names as (
 
 links as (
 
-    select from_key, to_key, match_rule, rule_rank, score, cast(null as varchar) as note from edges
+    select from_number, to_number, from_key, to_key, match_rule, rule_rank, score, cast(null as varchar) as note from edges
     union all
-    select from_key, to_key, match_rule, rule_rank, 1.0 as score, 'line ' || line_number || coalesce(': ' || nullif(note, ''), '') as note from overrides
+    select from_number, to_number, from_key, to_key, match_rule, rule_rank, 1.0 as score, 'line ' || line_number || coalesce(': ' || nullif(note, ''), '') as note from overrides
     where decision = 'same'
 
 ),
@@ -88,20 +88,22 @@ final as (
 
     -- records and clusters are read twice, each side of a link, straight from their tables: a
     -- view does not keep a CTE's "not materialized" (DuckDB stores the view's SQL without it),
-    -- and a CTE read twice is then copied whole before the joins
+    -- and a CTE read twice is then copied whole before the joins. Joined on record numbers,
+    -- not keys: on 500k links the four joins on text took three times as long (every reader
+    -- of this view pays them: two data tests and the identity-model report's two queries)
     from keyed_links as links
     left join pairs
         on pairs.from_key = links.pair_from_key
         and pairs.to_key = links.to_key
     cross join level_names
     inner join intermediate.int_identity_records as from_records
-        on from_records.record_key = links.from_key
+        on from_records.record_number = links.from_number
     inner join intermediate.int_identity_records as to_records
-        on to_records.record_key = links.to_key
-    inner join intermediate.int_identity_clusters as from_clusters
-        on from_clusters.record_key = links.from_key
-    inner join intermediate.int_identity_clusters as to_clusters
-        on to_clusters.record_key = links.to_key
+        on to_records.record_number = links.to_number
+    inner join (select *, macros.record_number(record_key) as record_number from intermediate.int_identity_clusters) as from_clusters
+        on from_clusters.record_number = links.from_number
+    inner join (select *, macros.record_number(record_key) as record_number from intermediate.int_identity_clusters) as to_clusters
+        on to_clusters.record_number = links.to_number
 
 )
 
