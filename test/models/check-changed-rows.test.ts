@@ -134,6 +134,41 @@ describe('check of the rows that changed', () => {
     expect(verdicts(results)).toEqual(verdicts(await check(true)));
   });
 
+  it('keeps the keys an incremental_delete removed, and finds the children that pointed at them', async () => {
+    await ws.write({
+      'marts/active_visits.sql': `-- materialized: incremental
+-- unique_key: visit_id
+-- incremental_delete: member_id not in (select member_id from marts.dim_member)
+select id as visit_id, member_id from raw.visits
+where member_id in (select member_id from marts.dim_member)
+    and id > coalesce((select max(visit_id) from marts.active_visits), 0)
+`,
+      'marts/visit_badges.sql': `-- materialized: table
+-- unique_key: badge_id
+-- test: relationships(visit_id -> marts.active_visits.visit_id)
+select id as badge_id, id as visit_id from raw.visits where id % 100 = 0
+`,
+    });
+    await build();
+    expect(checksFailed(await check())).toBe(false);
+
+    await load(`delete from raw.fans where id in (300, 1000)`);
+    await build();
+    expect(await ws.query(`select key from meta.changed_keys where relation = 'marts.active_visits' order by key`)).toEqual([
+      { key: '{"visit_id":1000}' },
+      { key: '{"visit_id":300}' },
+    ]);
+    const results = await check();
+    expect(byName(results, 'marts.visit_badges: relationships(visit_id -> marts.active_visits.visit_id)')).toMatchObject({
+      status: 'fail',
+      failures: 2,
+      changedRowsOnly: true,
+    });
+    // the same verdicts as a test of every row (the two failing rows in either order)
+    const counts = (all: TestResult[]) => all.map((r) => [r.name, r.status, r.failures]);
+    expect(counts(results)).toEqual(counts(await check(true)));
+  });
+
   it('tests again, after a failed check, every row changed since the test last passed, until it passes', async () => {
     await build();
     await check();
