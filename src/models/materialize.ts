@@ -224,94 +224,61 @@ async function mergeByKey(
   const { columns } = newRows;
   const others = columns.filter((column) => !keys.includes(column));
   const equals = mode.nullKeysMatch ? 'is not distinct from' : '=';
-  const on = keys.map((key) => `existing.${quoteIdent(key)} ${equals} increment.${quoteIdent(key)}`).join(' and ');
+  const sameKey = (left: string, right: string) => keys.map((key) => `${left}.${quoteIdent(key)} ${equals} ${right}.${quoteIdent(key)}`).join(' and ');
+  const keyList = (side: string) => keys.map((key) => `${side}.${quoteIdent(key)}`).join(', ');
   const columnList = columns.map(quoteIdent).join(', ');
   const lineage = lineageColumnsOf(model, columns);
+  const differenceName = quoteIdent(`__fanlake_difference__${model.name}`);
+  const difference = `temp.main.${differenceName}`;
   const changedRows = await inTransaction(connection, async () => {
     // the keys each statement deletes or writes, for the next check (changed-keys.ts)
     const changedKeys = await ChangedKeys.start(connection, model.relation, target, keys);
     // an increment names every key it may change (a table's new rows name them all, changed or not)
     if (mode.incrementRows !== undefined) changedKeys.expect(mode.incrementRows);
-    const keyList = (side: string) => keys.map((key) => `${side}.${quoteIdent(key)}`).join(', ');
     const deleted = model.incrementalDelete === undefined ? 0 : await changedKeys.deleteWhere(model.incrementalDelete);
-    // With lineage columns, what the children see as a change is counted before the merge:
-    // new keys, rows whose other columns differ, and keys gone. Rows that differ only in
-    // lineage are still written below, so the table is what a rebuild would make.
-    const substantive =
-      lineage.length === 0 ? undefined : await substantiveChanges(connection, target, newRows.table, on, differsIn(others.filter((column) => !lineage.includes(column))), mode.deleteGoneKeys);
-    // A changed row is deleted here and its new version inserted below, not updated: DuckDB's
-    // checkpoint stores again every column segment an update touched, so a few updates spread
-    // over a large table cost a checkpoint of all of it, while deleted rows are only marked
-    // and new ones appended. One pass finds the changed, new and gone keys, so a table in
-    // which nothing changed costs what a plain MERGE does.
-    // The keys it changes: new and changed rows (deleted here, their new versions inserted
-    // below), and with deleteGoneKeys the stored keys the new rows lack.
-    const merged = await changedKeys.run(
-      `merge into ${target} as existing
-       using ${newRows.table} as increment
-       on ${on}
-       when matched and (${differsIn(others)}) then delete
-       when not matched then insert (${columnList}) values (${columns.map((column) => `increment.${quoteIdent(column)}`).join(', ')})
-       ${mode.deleteGoneKeys ? 'when not matched by source then delete' : ''}`,
-      `${newOrChangedRows(keyList('increment'), target, newRows.table, on, differsIn(others))}
-       ${mode.deleteGoneKeys ? `union all ${goneRows(keyList('existing'), target, newRows.table, on)}` : ''}`,
-    );
-    // the new versions of the rows just deleted: the keys of the new rows the table now lacks
-    const replaced =
-      merged === 0
-        ? 0
-        : countOf(
-            (
-              await connection.runAndReadAll(
-                `insert into ${target} (${columnList})
-                 select ${columnList} from ${newRows.table} as increment
-                 where not exists (select 1 from ${target} as existing where ${on})`,
-              )
-            ).getRowObjectsJson(),
-          );
-    await changedKeys.finish();
-    return deleted + (substantive ?? merged + replaced);
+    try {
+      // One comparison of the new rows with the table finds every key the write changes: new
+      // keys, rows whose other columns differ (is_substantive: in other than lineage columns,
+      // which is what the children see as a change) and, with deleteGoneKeys, the stored keys
+      // the new rows lack. The rows the write deletes and inserts are then found by key in
+      // this small difference, not by comparing the tables again.
+      await connection.run(
+        `create or replace temp table ${differenceName} as
+         select ${keyList('increment')},
+             existing.__fanlake_stored is null as is_new,
+             false as is_gone,
+             existing.__fanlake_stored is null or (${differsIn(others.filter((column) => !lineage.includes(column)))}) as is_substantive,
+         from ${newRows.table} as increment
+         left join (select *, true as __fanlake_stored from ${target}) as existing on ${sameKey('existing', 'increment')}
+         where existing.__fanlake_stored is null or (${differsIn(others)})
+         ${mode.deleteGoneKeys ? `union all select ${keyList('existing')}, false, true, true from ${target} as existing anti join ${newRows.table} as increment on ${sameKey('existing', 'increment')}` : ''}`,
+      );
+      const [counts] = await queryRows(
+        connection,
+        `select count(*) as changed, count(*) filter (where is_substantive) as substantive, count(*) filter (where not is_new) as stored from ${difference}`,
+      );
+      if (Number(counts!.changed) > 0) {
+        await changedKeys.keep(`select ${keys.map(quoteIdent).join(', ')} from ${difference}`);
+        // A changed row is deleted and its new version inserted, not updated: DuckDB's
+        // checkpoint stores again every column segment an update touched, so a few updates
+        // spread over a large table cost a checkpoint of all of it, while deleted rows are
+        // only marked and new ones appended.
+        if (Number(counts!.stored) > 0) {
+          await connection.run(`delete from ${target} as existing using ${difference} as difference where ${sameKey('existing', 'difference')} and not difference.is_new`);
+        }
+        await connection.run(
+          `insert into ${target} (${columnList})
+           select ${columns.map((column) => `increment.${quoteIdent(column)}`).join(', ')} from ${newRows.table} as increment
+           semi join (select * from ${difference} where not is_gone) as difference on ${sameKey('increment', 'difference')}`,
+        );
+      }
+      await changedKeys.finish();
+      return deleted + Number(counts!.substantive);
+    } finally {
+      await connection.run(`drop table if exists ${difference}`);
+    }
   });
   return changedRows > 0;
-}
-
-/**
- * How many rows of a merge change what the table holds apart from its lineage columns: new
- * rows with no stored row of their key equal in the other columns, and with `countGoneKeys`
- * the stored keys the new rows lack.
- */
-async function substantiveChanges(
-  connection: DuckDBConnection,
-  target: string,
-  increment: string,
-  on: string,
-  differs: string,
-  countGoneKeys: boolean,
-): Promise<number> {
-  const [row] = await queryRows(
-    connection,
-    `select
-         (select count(*) from (${newOrChangedRows('1', target, increment, on, differs)}))
-         ${countGoneKeys ? `+ (select count(*) from (${goneRows('1', target, increment, on)}))` : ''} as changes`,
-  );
-  return Number(row!.changes);
-}
-
-/**
- * `columns` of the new rows (`increment`) with no stored row (`existing`) of their key, or
- * whose stored row `differs`. A left join rather than `not exists (... and not differs)`:
- * DuckDB ran that anti join with its condition beside the key at 2-3 times the cost (0.35 s
- * against 0.14 s on dim_fan's 257,576 rows at scale 10).
- */
-function newOrChangedRows(columns: string, target: string, increment: string, on: string, differs: string): string {
-  return `select ${columns} from ${increment} as increment
-          left join (select *, true as __fanlake_stored from ${target}) as existing on ${on}
-          where existing.__fanlake_stored is null or (${differs})`;
-}
-
-/** `columns` of the stored rows (`existing`) whose key the new rows (`increment`) lack. */
-function goneRows(columns: string, target: string, increment: string, on: string): string {
-  return `select ${columns} from ${target} as existing where not exists (select 1 from ${increment} as increment where ${on})`;
 }
 
 /** Whether a stored row (`existing`) and a new one (`increment`) differ in any of `columns` (never, for none). */

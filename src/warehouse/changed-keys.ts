@@ -69,13 +69,12 @@ export async function recordRawWrite(connection: DuckDBConnection, relation: str
 }
 
 /**
- * Collects the keys each merge or delete of a write changes, and records them for `relation`
- * under a new generation, or the table as written in full when they are too many. Call `run`
- * for each statement, then `finish`, all inside the write's transaction.
- * The keys are read by a query of their own before each statement, not by `returning`: DuckDB
- * fetches the rows a DELETE or MERGE returns one at a time, about 55 µs each (0.7 s for the
- * 12,396 tickets of a quiet hour's int_ticket_kinds, against 0.04 s for the merge itself and
- * 0.04 s for the query of its keys).
+ * Collects the keys a write deletes, replaces or inserts, and records them for `relation`
+ * under a new generation, or the table as written in full when they are too many. Call
+ * `deleteWhere` and `keep` for its statements, then `finish`, all inside the write's
+ * transaction. The keys are read before each statement, not by `returning`: DuckDB fetches
+ * the rows a DELETE or MERGE returns one at a time, about 55 µs each (0.7 s for the 12,396
+ * tickets of a quiet hour's int_ticket_kinds, whose merge took 0.04 s).
  */
 export class ChangedKeys {
   private table: string | undefined;
@@ -104,17 +103,12 @@ export class ChangedKeys {
   }
 
   /**
-   * Runs `statement` and returns how many rows it wrote; first, unless more keys than are kept
-   * are due already, keeps the keys `keysItWrites` selects (the key columns, in the table's
-   * order, of the rows the statement is about to delete or write).
+   * Adds the keys `keys` selects (the key columns, in the table's order, of rows a statement
+   * is about to delete or write) to those collected, or, past the limit, counts the write as
+   * one in full; nothing once it does.
    */
-  async run(statement: string, keysItWrites: string): Promise<number> {
-    if (!this.overflow) await this.keep(keysItWrites);
-    return countOf((await this.connection.runAndReadAll(statement)).getRowObjectsJson());
-  }
-
-  /** Adds the keys `keys` selects to those collected, or turns the write into one in full past the limit. */
-  private async keep(keys: string): Promise<void> {
+  async keep(keys: string): Promise<void> {
+    if (this.overflow) return;
     const rows = countOf((await this.connection.runAndReadAll(`insert into temp.main.${quoteIdent(await this.keyTable())} ${keys}`)).getRowObjectsJson());
     if (this.collected + rows > this.limit) this.overflow = true;
     else this.collected += rows;
