@@ -151,9 +151,11 @@ profile_groups as (
         min(first_name_key) as first_name_key,
         min(last_name_key) as last_name_key,
         min(birth_date) as birth_date,
-        count(distinct first_name_key) as first_name_count,
-        count(distinct last_name_key) as last_name_count,
-        count(distinct birth_date) as birth_date_count,
+        -- the group agrees when its smallest and largest value are one (NULL when it has none):
+        -- what count(distinct ...) = 1 says, without a set of values per group
+        min(first_name_key) = max(first_name_key) as first_name_agreed,
+        min(last_name_key) = max(last_name_key) as last_name_agreed,
+        min(birth_date) = max(birth_date) as birth_date_agreed,
 
     from keyed
     where customer_profile_id is not null
@@ -186,15 +188,15 @@ borrowed as (
         coalesce('engagement_customer_profile:' || keyed.customer_profile_id, keyed.record_key) as entity_key,
         coalesce(
             keyed.first_name_key,
-            case when profile_groups.first_name_count = 1 then profile_groups.first_name_key end
+            case when profile_groups.first_name_agreed then profile_groups.first_name_key end
         ) as first_name_key,
         coalesce(
             keyed.last_name_key,
-            case when profile_groups.last_name_count = 1 then profile_groups.last_name_key end
+            case when profile_groups.last_name_agreed then profile_groups.last_name_key end
         ) as last_name_key,
         coalesce(
             keyed.birth_date,
-            case when profile_groups.birth_date_count = 1 then profile_groups.birth_date end
+            case when profile_groups.birth_date_agreed then profile_groups.birth_date end
         ) as birth_date_key,
 
     from keyed
