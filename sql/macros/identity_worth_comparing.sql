@@ -39,32 +39,19 @@ create or replace macro macros.identity_worth_comparing(pairs_table, records_tab
                 or (macros.name_alike(l.first_name_spelling, r.last_name_spelling) and macros.name_alike(l.last_name_spelling, r.first_name_spelling))
             )
         )
-        -- at least three of four facts: the initials, the address (a street line in one postal code or town, a
-        -- postal code or a town), the birth date within a digit or day and month swapped, a word of the name in
-        -- common; so at least one of the first two (rare in a block), and the words compared last
+        -- at least three of four facts: the initials, the address (macros.addresses_near), the birth date
+        -- (macros.birth_dates_slipped), a word of the name in common; so at least one of the first two (rare in
+        -- a block), and the words compared last
         or (
             coalesce(l.initials = r.initials, false)
-            and coalesce(
-                (l.street_key = r.street_key and not (coalesce(l.postcode_key <> r.postcode_key, false) and coalesce(l.city_key <> r.city_key, false)))
-                or l.postcode_key = r.postcode_key
-                or l.city_key = r.city_key,
-                false
-            )
+            and macros.addresses_near(l.street_key, l.postcode_key, l.city_key, r.street_key, r.postcode_key, r.city_key)
             and (
-                coalesce(hamming(l.birth_date_digits, r.birth_date_digits) <= 1 or l.birth_date_digits = left(r.birth_date_digits, 4) || right(r.birth_date_digits, 2) || substr(r.birth_date_digits, 5, 2), false)
+                macros.birth_dates_slipped(l.birth_date_digits, r.birth_date_digits)
                 or coalesce(list_has_any(list_concat(l.first_name_tokens, l.last_name_tokens), list_concat(r.first_name_tokens, r.last_name_tokens)), false)
             )
         )
         or (
-            (
-                coalesce(l.initials = r.initials, false)
-                or coalesce(
-                    (l.street_key = r.street_key and not (coalesce(l.postcode_key <> r.postcode_key, false) and coalesce(l.city_key <> r.city_key, false)))
-                    or l.postcode_key = r.postcode_key
-                    or l.city_key = r.city_key,
-                    false
-                )
-            )
-            and coalesce(hamming(l.birth_date_digits, r.birth_date_digits) <= 1 or l.birth_date_digits = left(r.birth_date_digits, 4) || right(r.birth_date_digits, 2) || substr(r.birth_date_digits, 5, 2), false)
+            (coalesce(l.initials = r.initials, false) or macros.addresses_near(l.street_key, l.postcode_key, l.city_key, r.street_key, r.postcode_key, r.city_key))
+            and macros.birth_dates_slipped(l.birth_date_digits, r.birth_date_digits)
             and coalesce(list_has_any(list_concat(l.first_name_tokens, l.last_name_tokens), list_concat(r.first_name_tokens, r.last_name_tokens)), false)
         );
