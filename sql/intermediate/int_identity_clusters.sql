@@ -346,16 +346,17 @@ forbidden_pairs as (
 
 ),
 
--- components holding a forbidden pair: each is cut
+-- components holding a forbidden pair: each is cut (the other end a semi join: as an inner join
+-- with the components compared in WHERE, DuckDB joined every two records of a component first)
 cut_components as (
 
     select distinct records_a.component_number
     from forbidden_pairs
     inner join components as records_a
         on records_a.record_number = forbidden_pairs.from_number
-    inner join components as records_b
+    semi join components as records_b
         on records_b.record_number = forbidden_pairs.to_number
-    where records_a.component_number = records_b.component_number
+        and records_b.component_number = records_a.component_number
 
 ),
 

@@ -59,24 +59,33 @@ probed_members as (
 
 -- Values that compare nobody: crowded when the model in force was first predicted with, or at
 -- three times their rule's cap since (a new placeholder such as noreply@ must not pair its
--- records square until the next version freezes it).
-crowded as (
+-- records square until the next version freezes it). The frozen ones are left out first (a
+-- short list, and the most members), so the rest are counted once; a value on one record pairs
+-- nobody either, and is left out with them.
+uncrowded as (
 
-    select block_value from macros.identity_model_crowded_blocks()
-    union
-    select block_value from probed_members
+    select probed_members.*
+    from probed_members
+    anti join macros.identity_model_crowded_blocks() as frozen
+        on frozen.block_value = probed_members.block_value
+
+),
+
+blocks as (
+
+    select block_value from uncrowded
     group by block_value
-    having count(*) > 3 * any_value(cap)
+    having count(*) between 2 and 3 * any_value(cap)
 
 ),
 
 members as (
 
     select
-        probed_members.*,
-        probed_members.record_number in (select record_number from changed) as is_probe,
-    from probed_members
-    anti join crowded on crowded.block_value = probed_members.block_value
+        uncrowded.*,
+        uncrowded.record_number in (select record_number from changed) as is_probe,
+    from uncrowded
+    semi join blocks on blocks.block_value = uncrowded.block_value
 
 ),
 

@@ -151,9 +151,11 @@ profile_groups as (
         min(first_name_key) as first_name_key,
         min(last_name_key) as last_name_key,
         min(birth_date) as birth_date,
-        count(distinct first_name_key) as first_name_count,
-        count(distinct last_name_key) as last_name_count,
-        count(distinct birth_date) as birth_date_count,
+        -- the group agrees when its smallest and largest value are one (NULL when it has none):
+        -- what count(distinct ...) = 1 says, without a set of values per group
+        min(first_name_key) = max(first_name_key) as first_name_agreed,
+        min(last_name_key) = max(last_name_key) as last_name_agreed,
+        min(birth_date) = max(birth_date) as birth_date_agreed,
 
     from keyed
     where customer_profile_id is not null
@@ -186,15 +188,15 @@ borrowed as (
         coalesce('engagement_customer_profile:' || keyed.customer_profile_id, keyed.record_key) as entity_key,
         coalesce(
             keyed.first_name_key,
-            case when profile_groups.first_name_count = 1 then profile_groups.first_name_key end
+            case when profile_groups.first_name_agreed then profile_groups.first_name_key end
         ) as first_name_key,
         coalesce(
             keyed.last_name_key,
-            case when profile_groups.last_name_count = 1 then profile_groups.last_name_key end
+            case when profile_groups.last_name_agreed then profile_groups.last_name_key end
         ) as last_name_key,
         coalesce(
             keyed.birth_date,
-            case when profile_groups.birth_date_count = 1 then profile_groups.birth_date end
+            case when profile_groups.birth_date_agreed then profile_groups.birth_date end
         ) as birth_date_key,
 
     from keyed
@@ -206,7 +208,8 @@ borrowed as (
 -- Beside the folded keys, the transliterated ones (macros.name_transliterated): "Bjoern" and
 -- "Bjørn", "Pettersen" and "Petersen" agree there. Matching compares these; the folded keys
 -- stay for what reads them. Names repeat (many a Kari, many a Hansen), so each distinct key is
--- spelt once: spelling is the costly part of this model.
+-- spelt once: spelling is the costly part of this model. Read from keyed, which holds every key
+-- a record borrows from its profile group too, so that borrowed is read once (not copied).
 key_spellings as (
 
     select
@@ -214,9 +217,9 @@ key_spellings as (
         macros.name_transliterated(name_key) as spelling,
 
     from (
-        select first_name_key as name_key from borrowed
+        select first_name_key as name_key from keyed
         union
-        select last_name_key as name_key from borrowed
+        select last_name_key as name_key from keyed
     ) as name_keys
     where name_key is not null
 
@@ -233,9 +236,9 @@ field_tokens as (
         case when is_split then macros.name_tokens(name_field) end as tokens,
 
     from (
-        select first_name as name_field from borrowed
+        select first_name as name_field from keyed
         union
-        select last_name as name_field from borrowed
+        select last_name as name_field from keyed
     ) as name_fields
     where name_field is not null
 
@@ -317,14 +320,19 @@ name_forms as (
 
 -- The full names each distinct set of first-name words is a form of, over every word: "Kris
 -- Øyvind" is a form of kristian as "Kris" is (the words are compared, not the whole spelling,
--- as the level exact does).
+-- as the level exact does). Of every set a name field can have (its words, or its one
+-- spelling), not only those written as first names: a few more sets, but named is read once.
 token_forms as (
 
     select
         tokens,
         list_sort(list_distinct(flatten(list(forms.full_names)))) as full_names,
 
-    from (select distinct first_name_tokens as tokens from named where first_name_tokens is not null) as names
+    from (
+        select tokens from field_tokens where is_split and tokens is not null
+        union
+        select [spelling] from key_spellings where spelling is not null
+    ) as names
     cross join unnest(names.tokens) as words(word)
     inner join name_forms as forms
         on forms.word = words.word

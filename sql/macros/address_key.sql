@@ -1,7 +1,4 @@
--- description: A postal address as matching compares it: the street line folded (macros.name_folded) with everything but letters and digits removed, and the postal code's digits: "Storgata 12B, 0150" and "STORGATA 12 b" with 0150 give "storgata12b 0150". NULL unless both parts are there: a street name alone recurs in many towns.
+-- description: A postal address as matching compares it: the street line folded (macros.name_folded) with everything but letters and digits removed, and the postal code's digits: "Storgata 12B, 0150" and "STORGATA 12 b" with 0150 give "storgata12b 0150". NULL unless both parts are there: a street name alone recurs in many towns. Each part is computed once: `||` gives NULL when either part is NULL.
 create or replace macro macros.address_key(street, postal_code) as
-    case
-        when nullif(regexp_replace(macros.name_folded(street), '[^a-z0-9]', '', 'g'), '') is not null
-            and nullif(regexp_replace(postal_code, '[^0-9]', '', 'g'), '') is not null
-            then regexp_replace(macros.name_folded(street), '[^a-z0-9]', '', 'g') || ' ' || regexp_replace(postal_code, '[^0-9]', '', 'g')
-    end;
+    nullif(regexp_replace(macros.name_folded(street), '[^a-z0-9]', '', 'g'), '')
+        || ' ' || nullif(regexp_replace(postal_code, '[^0-9]', '', 'g'), '');

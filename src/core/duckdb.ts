@@ -16,6 +16,13 @@ export interface DatabaseOptions {
   accessMode?: 'READ_ONLY' | 'READ_WRITE';
   /** False lets DuckDB stream without keeping row order, which saves memory when order is irrelevant. */
   preserveInsertionOrder?: boolean;
+  /**
+   * Memory DuckDB keeps for its blocks once it has used it, until the instance closes, instead of
+   * handing it back to the system after each query (DuckDB size string; `block_allocator_memory`).
+   * A process that builds large tables one after the other otherwise has the kernel fault in
+   * and zero the same memory again for every query. Absent: DuckDB's default (nothing kept).
+   */
+  keptBlockMemory?: string;
 }
 
 export const DUCKDB_ERROR_CODES = {
@@ -61,6 +68,7 @@ export async function openDatabase(path: string, options: DatabaseOptions = {}):
   if (options.threads !== undefined) config.threads = String(options.threads);
   if (options.accessMode !== undefined) config.access_mode = options.accessMode;
   if (options.preserveInsertionOrder !== undefined) config.preserve_insertion_order = String(options.preserveInsertionOrder);
+  if (options.keptBlockMemory !== undefined) config.block_allocator_memory = options.keptBlockMemory;
   const deadline = Date.now() + busyWait.timeoutSeconds * 1000;
   let delayMs = 50;
   let told = false;

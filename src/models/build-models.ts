@@ -116,7 +116,11 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
   const identityConfig = filesConfig && withDefinitionHash(filesConfig);
   const identityThresholds = checkedThresholds(options.identityThresholds ?? DEFAULT_IDENTITY_THRESHOLDS);
   await mkdir(options.dataDir, { recursive: true });
-  const instance = await openDatabase(options.warehousePath ?? warehousePath(options.dataDir), options);
+  // A build writes one large table after another (the identity pairs, records and clusters): the
+  // memory one query used is kept for the next, up to what DuckDB may use anyway, instead of
+  // being returned and faulted in again (a second of system time in a full identity build at
+  // scale 10; docs/decisions.md "Memory a build keeps between models").
+  const instance = await openDatabase(options.warehousePath ?? warehousePath(options.dataDir), { ...options, keptBlockMemory: options.keptBlockMemory ?? options.memoryLimit });
   const main = await connect(instance);
   try {
     const identityModel = await IdentityModelState.read(main, identityConfig, identityThresholds, options.identityTraining ?? { mode: 'auto' });

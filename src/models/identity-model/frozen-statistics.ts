@@ -30,9 +30,11 @@ export async function freezeModelStatistics(connection: DuckDBConnection, versio
       `insert into ${TERM_FREQUENCIES_TABLE}
        select ${version}, word, people, term_frequency from macros.identity_term_frequencies('intermediate.int_identity_records') where people > 1`,
     );
+    // from the records, which hold every value blocked on: the comparables view would weigh
+    // every name by its term frequency first, which blocking does not read
     await connection.run(
       `insert into ${CROWDED_BLOCKS_TABLE}
-       select ${version}, block_value from macros.identity_crowded_blocks('intermediate.int_identity_comparables')`,
+       select ${version}, block_value from macros.identity_crowded_blocks('intermediate.int_identity_records')`,
     );
     await connection.run(
       `update ${MODELS_TABLE} set statistics_frozen_at = now(),

@@ -376,15 +376,20 @@ function combinations(values: string[][]): string[][] {
   return values.reduce<string[][]>((combined, options) => combined.flatMap((prefix) => options.map((option) => [...prefix, option])), [[]]);
 }
 
-/** Each blocking rule's block values of row r (its columns as r.<column>): one per rule, or per word. */
-function blockKeyEntries(rules: readonly BlockingRule[]): { ruleIndex: number; value: string }[] {
+/** Each blocking rule's values of row r (its columns as r.<column>), one entry per rule, or per word: the parts its block value joins. */
+function blockKeyParts(rules: readonly BlockingRule[]): { ruleIndex: number; parts: string[] }[] {
   return rules.flatMap((rule) => {
     const both = rule.blockOn.includes('first_name') && rule.blockOn.includes('last_name');
-    return combinations(rule.blockOn.map((key) => blockValues(key, both))).map((parts) => ({
-      ruleIndex: rule.index,
-      value: `${MACRO_SCHEMA}.block_key(${[`'${rule.index}'`, ...parts].join(" || '|' || ")})`,
-    }));
+    return combinations(rule.blockOn.map((key) => blockValues(key, both))).map((parts) => ({ ruleIndex: rule.index, parts }));
   });
+}
+
+/** Each blocking rule's block values of row r (its columns as r.<column>): one per rule, or per word. */
+function blockKeyEntries(rules: readonly BlockingRule[]): { ruleIndex: number; value: string }[] {
+  return blockKeyParts(rules).map(({ ruleIndex, parts }) => ({
+    ruleIndex,
+    value: `${MACRO_SCHEMA}.block_key(${[`'${ruleIndex}'`, ...parts].join(" || '|' || ")})`,
+  }));
 }
 
 /** The block values of row r (its columns as r.<column>), one per blocking rule (or per word), NULL ones left out. */
@@ -407,27 +412,40 @@ function blockKeysMacro(rules: readonly BlockingRule[]): MacroDefinition {
 /**
  * The same block values for every row of a table, over its columns: a row handed to a scalar
  * macro is packed into a struct again at every field read, which cost most of computing them.
+ * The same text is hashed as identity_block_keys hashes ('3|1980-05-01|kari'), so the values
+ * are equal (the crowded values a model version froze are compared with them), but built
+ * cheaper: each part once per record (a birth date as text, say, is in six values), and hashed
+ * after the NULL texts are left out (macros.block_key over the joined text wrote it twice).
  */
 function recordBlockKeysMacro(rules: readonly BlockingRule[]): MacroDefinition {
-  const entries = blockKeyEntries(rules);
+  const entries = blockKeyParts(rules);
+  const parts = [...new Set(entries.flatMap((entry) => entry.parts))];
+  const alias = (part: string) => `part_${parts.indexOf(part)}`;
+  const text = (entry: { ruleIndex: number; parts: string[] }) => `'${entry.ruleIndex}|' || ${entry.parts.map(alias).join(" || '|' || ")}`;
   return {
     name: 'identity_record_block_keys',
     file: 'identity model sql/identity/blocking_rules.csv',
     // two lists unnested side by side, the NULL values left out after: a struct per value, of
     // every value before the filter, cost a fifth of computing them
     sql: `create or replace macro ${MACRO_SCHEMA}.identity_record_block_keys(records_table) as table
-    select record_number, entity_key, {'rule_index': rule_index, 'block_value': block_value} as block
+    select record_number, entity_key, {'rule_index': rule_index, 'block_value': ${MACRO_SCHEMA}.block_key(block_text)} as block
     from (
         select
-            ${R}.record_number,
-            ${R}.entity_key,
+            record_number,
+            entity_key,
             unnest([${entries.map((entry) => entry.ruleIndex).join(', ')}]) as rule_index,
             unnest([
-                ${entries.map((entry) => entry.value).join(',\n                ')}
-            ]) as block_value
-        from query_table(records_table) as ${R}
+                ${entries.map(text).join(',\n                ')}
+            ]) as block_text
+        from (
+            select
+                ${R}.record_number,
+                ${R}.entity_key,
+                ${parts.map((part) => `${part} as ${alias(part)}`).join(',\n                ')}
+            from query_table(records_table) as ${R}
+        )
     )
-    where block_value is not null;\n`,
+    where block_text is not null;\n`,
     description: 'One row per record of records_table (shaped like intermediate.int_identity_comparables) and value it is blocked on (macros.identity_block_keys), as struct block (rule_index, block_value).',
   };
 }
