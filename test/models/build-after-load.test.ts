@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildModels } from '../../src/models/build-models.js';
 import { loadWarehouse } from '../../src/load/load-warehouse.js';
 import { writeRun } from '../load/raw-fixtures.js';
-import { workspace } from './fixtures.js';
+import { workspace, statuses } from './fixtures.js';
 import type { Workspace } from './fixtures.js';
 
 // Raw tables written by `fanlake load` (real Parquet runs, a real warehouse): a build follows
@@ -22,8 +22,6 @@ const PROJECT = {
   'marts/users_as_read.sql': '-- materialized: table\n-- as_of: extraction\nselect count(*) as users, max(_extracted_at) as as_of from staging.stg_users\n',
   'marts/users_now.sql': '-- materialized: table\n-- as_of: build\nselect count(*) as users, current_timestamp as built_at from staging.stg_users\n',
 };
-
-const statuses = (results: Awaited<ReturnType<typeof buildModels>>) => Object.fromEntries(results.map((r) => [r.model, r.status]));
 
 describe('a build after loads', () => {
   it('builds nothing after a load that only read rows again, but models that take the extraction time or the clock as now', async () => {

@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { queryRows, withConnection } from '../../src/core/duckdb.js';
+import type { ModelResult } from '../../src/models/index.js';
 
 /** A temp folder with `sql/` (the models root) and `data/` (the data dir); `cleanup()` removes it. */
 export interface Workspace {
@@ -83,4 +84,9 @@ export async function seedRaw(ws: Workspace, extractedAt: string): Promise<void>
       create or replace table raw.ticketing_tickets as
           select * from (values (10, 1, 'paid', 20.0), (11, 2, 'on hold', 15.0)) as tickets(id, id_user, status, price);
   `);
+}
+
+/** Each model's build status by name: `{ stg_users: 'ok', user_domains: 'unchanged' }`. */
+export function statuses(results: readonly ModelResult[]): Record<string, string> {
+  return Object.fromEntries(results.map((result) => [result.model, result.status]));
 }

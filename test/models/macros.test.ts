@@ -4,15 +4,13 @@ import { openDatabase, queryRows } from '../../src/core/duckdb.js';
 import { buildModels, ModelProjectError } from '../../src/models/index.js';
 import type { Lineage } from '../../src/models/lineage.js';
 import { runCli } from '../helpers/cli.js';
-import { type Workspace, workspace } from './fixtures.js';
+import { type Workspace, workspace, statuses } from './fixtures.js';
 
 let ws: Workspace;
 beforeEach(async () => {
   ws = await workspace();
 });
 afterEach(async () => ws.cleanup());
-
-const statuses = (results: Awaited<ReturnType<typeof buildModels>>) => Object.fromEntries(results.map((r) => [r.model, r.status]));
 
 const RAW = `
   create schema raw;

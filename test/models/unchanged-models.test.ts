@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildModels } from '../../src/models/index.js';
-import { type Workspace, workspace } from './fixtures.js';
+import { type Workspace, workspace, statuses } from './fixtures.js';
 
 let ws: Workspace;
 beforeEach(async () => {
@@ -16,8 +16,6 @@ const PROJECT = {
   'marts/a_count.sql': '-- materialized: table\nselect count(*) as n from staging.stg_a\n',
   'marts/b_count.sql': '-- materialized: table\nselect count(*) as n from staging.stg_b\n',
 };
-
-const statuses = (results: Awaited<ReturnType<typeof buildModels>>) => Object.fromEntries(results.map((r) => [r.model, r.status]));
 
 describe('models whose SQL and inputs did not change', () => {
   it('are left as they are; a change of data or SQL rebuilds the model and its descendants only', async () => {
