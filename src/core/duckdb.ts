@@ -97,13 +97,6 @@ export async function openDatabase(path: string, options: DatabaseOptions = {}):
 }
 
 /**
- * Runs `fn` with a fresh connection and always closes what it opened, even when `fn` throws.
- * Given a path it opens and closes the database too; given an instance it leaves the instance open.
- *
- * @example
- * const count = await withConnection(':memory:', async (connection) => (await queryRows(connection, 'select 1 as n'))[0].n);
- */
-/**
  * A connection to `instance` in fanlake's time zone, UTC: timestamps without a zone (and ISO
  * text without an offset) are UTC in raw and the marts, and days and months are counted in UTC,
  * whatever the machine's zone (DuckDB takes each connection's zone from the environment, so a
@@ -115,6 +108,13 @@ export async function connect(instance: DuckDBInstance): Promise<DuckDBConnectio
   return connection;
 }
 
+/**
+ * Runs `fn` with a fresh connection and always closes what it opened, even when `fn` throws.
+ * Given a path it opens and closes the database too; given an instance it leaves the instance open.
+ *
+ * @example
+ * const count = await withConnection(':memory:', async (connection) => (await queryRows(connection, 'select 1 as n'))[0].n);
+ */
 export async function withConnection<T>(
   target: string | DuckDBInstance,
   fn: (connection: DuckDBConnection) => Promise<T>,

@@ -109,7 +109,7 @@ export class ChangedKeys {
    */
   async keep(keys: string): Promise<void> {
     if (this.overflow) return;
-    const rows = countOf((await this.connection.runAndReadAll(`insert into temp.main.${quoteIdent(await this.keyTable())} ${keys}`)).getRowObjectsJson());
+    const rows = Number((await this.connection.run(`insert into temp.main.${quoteIdent(await this.keyTable())} ${keys}`)).rowsChanged);
     if (this.collected + rows > this.limit) this.overflow = true;
     else this.collected += rows;
   }
@@ -121,14 +121,14 @@ export class ChangedKeys {
    */
   async deleteWhere(condition: string): Promise<number> {
     const deleteAll = `delete from ${this.target} where ${condition}`;
-    if (this.overflow) return countOf((await this.connection.runAndReadAll(deleteAll)).getRowObjectsJson());
+    if (this.overflow) return Number((await this.connection.run(deleteAll)).rowsChanged);
     const columns = this.keys.map(quoteIdent).join(', ');
     const deletingName = quoteIdent(`${await this.keyTable()}__deleting`);
     const deleting = `temp.main.${deletingName}`;
     try {
       await this.connection.run(`create or replace temp table ${deletingName} as select ${columns} from ${this.target} where ${condition}`);
       const matches = this.keys.map((key) => `existing.${quoteIdent(key)} is not distinct from deleting.${quoteIdent(key)}`).join(' and ');
-      const rows = countOf((await this.connection.runAndReadAll(`delete from ${this.target} as existing using ${deleting} as deleting where ${matches}`)).getRowObjectsJson());
+      const rows = Number((await this.connection.run(`delete from ${this.target} as existing using ${deleting} as deleting where ${matches}`)).rowsChanged);
       await this.keep(`select ${columns} from ${deleting}`);
       return rows;
     } finally {
@@ -175,9 +175,4 @@ async function nextGeneration(connection: DuckDBConnection, relation: string): P
     [relation.toLowerCase()],
   );
   return Number(row!.generation);
-}
-
-/** The row count DuckDB answers a DML statement without `returning` with. */
-function countOf(rows: Record<string, unknown>[]): number {
-  return Number(rows[0]?.Count ?? 0);
 }
