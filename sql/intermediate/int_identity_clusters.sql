@@ -1,7 +1,7 @@
 -- materialized: incremental
 -- unique_key: record_key
 -- incremental_delete: record_key not in (select record_key from intermediate.int_identity_records)
--- description: One row per record: its fan, the connected component of its links (int_identity_edges: the hard links and the identity model's, and the analysts' same-fan overrides) it belongs to, the part of it its fan is once its weakest links are cut where the component holds two records an analyst declared different (different-fan overrides) or two the model joined that contradict each other (macros.identity_contradicts: first names unrelated, or birth dates different beyond any slip, a slip and a day-month swap at once included; a hard link or a same-fan override may join them), and the strongest rule that linked it. A record that matches nobody is its own fan. Incremental: only the components holding a record whose links, or the names and birth date a contradiction is judged on, changed (link_signature) are recomputed; see docs/decisions.md.
+-- description: One row per record: its fan, the connected component of its links (int_identity_edges: the hard links and the identity model's, and the analysts' same-fan overrides) it belongs to, the part of it its fan is once its weakest links are cut where the component holds two records an analyst declared different (different-fan overrides) or two the model joined that contradict each other (macros.identity_contradicts: first names unrelated, or birth dates different beyond any slip, a slip and a day-month swap at once included, or two customer profiles whose people agree on first names a slip apart; a hard link or a same-fan override may join them), and the strongest rule that linked it. A record that matches nobody is its own fan. Incremental: only the components holding a record whose links, or the names and birth date a contradiction is judged on, changed (link_signature) are recomputed; see docs/decisions.md.
 -- test: unique(record_key)
 -- test: not_null(record_key, fan_id, component_number, match_rule, link_signature)
 
@@ -39,6 +39,7 @@ comparables as materialized (
         first_name_forms,
         birth_date_key,
         birth_date_digits,
+        people_first_name_spelling,
 
     from intermediate.int_identity_records
 
@@ -124,7 +125,8 @@ link_signatures as (
             -- sorted: the forms are aggregated in no set order, and the signature must not move with it
             list_sort(comparables.first_name_forms),
             comparables.birth_date_key,
-            comparables.birth_date_digits
+            comparables.birth_date_digits,
+            comparables.people_first_name_spelling
         ) as link_signature,
 
     from records
@@ -269,7 +271,8 @@ components as (
 ),
 
 -- Two records of one component that are two people (macros.identity_contradicts: first names
--- unrelated, or birth dates different beyond any slip), in a component the model linked: the model chained
+-- unrelated, or birth dates different beyond any slip, or profiles whose people agree on two
+-- names a slip apart), in a component the model linked: the model chained
 -- them (Kari, a nameless mailbox record, a nameless phone record, Ola), or linked a father to
 -- his son of one name. No model link may join them; hard links and same-fan overrides may.
 -- Compared pair by pair within a component (a handful of records each).
@@ -296,6 +299,7 @@ model_members as materialized (
         comparables.first_name_forms,
         comparables.birth_date_key,
         comparables.birth_date_digits,
+        comparables.people_first_name_spelling,
 
     from components
     semi join model_components

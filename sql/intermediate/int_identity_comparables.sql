@@ -4,7 +4,7 @@
 -- personal: birth_date_key (birth_date), birth_date_digits (birth_date), email (email), phone_key (phone)
 -- personal: street_key (address), street_letters (address), street_place (address), postcode_key (address)
 -- personal: city_key (address)
--- personal: initials (name), phone_e164 (phone), first_name_forms (name)
+-- personal: initials (name), phone_e164 (phone), first_name_forms (name), people_first_name_spelling (name)
 
 with
 

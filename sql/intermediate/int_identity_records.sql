@@ -1,13 +1,13 @@
 -- materialized: incremental
 -- unique_key: record_key
 -- incremental_delete: record_key not in (select system || ':' || record_id from intermediate.int_identity_ticketing_fields union all select system || ':' || record_id from intermediate.int_identity_engagement_fields)
--- description: One row per record that identity resolution links (ticketing users and members, engagement customer profiles and people), with the values the identity model compares, normalized alike across systems: names folded (macros.name_folded) and transliterated (macros.name_transliterated), as token sets and the right way round, the first name's forms (of any of its words, by the club's first_name_forms.csv: Bob is a form of Robert), the birth date (and its digits), e-mail, phone (last 8 digits) and address (street line and its letters, postal code and town), the initials, and its entity (a customer profile and its people are one). A row holds only what its record and its customer profile's group say, and which way round its names are taken (int_identity_name_words): its record_number is a hash of its key, and how common its name is is in int_identity_term_frequencies. Incremental: a build computes the records whose fields were read since its last build (read_at) and say something else than the record's row, new records, and the records of the customer profile groups these are or were in; records gone from the fields are deleted; and the records whose name words now lean the other way (written more often as a first name than as a last name, or no longer) are computed again. A changed first_name_forms.csv or spelling macro changes the model's definition, which builds it in full.
+-- description: One row per record that identity resolution links (ticketing users and members, engagement customer profiles and people), with the values the identity model compares, normalized alike across systems: names folded (macros.name_folded) and transliterated (macros.name_transliterated), as token sets and the right way round, the first name's forms (of any of its words, by the club's first_name_forms.csv: Bob is a form of Robert), the first name its customer profile's people agree on (two or more of them, one name), the birth date (and its digits), e-mail, phone (last 8 digits) and address (street line and its letters, postal code and town), the initials, and its entity (a customer profile and its people are one). A row holds only what its record and its customer profile's group say, and which way round its names are taken (int_identity_name_words): its record_number is a hash of its key, and how common its name is is in int_identity_term_frequencies. Incremental: a build computes the records whose fields were read since its last build (read_at) and say something else than the record's row, new records, and the records of the customer profile groups these are or were in; records gone from the fields are deleted; and the records whose name words now lean the other way (written more often as a first name than as a last name, or no longer) are computed again. A changed first_name_forms.csv or spelling macro changes the model's definition, which builds it in full.
 -- personal: email (email), phone_e164 (phone), phone_key (phone), first_name (name), last_name (name)
 -- personal: birth_date (birth_date), street_key (address), postcode_key (address), city_key (address)
 -- personal: first_name_key (name), last_name_key (name), birth_date_key (birth_date), first_name_spelling (name)
 -- personal: last_name_spelling (name), first_name_tokens (name), last_name_tokens (name), name_pair_spelling (name)
 -- personal: address_key (address), first_name_forms (name), birth_date_digits (birth_date), street_letters (address)
--- personal: street_place (address), initials (name)
+-- personal: street_place (address), initials (name), people_first_name_spelling (name)
 -- test: unique(record_key)
 -- test: unique(record_number)
 -- test: not_null(record_key, record_number, system, record_id)
@@ -156,6 +156,14 @@ profile_groups as (
         min(first_name_key) = max(first_name_key) as first_name_agreed,
         min(last_name_key) = max(last_name_key) as last_name_agreed,
         min(birth_date) = max(birth_date) as birth_date_agreed,
+        -- The first name two or more of its people write alike: the profile's own fields are
+        -- calculated from its people, but each person is an identity of its own (a login, a
+        -- campaign entry), so two that agree are two sources of one name (macros.identity_contradicts).
+        case
+            when count(first_name_key) filter (where system = 'engagement_person') >= 2
+                and min(first_name_key) filter (where system = 'engagement_person') = max(first_name_key) filter (where system = 'engagement_person')
+                then min(first_name_key) filter (where system = 'engagement_person')
+        end as people_first_name_key,
 
     from keyed
     where customer_profile_id is not null
@@ -198,6 +206,7 @@ borrowed as (
             keyed.birth_date,
             case when profile_groups.birth_date_agreed then profile_groups.birth_date end
         ) as birth_date_key,
+        profile_groups.people_first_name_key,
 
     from keyed
     left join profile_groups
@@ -250,6 +259,7 @@ spelt as (
         borrowed.*,
         first_spellings.spelling as written_first_spelling,
         last_spellings.spelling as written_last_spelling,
+        people_spellings.spelling as people_first_name_spelling,
         case
             when first_fields.is_split then first_fields.tokens
             when written_first_spelling is not null then [written_first_spelling]
@@ -264,6 +274,8 @@ spelt as (
         on first_spellings.name_key = borrowed.first_name_key
     left join key_spellings as last_spellings
         on last_spellings.name_key = borrowed.last_name_key
+    left join key_spellings as people_spellings
+        on people_spellings.name_key = borrowed.people_first_name_key
     left join field_tokens as first_fields
         on first_fields.name_field = borrowed.first_name
     left join field_tokens as last_fields
@@ -292,13 +304,14 @@ swapped as (
 named as (
 
     select
-        swapped.* exclude (written_first_spelling, written_last_spelling, written_first_tokens, written_last_tokens, is_swapped, address_key),
+        swapped.* exclude (written_first_spelling, written_last_spelling, written_first_tokens, written_last_tokens, is_swapped, address_key, people_first_name_key, people_first_name_spelling),
         case when is_swapped then written_last_spelling else written_first_spelling end as first_name_spelling,
         case when is_swapped then written_first_spelling else written_last_spelling end as last_name_spelling,
         case when is_swapped then written_last_tokens else written_first_tokens end as first_name_tokens,
         case when is_swapped then written_first_tokens else written_last_tokens end as last_name_tokens,
         least(written_first_spelling, written_last_spelling) || ' ' || greatest(written_first_spelling, written_last_spelling) as name_pair_spelling,
         swapped.address_key,
+        swapped.people_first_name_spelling,
 
     from swapped
 

@@ -58,6 +58,7 @@ create or replace macro macros.identity_comparables(records_table) as table
             case when compared_records.last_name_spelling is not null then coalesce(last_words.term_frequency, macros.identity_model_rare_term_frequency()) end as last_name_tf,
             first_token_words.term_frequencies as first_name_token_tfs,
             compared_records.first_name_forms,
+            compared_records.people_first_name_spelling,
             last_token_words.term_frequencies as last_name_token_tfs,
             compared_records.birth_date_key,
             compared_records.birth_date_digits,

@@ -1,4 +1,4 @@
--- description: No fan holds two records that are two people (macros.identity_contradicts: first names unrelated, or birth dates different beyond any slip, a slip and a day-month swap at once included) unless hard links or the analysts' same-fan overrides alone join them: the model never chains two people into one fan (int_identity_clusters cuts such a component at its weakest model links and marts.fan_identity_review lists the links cut, reason chain_cut).
+-- description: No fan holds two records that are two people (macros.identity_contradicts: first names unrelated, or birth dates different beyond any slip, a slip and a day-month swap at once included, or two customer profiles whose people agree on first names a slip apart) unless hard links or the analysts' same-fan overrides alone join them: the model never chains two people into one fan (int_identity_clusters cuts such a component at its weakest model links and marts.fan_identity_review lists the links cut, reason chain_cut).
 -- severity: error
 
 with recursive
@@ -13,7 +13,7 @@ fans as (
 -- each record, so the test reads the table rather than the view (its name frequencies unread)
 comparables as (
 
-    select record_key, first_name_spelling, last_name_spelling, first_name_tokens, last_name_tokens, first_name_forms, birth_date_key, birth_date_digits
+    select record_key, first_name_spelling, last_name_spelling, first_name_tokens, last_name_tokens, first_name_forms, birth_date_key, birth_date_digits, people_first_name_spelling
     from intermediate.int_identity_records
 
 ),

@@ -238,14 +238,35 @@ function levelsMacro(levels: readonly ComparisonLevel[]): MacroDefinition {
  * Two records no fan may hold both of unless a hard link or an analyst says so: their first
  * names unrelated (the comparison's last level, its `else`, sql/identity/comparison_levels.csv),
  * or their birth dates different (the last level) and more than a digit apart even with day and
- * month swapped (two slips at once). int_identity_clusters cuts a component holding such a pair
+ * month swapped (two slips at once), or their profiles' people agreeing on two first names a slip
+ * apart (namesHeldApartSql). int_identity_clusters cuts a component holding such a pair
  * at its weakest model links; sql/tests/identity_fans_hold_no_contradiction.sql checks it.
  */
 function contradictsSql(levels: readonly ComparisonLevel[], crossed: Crossed): string {
   const elseLevel = (comparison: ComparisonName) => levels.filter((level) => level.comparison === comparison).at(-1)?.index ?? -1;
   return `(${levelSql('first_name', levels, crossed)}) = ${elseLevel('first_name')}
     or ((${levelSql('birth_date', levels, crossed)}) = ${elseLevel('birth_date')}
-        and hamming(${L}.birth_date_digits, left(${R}.birth_date_digits, 4) || right(${R}.birth_date_digits, 2) || substr(${R}.birth_date_digits, 5, 2)) > 1)`;
+        and hamming(${L}.birth_date_digits, left(${R}.birth_date_digits, 4) || right(${R}.birth_date_digits, 2) || substr(${R}.birth_date_digits, 5, 2)) > 1)
+    or (${namesHeldApartSql(levels, crossed)})`;
+}
+
+/** The first-name tests that take two spellings for a slip of one name, not for two names or a form of one. */
+const SLIP_TESTS = new Set(['edits', 'jaro_winkler', 'letters_dropped']);
+
+/**
+ * Two customer profiles whose people each agree on a first name, the two names a slip apart
+ * (Eirik and Erik): a slip is one record's, and two or more identities of each profile writing
+ * their name alike are two people named alike (twins, siblings). Straight names only, each
+ * record writing its profile's name (int_identity_records.people_first_name_spelling).
+ */
+function namesHeldApartSql(levels: readonly ComparisonLevel[], crossed: Crossed): string {
+  const slips = levels.filter((level) => level.comparison === 'first_name' && SLIP_TESTS.has(level.test)).map((level) => level.index);
+  if (slips.length === 0) return 'false';
+  return `not ${crossed}
+        and ${L}.people_first_name_spelling <> ${R}.people_first_name_spelling
+        and ${L}.first_name_spelling = ${L}.people_first_name_spelling
+        and ${R}.first_name_spelling = ${R}.people_first_name_spelling
+        and (${levelSql('first_name', levels, crossed)}) in (${slips.join(', ')})`;
 }
 
 /**
@@ -286,7 +307,7 @@ function contradictsMacros(levels: readonly ComparisonLevel[]): MacroDefinition[
       file,
       sql: `create or replace macro ${MACRO_SCHEMA}.identity_contradicts(${L}, ${R}) as
     case when ${CROSSED} then ${MACRO_SCHEMA}.identity_contradicts_oriented(${L}, ${R}, true) or ${MACRO_SCHEMA}.identity_contradicts_oriented(${R}, ${L}, true) else ${MACRO_SCHEMA}.identity_contradicts_oriented(${L}, ${R}, false) end;\n`,
-      description: 'Whether two rows l and r of int_identity_comparables are two people whatever else they share: first names unrelated (the last level), or birth dates different (the last level) and more than a digit apart even with day and month swapped; names taken crosswise, either way round (the same answer for l, r as for r, l). No fan holds both but through a hard link or an analyst\'s override.',
+      description: 'Whether two rows l and r of int_identity_comparables are two people whatever else they share: first names unrelated (the last level), or birth dates different (the last level) and more than a digit apart even with day and month swapped, or the people of their two customer profiles agreeing on two first names a slip apart; names taken crosswise, either way round (the same answer for l, r as for r, l). No fan holds both but through a hard link or an analyst\'s override.',
     },
   ];
 }
