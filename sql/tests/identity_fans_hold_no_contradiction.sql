@@ -3,38 +3,62 @@
 
 with recursive
 
-fans as (
+-- the records of fans of two or more, with the values the contradiction compares, as
+-- int_identity_comparables holds them: stored with each record, so the test reads the table
+-- rather than the view (its name frequencies unread)
+members as materialized (
 
-    select fan_id, record_key from intermediate.int_identity_clusters
+    select
+        fans.fan_id,
+        records.record_number,
+        records.record_key,
+        records.first_name_spelling,
+        records.last_name_spelling,
+        records.first_name_tokens,
+        records.last_name_tokens,
+        records.first_name_forms,
+        records.birth_date_key,
+        records.birth_date_digits,
+        records.people_first_name_spelling,
+
+    from intermediate.int_identity_clusters as fans
+    inner join intermediate.int_identity_records as records
+        on records.record_key = fans.record_key
+    where fans.fan_id in (select fan_id from intermediate.int_identity_clusters group by fan_id having count(*) > 1)
 
 ),
 
--- the values the contradiction compares, as int_identity_comparables holds them: stored with
--- each record, so the test reads the table rather than the view (its name frequencies unread)
-comparables as (
+-- Only two first names or two birth dates, both written and unlike, can contradict (names the
+-- other way round have two first names); the rest of a fan's pairs are not compared, as the
+-- clusters compare them. The pairs are judged by macros.identity_pair_contradictions, the
+-- contradiction written out over joined columns (a scalar macro repacks each row per field).
+member_pairs as (
 
-    select record_key, first_name_spelling, last_name_spelling, first_name_tokens, last_name_tokens, first_name_forms, birth_date_key, birth_date_digits, people_first_name_spelling
-    from intermediate.int_identity_records
+    select
+        members_a.record_number as lower_number,
+        members_b.record_number as higher_number,
+        members_a.fan_id,
+        members_a.record_key as lower_key,
+        members_b.record_key as higher_key,
+
+    from members as members_a
+    inner join members as members_b
+        on members_b.fan_id = members_a.fan_id
+        and members_b.record_number > members_a.record_number
+    where members_a.first_name_spelling <> members_b.first_name_spelling
+        or members_a.birth_date_key <> members_b.birth_date_key
 
 ),
 
--- two records of one fan that are two people
+-- two records of one fan that are two people, the smaller key first
 contradicting as (
 
     select
-        fans_a.fan_id,
-        fans_a.record_key as from_key,
-        fans_b.record_key as to_key,
+        fan_id,
+        least(lower_key, higher_key) as from_key,
+        greatest(lower_key, higher_key) as to_key,
 
-    from fans as fans_a
-    inner join fans as fans_b
-        on fans_b.fan_id = fans_a.fan_id
-        and fans_b.record_key > fans_a.record_key
-    inner join comparables as compared_a
-        on compared_a.record_key = fans_a.record_key
-    inner join comparables as compared_b
-        on compared_b.record_key = fans_b.record_key
-    where macros.identity_contradicts(compared_a, compared_b)
+    from macros.identity_pair_contradictions('member_pairs', 'members')
 
 ),
 

@@ -1,5 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { cpSync } from 'node:fs';
+import { join } from 'node:path';
+import { withConnection } from '../../src/core/duckdb.js';
 import { runChecks } from '../../src/models/index.js';
+import { tempDataDir } from '../helpers/cli.js';
 import { queryWarehouse } from '../helpers/warehouse.js';
 import { clubBackground, itPlacesTraps, placeTrapRecords, type TrapPlacement } from './identity-fixture.js';
 
@@ -85,5 +89,18 @@ describe('twins named a slip apart, each profile\'s people agreeing on a name', 
   it('passes the data test that no fan holds two people', async () => {
     const results = await runChecks({ dataDir: placement.dataDir, all: true });
     expect(results.filter((result) => result.name.includes('identity_fans_hold_no_contradiction')).map((result) => result.status)).toEqual(['pass']);
+  });
+
+  it('fails the data test, naming two of their records, where a fan holds both twins', async () => {
+    const merged = tempDataDir();
+    cpSync(placement.dataDir, merged, { recursive: true });
+    await withConnection(join(merged, 'warehouse.duckdb'), (connection) =>
+      connection.run(`update intermediate.int_identity_clusters set fan_id = '${placement.fanOf.get(EIRIK)}' where fan_id = '${placement.fanOf.get(ERIK)}'`),
+    );
+    const results = await runChecks({ dataDir: merged, all: true, record: false });
+    const [test] = results.filter((result) => result.name.includes('identity_fans_hold_no_contradiction'));
+    expect(test!.status).toBe('fail');
+    const twins = (key: string) => (/:400[12]$|:500[1-4]$/.test(key) ? (/:4001$|:500[12]$/.test(key) ? 'eirik' : 'erik') : 'other');
+    expect(test!.sample.map((row) => [twins(String(row.from_key)), twins(String(row.to_key))].sort())).toContainEqual(['eirik', 'erik']);
   });
 });
