@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { withConnection } from '../../src/core/duckdb.js';
+import { explainPair, formatExplanation } from '../../src/models/identity-model/explain.js';
 import { runChecks } from '../../src/models/index.js';
 import { tempDataDir } from '../helpers/cli.js';
 import { queryWarehouse } from '../helpers/warehouse.js';
@@ -84,6 +85,14 @@ describe('twins named a slip apart, each profile\'s people agreeing on a name', 
     for (const row of review) {
       expect([placement.fanOf.get(row.record_a), placement.fanOf.get(row.record_b)].sort()).toEqual([placement.fanOf.get(EIRIK), placement.fanOf.get(ERIK)].sort());
     }
+  });
+
+  it('identity explain says the link was cut and the two are two fans, as fan_identity_links has them', async () => {
+    const [cut] = await queryWarehouse(placement.dataDir, `select record_a, record_b from marts.fan_identity_review where reason = 'chain_cut'`);
+    const explained = await withConnection(join(placement.dataDir, 'warehouse.duckdb'), (connection) => explainPair(connection, cut!.record_a, cut!.record_b));
+    expect([explained.modelLinks, explained.chainCut]).toEqual([true, true]);
+    expect(explained.fans).toEqual([placement.fanOf.get(cut!.record_a), placement.fanOf.get(cut!.record_b)]);
+    expect(formatExplanation(explained)).toContain('two profiles whose people agree on names a slip apart');
   });
 
   it('passes the data test that no fan holds two people', async () => {

@@ -231,7 +231,7 @@ export function formatExplanation(explained: PairExplanation): string {
     out.push(`match probability ${explained.matchProbability.toPrecision(4)}${explained.stored ? ' (as build stored it)' : ' (computed here)'}, ${verdict}`);
   }
   if (explained.ambiguousWith.length > 0) out.push(`the model's link is left out as ambiguous: a record of it is linked to ${explained.ambiguousWith.join('; ')}, which the model tells apart (review: ambiguous_link)`);
-  if (explained.chainCut) out.push(`the model's link was cut: their component held two people (first names unrelated, or birth dates different beyond any slip), and it was among the weakest links between them (review: chain_cut)`);
+  if (explained.chainCut) out.push(`the model's link was cut: their component held two people (first names unrelated, birth dates different beyond any slip, or two profiles whose people agree on names a slip apart), and it was among the weakest links between them (review: chain_cut)`);
   const compared = explained.blocks.filter((block) => !block.crowded);
   out.push(
     explained.blocks.length === 0
