@@ -7,12 +7,6 @@
 
 with
 
-comparables as materialized (
-
-    select * from intermediate.int_identity_comparables
-
-),
-
 rules as (
 
     select * from macros.identity_blocking_rules()
@@ -32,6 +26,26 @@ changed as (
 
     select record_number from intermediate.int_identity_record_changes as changes
     where changes.changed_at > coalesce(macros.model_built_at('intermediate.int_identity_pairs'), '-infinity')
+        or not exists (select 1 from intermediate.int_identity_pairs)
+
+),
+
+-- the changed records, whose blocks are looked up
+probes as (
+
+    select * from intermediate.int_identity_records
+    where record_number in (select record_number from changed)
+
+),
+
+-- The values compared of the records that share a block with a changed record
+-- (macros.identity_near_records: by each rule's values, joined on the changed records'), of
+-- which alone they are computed: computing every record's cost most of an incremental build.
+-- Every record's in a first build and --full-refresh, which drop this condition.
+comparables as materialized (
+
+    select * from intermediate.int_identity_comparables
+    where record_number in (select record_number from macros.identity_near_records('intermediate.int_identity_records', 'probes'))
         or not exists (select 1 from intermediate.int_identity_pairs)
 
 ),

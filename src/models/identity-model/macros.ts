@@ -471,6 +471,43 @@ function recordBlockKeysMacro(rules: readonly BlockingRule[]): MacroDefinition {
   };
 }
 
+/**
+ * The records of records_table that share a block with a row of probes_table (both shaped like
+ * intermediate.int_identity_records), by the rules that predict: each rule's values (one per word
+ * of a name a rule takes either of) joined on the probes' values of that rule, column by column.
+ * The members of the probes' blocks but the crowded ones the model froze, found without computing
+ * every record's block values, which cost most of an incremental build of int_identity_pairs.
+ */
+function nearRecordsMacro(rules: readonly BlockingRule[]): MacroDefinition {
+  const entries = blockKeyParts(rules.filter((rule) => rule.predict));
+  const ruleIndexes = [...new Set(entries.map((entry) => entry.ruleIndex))];
+  const probeValues = ruleIndexes.map((ruleIndex) => {
+    const combinations = entries.filter((entry) => entry.ruleIndex === ruleIndex);
+    const columns = combinations[0]!.parts.map((_, at) => `value_${at}`);
+    // a value the model in force froze as crowded compares nobody: its members are not looked up
+    const selects = combinations.map(
+      (entry) =>
+        `select ${entry.parts.map((part, at) => `${part} as ${columns[at]}`).join(', ')} from probes as ${R} where ${MACRO_SCHEMA}.block_key('${entry.ruleIndex}|' || ${entry.parts.join(" || '|' || ")}) not in (select block_value from crowded)`,
+    );
+    return `probe_values_${ruleIndex} as (${selects.join(' union ')})`;
+  });
+  const matches = entries.map(
+    (entry) =>
+      `select ${R}.record_number from query_table(records_table) as ${R} semi join probe_values_${entry.ruleIndex} as probe on ${entry.parts.map((part, at) => `${part} = probe.value_${at}`).join(' and ')}`,
+  );
+  return {
+    name: 'identity_near_records',
+    file: 'identity model sql/identity/blocking_rules.csv',
+    sql: `create or replace macro ${MACRO_SCHEMA}.identity_near_records(records_table, probes_table) as table
+    with
+    probes as materialized (select * from query_table(probes_table)),
+    crowded as (select block_value from ${MACRO_SCHEMA}.identity_model_crowded_blocks()),
+    ${probeValues.join(',\n    ')}
+    ${matches.join('\n    union\n    ')};\n`,
+    description: 'The record numbers of records_table that share a block (a blocking rule that predicts) with a row of probes_table, both shaped like intermediate.int_identity_records, found by joining each rule\'s values.',
+  };
+}
+
 /** A table macro over literal rows; `types` gives the columns, so an empty table keeps them. */
 function tableMacro(name: string, file: string, description: string, columns: [string, string][], rows: string[][]): MacroDefinition {
   const names = columns.map(([column]) => column).join(', ');
@@ -517,6 +554,7 @@ export function identityModelMacros(config: IdentityModelConfig, model: StoredMo
     ...pairMacros(config.levels),
     blockKeysMacro(config.blockingRules),
     recordBlockKeysMacro(config.blockingRules),
+    nearRecordsMacro(config.blockingRules),
     tableMacro(
       'identity_blocking_rules',
       `${file}blocking_rules.csv`,
