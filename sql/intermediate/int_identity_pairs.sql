@@ -30,11 +30,21 @@ changed as (
 
 ),
 
--- the changed records, whose blocks are looked up
+-- More than a tenth of the records changed: nearly every record shares a block with one, and
+-- finding which costs more than computing every record's values.
+widely_changed as (
+
+    select count(*) * 10 > (select count(*) from intermediate.int_identity_records) as is_wide
+    from changed
+
+),
+
+-- the changed records, whose blocks are looked up (none when widely changed)
 probes as (
 
     select * from intermediate.int_identity_records
     where record_number in (select record_number from changed)
+        and not (select is_wide from widely_changed)
 
 ),
 
@@ -46,6 +56,7 @@ comparables as materialized (
 
     select * from intermediate.int_identity_comparables
     where record_number in (select record_number from macros.identity_near_records('intermediate.int_identity_records', 'probes'))
+        or (select is_wide from widely_changed)
         or not exists (select 1 from intermediate.int_identity_pairs)
 
 ),
