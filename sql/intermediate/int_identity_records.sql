@@ -12,6 +12,7 @@
 -- test: unique(record_number)
 -- test: not_null(record_key, record_number, system, record_id)
 -- test: accepted_values(system: ticketing_user, ticketing_member, engagement_customer_profile, engagement_person)
+-- test: relationships(record_key -> intermediate.int_identity_clusters.record_key)
 
 with
 

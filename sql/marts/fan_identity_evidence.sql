@@ -1,8 +1,6 @@
 -- materialized: view
 -- description: One row per link identity resolution made between two records, with why: match_rule (external_id or customer_profile, a hard link; model_v<version>, the identity model; override, an analyst's same-fan decision) and, for the model's links, a waterfall in numbers: the prior's weight (log2 of the odds that two random records are one person), each comparison's level and weight (log2 m/u; for an agreeing name, log2 m over the name's share of people: a rare name weighs more), their total (match_weight) and the match probability. A level of missing (a value absent on a side) weighs 0. from_values and to_values show what each record brought; is_joined is false where a different-fan override cut the link. How the weights were learned: meta.identity_model_levels; docs/decisions.md "How fans are linked".
 -- not_personal: first_name_level, last_name_level, birth_date_level, email_level
--- test: not_null(fan_id, from_key, to_key, match_rule, rule_rank, match_probability, is_joined)
--- test: relationships(fan_id -> marts.dim_fan.fan_id)
 
 with
 

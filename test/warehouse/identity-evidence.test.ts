@@ -62,6 +62,18 @@ beforeAll(async () => {
 const pair = (row: Record<string, any>, keys: [string, string]) => [row.from_key ?? row.record_a, row.to_key ?? row.record_b].sort().join(' ') === [...keys].sort().join(' ');
 
 describe('fan_identity_evidence', () => {
+  // the view carries no data tests: its columns are its sources', tested there (every record a
+  // fan: int_identity_records -> int_identity_clusters; every fan in dim_fan: fan_identity_links)
+  it('gives every link its fan, keys, rule, probability and whether it joins, one row per link and same-fan override', async () => {
+    const [counts] = await queryWarehouse(dataDir, `select (select count(*) from intermediate.int_identity_edges) + (select count(*) from intermediate.int_identity_overrides where decision = 'same') as links`);
+    expect(evidence).toHaveLength(Number(counts!.links));
+    for (const row of evidence) {
+      expect([row.fan_id, row.from_key, row.to_key, row.match_rule, row.rule_rank, row.match_probability, row.is_joined].some((value) => value === null || value === undefined), JSON.stringify(row)).toBe(false);
+    }
+    const [fans] = await queryWarehouse(dataDir, `select count(*) as missing from marts.fan_identity_evidence anti join marts.dim_fan using (fan_id)`);
+    expect(Number(fans!.missing)).toBe(0);
+  });
+
   it('holds the link by e-mail with each comparison\'s level and weight, and the values each record brought', () => {
     const link = evidence.find((row) => pair(row, ['ticketing_user:101', 'engagement_customer_profile:1001']))!;
     expect(link).toMatchObject({ match_rule: 'model_v1', email_level: 'exact', first_name_level: 'exact', last_name_level: 'exact', phone_level: 'missing', is_joined: true });
