@@ -47,25 +47,27 @@ computed_fields as (
     where system || ':' || record_id in (
         with
 
+        -- joined on the key alone, the values compared after: as a NOT EXISTS on every value,
+        -- DuckDB hashed all twelve of every stored row (0.47 s of a quiet build's 0.7)
         changed as (
 
-            select * from macros.identity_record_keys('fields_read') as written
-            where not exists (
-                select 1 from intermediate.int_identity_records as stored
-                where stored.record_key = written.record_key
-                    and stored.customer_profile_id is not distinct from written.customer_profile_id
-                    and stored.external_user_id is not distinct from written.external_user_id
-                    and stored.email is not distinct from written.email
-                    and stored.phone_e164 is not distinct from written.phone_e164
-                    and stored.phone_key is not distinct from written.phone_key
-                    and stored.first_name is not distinct from written.first_name
-                    and stored.last_name is not distinct from written.last_name
-                    and stored.birth_date is not distinct from written.birth_date
-                    and stored.address_key is not distinct from written.address_key
-                    and stored.street_key is not distinct from written.street_key
-                    and stored.postcode_key is not distinct from written.postcode_key
-                    and stored.city_key is not distinct from written.city_key
-            )
+            select written.*
+            from macros.identity_record_keys('fields_read') as written
+            left join intermediate.int_identity_records as stored
+                on stored.record_key = written.record_key
+            where stored.record_key is null
+                or stored.customer_profile_id is distinct from written.customer_profile_id
+                or stored.external_user_id is distinct from written.external_user_id
+                or stored.email is distinct from written.email
+                or stored.phone_e164 is distinct from written.phone_e164
+                or stored.phone_key is distinct from written.phone_key
+                or stored.first_name is distinct from written.first_name
+                or stored.last_name is distinct from written.last_name
+                or stored.birth_date is distinct from written.birth_date
+                or stored.address_key is distinct from written.address_key
+                or stored.street_key is distinct from written.street_key
+                or stored.postcode_key is distinct from written.postcode_key
+                or stored.city_key is distinct from written.city_key
 
         ),
 
