@@ -4,7 +4,7 @@ import { withConnection } from '../../src/core/duckdb.js';
 import { explainPair, formatExplanation, type PairExplanation } from '../../src/models/identity-model/explain.js';
 import { runChecks } from '../../src/models/index.js';
 import { queryWarehouse } from '../helpers/warehouse.js';
-import { itPlacesTraps, placeTrapRecords, type TrapPlacement } from './identity-fixture.js';
+import { born, itPlacesTraps, placeTrapRecords, profile, type TrapPlacement, user } from './identity-fixture.js';
 
 /**
  * A chain of model links between two people, built through the real models with a club's trained
@@ -13,9 +13,6 @@ import { itPlacesTraps, placeTrapRecords, type TrapPlacement } from './identity-
  * not see it; the component holds Kari and Ola, whose first names are unrelated, and is cut at
  * its weakest link, which is listed for review.
  */
-const user = (id: number, fields: Record<string, unknown>) => ({ id, last_update: '2026-01-01T00:00:00.000Z', enabled: true, ...fields });
-const profile = (id: number, fields: Record<string, unknown>) => ({ id: String(id), type: 'customerProfiles', ...fields });
-const born = (date: string) => `${date}T00:00:00.000Z`;
 
 const backdrop = [
   ['Kari', 'Lunde'], ['Ola', 'Lunde'], ['Per', 'Haugen'], ['Tone', 'Haugen'],

@@ -1,7 +1,7 @@
 import { beforeAll, expect, it } from 'vitest';
 import { runChecks } from '../../src/models/index.js';
 import { queryWarehouse } from '../helpers/warehouse.js';
-import { placeTrapRecords, type TrapPlacement } from './identity-fixture.js';
+import { born, placeTrapRecords, type TrapPlacement } from './identity-fixture.js';
 
 /**
  * One person whose ticketing account has the names the other way round and a middle name
@@ -12,7 +12,6 @@ import { placeTrapRecords, type TrapPlacement } from './identity-fixture.js';
  * data test (l the lower record key) failed on it. The forms are compared word by word since, so
  * neither way is a contradiction.
  */
-const born = (date: string) => `${date}T00:00:00.000Z`;
 const RAW = {
   ticketing_users: [
     { id: 401, last_update: '2026-01-01T00:00:00.000Z', enabled: true, name_first: 'Berge', name_last: 'Kristian Øyvind', email: 'kristian.berge@live.no', phone: '42217453', birthday: '1983-10-17', address: 'Sjøgata 103', zip_code: '5003', city: 'Bergen' },

@@ -3,20 +3,14 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { buildModels } from '../../src/models/index.js';
 import { tempDataDir } from '../helpers/cli.js';
 import { queryWarehouse } from '../helpers/warehouse.js';
-import { clubBackground, writeRawTables } from './identity-fixture.js';
+import { born, clubBackground, person, profile, user, writeRawTables } from './identity-fixture.js';
 
 /**
  * marts.fan_identity_evidence and marts.fan_identity_review on hand-made records, built through
  * the real models with a club's trained identity model (identity-model-fixture.ts): why two
  * records are one fan, and which pairs an analyst should look at.
  */
-const user = (id: number, fields: Record<string, unknown>) => ({ id, last_update: '2026-01-01T00:00:00.000Z', enabled: true, ...fields });
 const member = (id: number, name: string, phone: string) => ({ id, last_update: '2026-01-01T00:00:00.000Z', name, phone, category: 'Silver', category_id: 2 });
-const profile = (id: number, fields: Record<string, unknown>) => ({ id: String(id), type: 'customerProfiles', ...fields });
-const person = (id: number, customerProfileId: number, fields: Record<string, unknown>) => ({
-  id: String(id), type: 'people', network: 'email', customerProfileId, ...fields,
-});
-const born = (date: string) => `${date}T00:00:00.000Z`;
 
 const RAW = {
   ticketing_users: [

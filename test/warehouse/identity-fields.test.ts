@@ -2,16 +2,15 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildModels, type ModelResult } from '../../src/models/index.js';
 import { queryWarehouse } from '../helpers/warehouse.js';
-import { clubBackground, placeTrapRecords, writeRawTables, type RawRecords, type TrapPlacement } from './identity-fixture.js';
+import { clubBackground, placeTrapRecords, profile, type RawRecords, type TrapPlacement, user as ticketingUser, writeRawTables } from './identity-fixture.js';
 
 /**
  * int_identity_ticketing_fields holds only what identity resolution reads, so a load that changes other
  * fields (a login, a member's used pool) stops there and the costly int_identity_records is not
  * rebuilt; a changed name goes all the way through. Built through the real models.
  */
-const user = (id: number, fields: Record<string, unknown>) => ({ id, last_update: '2026-01-01T00:00:00.000Z', enabled: true, phone: '', ...fields });
+const user = (id: number, fields: Record<string, unknown>) => ticketingUser(id, { phone: '', ...fields });
 const member = (id: number, name: string, phone: string, used: number) => ({ id, last_update: '2026-01-01T00:00:00.000Z', name, phone, category: 'Silver', category_id: 2, ticket_pool_used: used });
-const profile = (id: number, fields: Record<string, unknown>) => ({ id: String(id), type: 'customerProfiles', ...fields });
 
 const RAW: RawRecords = {
   ticketing_users: [

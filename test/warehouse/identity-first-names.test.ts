@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { queryWarehouse } from '../helpers/warehouse.js';
-import { itPlacesTraps, placeTrapRecords, type TrapPlacement } from './identity-fixture.js';
+import { born, itPlacesTraps, placeTrapRecords, profile, type TrapPlacement, user } from './identity-fixture.js';
 
 /**
  * First names as evidence, not a veto: a short form or nickname (the club's first_name_forms.csv)
@@ -10,9 +10,6 @@ import { itPlacesTraps, placeTrapRecords, type TrapPlacement } from './identity-
  * unrelated, two fans whatever else they share. Built through the real models with a club's
  * trained identity model (identity-model-fixture.ts).
  */
-const user = (id: number, fields: Record<string, unknown>) => ({ id, last_update: '2026-01-01T00:00:00.000Z', enabled: true, ...fields });
-const profile = (id: number, fields: Record<string, unknown>) => ({ id: String(id), type: 'customerProfiles', ...fields });
-const born = (date: string) => `${date}T00:00:00.000Z`;
 
 const backdrop = [
   ['Kari', 'Lunde'], ['Ola', 'Lunde'], ['Per', 'Haugen'], ['Tone', 'Haugen'], ['Robert', 'Berge'], ['Thomas', 'Berge'],

@@ -59,6 +59,17 @@ export async function writeRawTables(warehousePath: string, records: RawRecords,
   });
 }
 
+/** A ticketing user as the export API sends it, updated before any extraction of the tests. */
+export const user = (id: number, fields: Record<string, unknown>) => ({ id, last_update: '2026-01-01T00:00:00.000Z', enabled: true, ...fields });
+/** An engagement customer profile as the API sends it. */
+export const profile = (id: number, fields: Record<string, unknown>) => ({ id: String(id), type: 'customerProfiles', ...fields });
+/** A person (an identity) of customer profile `customerProfileId`, of `network`. */
+export const person = (id: number, customerProfileId: number, fields: Record<string, unknown>, network = 'email') => ({
+  id: String(id), type: 'people', network, customerProfileId, ...fields,
+});
+/** A birth date as the engagement API writes it. */
+export const born = (date: string) => `${date}T00:00:00.000Z`;
+
 /**
  * A club around hand-made traps: `count` ticketing users of names nobody else has, each a fan of
  * its own. Names are weighed by how many people carry them, and in a club of a dozen people

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildModels } from '../../src/models/index.js';
 import { queryWarehouse } from '../helpers/warehouse.js';
-import { itPlacesTraps, placeTrapRecords, tableSnapshot, writeRawTables, type TrapPlacement } from './identity-fixture.js';
+import { born, itPlacesTraps, placeTrapRecords, profile, tableSnapshot, type TrapPlacement, user as ticketingUser, writeRawTables } from './identity-fixture.js';
 
 /**
  * Trap records for links on a name without a shared e-mail or phone, built through the real
@@ -10,10 +10,8 @@ import { itPlacesTraps, placeTrapRecords, tableSnapshot, writeRawTables, type Tr
  * weighs by how many people carry it (term frequencies), what an address and a birth date add,
  * the namesakes that must stay apart, and how the pairs show to analysts.
  */
-const user = (id: number, fields: Record<string, unknown>) => ({ id, last_update: '2026-01-01T00:00:00.000Z', enabled: true, phone: '', ...fields });
+const user = (id: number, fields: Record<string, unknown>) => ticketingUser(id, { phone: '', ...fields });
 const member = (id: number, name: string, phone: string) => ({ id, last_update: '2026-01-01T00:00:00.000Z', name, phone, category: 'Silver', category_id: 2 });
-const profile = (id: number, fields: Record<string, unknown>) => ({ id: String(id), type: 'customerProfiles', ...fields });
-const born = (date: string) => `${date}T00:00:00.000Z`;
 
 // A fan base where "Kari Nordmann" is on more records than name_birth_date allows (150), each
 // with a birth date of their own, and Olsen is a common last name: "Kari Olsen" is then a name

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { queryWarehouse } from '../helpers/warehouse.js';
-import { itPlacesTraps, placeTrapRecords, type TrapPlacement } from './identity-fixture.js';
+import { born, itPlacesTraps, placeTrapRecords, profile, type TrapPlacement, user } from './identity-fixture.js';
 
 /**
  * Hand-made trap records for each kind of real-world noise the simulator learned (docs/decisions.md
@@ -9,9 +9,6 @@ import { itPlacesTraps, placeTrapRecords, type TrapPlacement } from './identity-
  * differently (a typo in each field, swapped names), and households, twins and namesakes that must
  * stay apart.
  */
-const user = (id: number, fields: Record<string, unknown>) => ({ id, last_update: '2026-01-01T00:00:00.000Z', enabled: true, ...fields });
-const profile = (id: number, fields: Record<string, unknown>) => ({ id: String(id), type: 'customerProfiles', ...fields });
-const born = (date: string) => `${date}T00:00:00.000Z`;
 
 // Common names in either field, so word counts tell which field a name usually sits in.
 const backdrop = [

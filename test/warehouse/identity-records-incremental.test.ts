@@ -5,7 +5,7 @@ import { buildModels, type ModelResult } from '../../src/models/index.js';
 import { DEFAULT_CLUB_FILES_DIR } from '../../src/models/club/club-files.js';
 import { tempDataDir } from '../helpers/cli.js';
 import { queryWarehouse } from '../helpers/warehouse.js';
-import { clubBackground, tableSnapshot, writeRawTables, type RawRecords } from './identity-fixture.js';
+import { born, clubBackground, person, profile, type RawRecords, tableSnapshot, user as ticketingUser, writeRawTables } from './identity-fixture.js';
 
 /**
  * int_identity_records computes only the records whose fields changed and what depends on
@@ -15,12 +15,9 @@ import { clubBackground, tableSnapshot, writeRawTables, type RawRecords } from '
  * to another profile, a removed profile (its person not flagged, as a read by key leaves it), new records, a record whose name words come to lean
  * the other way while it stays as it was, and a changed first_name_forms.csv.
  */
+const user = (id: number, fields: Record<string, unknown>) => ticketingUser(id, { phone: '', ...fields });
 const T0 = '2026-06-01T00:00:00Z';
 const T1 = '2026-06-02T00:00:00Z';
-const user = (id: number, fields: Record<string, unknown>) => ({ id, last_update: '2026-01-01T00:00:00.000Z', enabled: true, phone: '', ...fields });
-const profile = (id: number, fields: Record<string, unknown>) => ({ id: String(id), type: 'customerProfiles', ...fields });
-const person = (id: number, customerProfileId: number, fields: Record<string, unknown>) => ({ id: String(id), type: 'people', network: 'email', customerProfileId, ...fields });
-const born = (date: string) => `${date}T00:00:00.000Z`;
 /** A record as the last load left it, read before: the next build has no reason to read it again. */
 const unread = <T extends Record<string, unknown>>(record: T) => ({ ...record, _extracted_at: T0 });
 const gone = <T extends Record<string, unknown>>(record: T) => ({ ...record, _extracted_at: T0, _vanished_at: T1 });

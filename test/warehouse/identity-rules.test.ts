@@ -4,20 +4,16 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { buildModels } from '../../src/models/index.js';
 import { tempDataDir } from '../helpers/cli.js';
 import { queryWarehouse } from '../helpers/warehouse.js';
-import { clubBackground, writeRawTables } from './identity-fixture.js';
+import { clubBackground, person as engagementPerson, profile, user, writeRawTables } from './identity-fixture.js';
 
 /**
  * A handful of hand-made records, one per kind of link and per trap, built through the real
  * models with a club's trained identity model (identity-model-fixture.ts): which records end up
  * together, and how they were linked.
  */
-const user = (id: number, fields: Record<string, unknown>) => ({ id, last_update: '2026-01-01T00:00:00.000Z', enabled: true, ...fields });
+const person = (id: number, customerProfileId: number, fields: Record<string, unknown>) => engagementPerson(id, customerProfileId, fields, 'facebook');
 const member = (id: number, name: string, phone: string, category = 'Silver') => ({
   id, last_update: '2026-01-01T00:00:00.000Z', name, phone, category, category_id: category === 'Gold' ? 1 : 2,
-});
-const profile = (id: number, fields: Record<string, unknown>) => ({ id: String(id), type: 'customerProfiles', ...fields });
-const person = (id: number, customerProfileId: number, fields: Record<string, unknown>) => ({
-  id: String(id), type: 'people', network: 'facebook', customerProfileId, ...fields,
 });
 
 const BACKGROUND = clubBackground();

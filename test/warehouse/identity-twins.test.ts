@@ -6,7 +6,7 @@ import { explainPair, formatExplanation } from '../../src/models/identity-model/
 import { runChecks } from '../../src/models/index.js';
 import { tempDataDir } from '../helpers/cli.js';
 import { queryWarehouse } from '../helpers/warehouse.js';
-import { clubBackground, itPlacesTraps, placeTrapRecords, type TrapPlacement } from './identity-fixture.js';
+import { born, clubBackground, itPlacesTraps, person, placeTrapRecords, profile, type TrapPlacement, user } from './identity-fixture.js';
 
 /**
  * Twins named a slip apart (Eirik and Erik Pedersen): one surname, birth date and household
@@ -16,12 +16,6 @@ import { clubBackground, itPlacesTraps, placeTrapRecords, type TrapPlacement } f
  * review. Beside them, what must stay one person: a slip in a single record (a ticketing account
  * "Eirik" of Erik Dahl), and a second profile whose name only one identity writes.
  */
-const user = (id: number, fields: Record<string, unknown>) => ({ id, last_update: '2026-01-01T00:00:00.000Z', enabled: true, ...fields });
-const profile = (id: number, fields: Record<string, unknown>) => ({ id: String(id), type: 'customerProfiles', ...fields });
-const person = (id: number, customerProfileId: number, fields: Record<string, unknown>) => ({
-  id: String(id), type: 'people', network: 'email', customerProfileId, ...fields,
-});
-const born = (date: string) => `${date}T00:00:00.000Z`;
 
 const RAW = {
   ticketing_users: [
