@@ -1,5 +1,7 @@
--- materialized: table
--- description: One row per link the identity model made (int_identity_pairs, is_link) that is not kept because its record cannot be told whose it is: the record is linked to two records the model tells apart, by a level that vetoes a link (sql/identity/comparison_levels.csv, veto true: two first names) or by evidence against them at least macros.identity_ambiguity_weight() (sql/identity/training.csv: two birth dates), as a record without a first name in a household's mailbox is linked to both partners, or a profile with only a last name to father and son of one name. Both of its links to the two are left out (int_identity_edges) and listed for review (marts.fan_identity_review, reason ambiguous_link). Links made by a customer profile or an identity's externalId (hard links) stay whatever the comparison says. 
+-- materialized: incremental
+-- unique_key: from_key, to_key, middle_key, apart_from_key, apart_to_key
+-- incremental_delete: middle_key in (select record_key from intermediate.int_identity_record_changes where changed_at > coalesce(macros.model_built_at('intermediate.int_identity_ambiguous_links'), '-infinity')) or middle_key in (select to_key from intermediate.int_identity_pairs where is_link and from_key in (select record_key from intermediate.int_identity_record_changes where changed_at > coalesce(macros.model_built_at('intermediate.int_identity_ambiguous_links'), '-infinity'))) or middle_key in (select from_key from intermediate.int_identity_pairs where is_link and to_key in (select record_key from intermediate.int_identity_record_changes where changed_at > coalesce(macros.model_built_at('intermediate.int_identity_ambiguous_links'), '-infinity'))) or middle_key in (select named.middle_key from (select middle_key, unnest([from_key, to_key, apart_from_key, apart_to_key]) as named_key from intermediate.int_identity_ambiguous_links) as named where named.named_key in (select record_key from intermediate.int_identity_record_changes where changed_at > coalesce(macros.model_built_at('intermediate.int_identity_ambiguous_links'), '-infinity')) or not exists (select 1 from intermediate.int_identity_records as records where records.record_key = named.named_key))
+-- description: One row per link the identity model made (int_identity_pairs, is_link) that is not kept because its record cannot be told whose it is: the record is linked to two records the model tells apart, by a level that vetoes a link (sql/identity/comparison_levels.csv, veto true: two first names) or by evidence against them at least macros.identity_ambiguity_weight() (sql/identity/training.csv: two birth dates), as a record without a first name in a household's mailbox is linked to both partners, or a profile with only a last name to father and son of one name. Both of its links to the two are left out (int_identity_edges) and listed for review (marts.fan_identity_review, reason ambiguous_link). Links made by a customer profile or an identity's externalId (hard links) stay whatever the comparison says. Incremental: a build judges again only the middle records changed since its last build (int_identity_record_changes), linked to one, or whose rows named one or a record gone. 
 -- test: not_null(from_key, to_key, middle_key, apart_from_key, apart_to_key)
 
 with
@@ -17,13 +19,47 @@ records as (
 
 ),
 
+-- The records whose compared values changed since this model's last build (int_identity_record_changes);
+-- every record in its first build and --full-refresh, which drop this condition.
+changed as (
+
+    select record_key from intermediate.int_identity_record_changes
+    where changed_at > coalesce(macros.model_built_at('intermediate.int_identity_ambiguous_links'), '-infinity')
+        or not exists (select 1 from intermediate.int_identity_ambiguous_links)
+
+),
+
+-- The middle records judged again, whose rows the build replaced (incremental_delete): the
+-- changed records, those the model links to one (a link, or the values of a record linked, may
+-- have changed), and those whose rows named a changed record or one gone (a link that went may
+-- leave a middle no longer ambiguous). A middle's rows depend on its links and the values of the
+-- records they reach alone. Every record in a first build and --full-refresh.
+recomputed as (
+
+    select record_key from records
+    where record_key in (select record_key from changed)
+        or record_key in (select to_key from pairs where from_key in (select record_key from changed))
+        or record_key in (select from_key from pairs where to_key in (select record_key from changed))
+        or record_key in (
+            -- each record a stored row names, once: a NOT IN per column hashed every record four times
+            select named.middle_key
+            from (
+                select middle_key, unnest([from_key, to_key, apart_from_key, apart_to_key]) as named_key
+                from intermediate.int_identity_ambiguous_links
+            ) as named
+            where named.named_key in (select record_key from changed)
+                or not exists (select 1 from records where records.record_key = named.named_key)
+        )
+
+),
+
 model as (
 
     select * from macros.identity_model_weights()
 
 ),
 
--- every record's model links, from both ends, with the other end's entity
+-- the model links of every middle judged again, from both ends, with the other end's entity
 link_ends as (
 
     select
@@ -39,6 +75,7 @@ link_ends as (
     ) as ends
     inner join records
         on records.record_key = ends.other_key
+    where ends.record_key in (select record_key from recomputed)
 
 ),
 
