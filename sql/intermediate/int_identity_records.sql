@@ -356,6 +356,21 @@ token_forms as (
 
 ),
 
+-- The street line's letters and whether it is a place, once per distinct street line (a few
+-- thousand among all records; a regular expression per record cost more than the lookup).
+street_places as (
+
+    select
+        street_key,
+        -- the letters of the street line, compared with the other record's town (a town written in the street field, or the other way round)
+        nullif(regexp_replace(street_key, '[^a-z]', '', 'g'), '') as street_letters,
+        -- a street line without a house number, blocked on as a place like a town: a town written in the street field
+        case when not regexp_matches(street_key, '[0-9]') then street_letters end as street_place,
+
+    from (select distinct street_key from keyed where street_key is not null)
+
+),
+
 -- What the identity model compares and blocks on beside the names, computed once per record
 -- here (int_identity_comparables, which adds how common the names are, is read several times a
 -- build, and a row written once costs less than these computed at every read).
@@ -367,10 +382,8 @@ final as (
         forms.full_names as first_name_forms,
         -- its eight digits, YYYYMMDD, compared digit by digit (computed once per record here, not twice per pair)
         strftime(named.birth_date_key, '%Y%m%d') as birth_date_digits,
-        -- the letters of the street line, compared with the other record's town (a town written in the street field, or the other way round)
-        nullif(regexp_replace(named.street_key, '[^a-z]', '', 'g'), '') as street_letters,
-        -- a street line without a house number, blocked on as a place like a town: a town written in the street field
-        case when not regexp_matches(named.street_key, '[0-9]') then street_letters end as street_place,
+        street_places.street_letters,
+        street_places.street_place,
         -- the first letters of both names in alphabetical order, so names written either way round meet
         least(left(named.first_name_spelling, 1), left(named.last_name_spelling, 1))
             || greatest(left(named.first_name_spelling, 1), left(named.last_name_spelling, 1)) as initials,
@@ -378,6 +391,8 @@ final as (
     from named
     left join token_forms as forms
         on forms.tokens = named.first_name_tokens
+    left join street_places
+        on street_places.street_key = named.street_key
 
 )
 
