@@ -95,16 +95,17 @@ link_ends as (
 
 ),
 
--- All a record's fan depends on is its links: a hash of its links to larger record keys (the
--- other key and how it was made, sorted; not the model's probability, which moves a little for
--- every link when the names' term frequencies do, and decides nothing here), and one hash per
--- analysts' decision naming it, summed so their order does not matter. A link to a smaller key
--- changes the other end's signature, and its whole component (this record too) is recomputed.
+-- All a record's fan depends on is its links: a hash of each of its links to larger record keys
+-- (the other key and how it was made; not the model's probability, which moves a little for
+-- every link when the names' term frequencies do, and decides nothing here) and of each
+-- analysts' decision naming it, summed so their order does not matter (a sorted list of every
+-- record's links cost twice as much). A link to a smaller key changes the other end's
+-- signature, and its whole component (this record too) is recomputed.
 record_links as (
 
     select
         from_key as record_key,
-        list_sort(list({'other_key': to_key, 'match_rule': match_rule})) as links,
+        sum(hash(to_key, match_rule)) as links_signature,
 
     from rule_edges
     group by from_key
@@ -119,7 +120,7 @@ link_signatures as (
         -- The values macros.identity_contradicts reads count too: a record renamed with its
         -- links unchanged may now contradict its fan, and its component must be judged again.
         hash(
-            coalesce(record_links.links, []),
+            coalesce(record_links.links_signature, 0),
             coalesce(decided.decision_signature, 0),
             records.first_name_spelling,
             records.last_name_spelling,
