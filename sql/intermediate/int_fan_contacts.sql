@@ -1,7 +1,7 @@
 -- materialized: incremental
 -- unique_key: fan_id
 -- incremental_delete: fan_id not in (select fan_id from intermediate.int_identity_clusters)
--- description: One row per fan (int_identity_clusters): the contact details and names most of its records agree on, its linked records per system and the weakest rule holding it together; what marts.dim_fan takes from identity resolution alone, kept apart so that a load touching only tickets, merchandise, consents or memberships does not compute it again. Incremental: contact_signature sums a hash of each of the fan's records as read here, so only fans whose records or their fields changed are computed again, and fans gone are deleted.
+-- description: One row per fan (int_identity_clusters): the contact details and names most of its records agree on, its linked records per system and the weakest rule holding it together; what marts.dim_fan takes from identity resolution alone, kept apart so that a load touching only tickets, merchandise, consents or memberships does not compute it again. Incremental: contact_signature sums a hash of each of the fan's records as read here, so only fans whose records or their fields changed are computed again, and fans gone are deleted; changed_at says when a build last computed the fan (int_fan_changes reads it).
 -- personal: first_name (name), last_name (name), email (email), phone_e164 (phone), birth_date (birth_date)
 -- test: unique(fan_id)
 -- test: not_null(fan_id, record_count, contact_signature)
@@ -182,6 +182,7 @@ final as (
         record_counts.engagement_person_count,
         record_counts.weakest_match_rule,
         changed_fans.contact_signature,
+        now() as changed_at,
 
     from record_counts
     inner join changed_fans

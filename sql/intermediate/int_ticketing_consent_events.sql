@@ -1,13 +1,21 @@
--- materialized: table
--- description: One row per ticketing permission answer of a fan and the purpose and channel its consent means (the API keeps only the latest answer per user and consent, dated by its last update); the ticketing half of int_consent_events, kept apart so that a load of one system computes only its own events. A consent is identified as the ticketing API identifies it, by id_consent_basic and name, and means what int_club_consent_meanings says of both: mapping_state mapped (one row per channel it covers), unmapped (its id is not in the mapping) or contradicting (its id is, under another name: the id may mean another channel at this club); the last two are one row with no purpose or channel, which int_fan_consents reads safely (a refusal blocks the fan) and tests/consents_mapped lists. An answer without a decision or of a user not loaded is no event; tests/books_consents counts both.
--- test: not_null(fan_id, record_id, consent_id, mapping_state, is_granted, is_current_state, source_system)
+-- materialized: incremental
+-- unique_key: event_key
+-- incremental_delete: fan_id in (select fan_id from intermediate.int_fan_changes where changed_at > coalesce(macros.model_built_at('intermediate.int_ticketing_consent_events'), '-infinity')) or fan_id not in (select fan_id from intermediate.int_identity_clusters)
+-- full_rebuild_on: intermediate.int_club_consent_meanings
+-- description: One row per ticketing permission answer of a fan and the purpose and channel its consent means (the API keeps only the latest answer per user and consent, dated by its last update); the ticketing half of int_consent_events, kept apart so that a load of one system computes only its own events. A consent is identified as the ticketing API identifies it, by id_consent_basic and name, and means what int_club_consent_meanings says of both: mapping_state mapped (one row per channel it covers), unmapped (its id is not in the mapping) or contradicting (its id is, under another name: the id may mean another channel at this club); the last two are one row with no purpose or channel, which int_fan_consents reads safely (a refusal blocks the fan) and tests/consents_mapped lists. An answer without a decision or of a user not loaded is no event; tests/books_consents counts both. event_key names the row: record, purpose and channel. Incremental: a build computes the events of the fans int_fan_changes stamped since its last build (every record of theirs) and deletes theirs and those of fans gone; a changed mapping builds it in full (see docs/decisions.md).
+-- test: unique(event_key)
+-- test: not_null(event_key, fan_id, record_id, consent_id, mapping_state, is_granted, is_current_state, source_system)
 -- test: accepted_values(mapping_state: mapped, unmapped, contradicting)
 
 with
 
+-- The records of the fans changed since this model's last build; every record in its first
+-- build and --full-refresh (which drop the condition that reads this table).
 clusters as (
 
     select * from intermediate.int_identity_clusters
+    where fan_id in (select fan_id from intermediate.int_fan_changes where changed_at > coalesce(macros.model_built_at('intermediate.int_ticketing_consent_events'), '-infinity'))
+        or not exists (select 1 from intermediate.int_ticketing_consent_events)
 
 ),
 
@@ -66,6 +74,7 @@ final as (
         answers.decided_at,
         'ticketing' as source_system,
         true as is_current_state,
+        answers.record_id || '|' || coalesce(meanings.purpose, '-') || '|' || coalesce(meanings.channel, '-') as event_key,
 
     from answers
     left join meanings

@@ -107,7 +107,7 @@ export async function runCliOk(args: string[], env: Record<string, string>): Pro
 }
 
 /** Columns that say when a build read a row (the identity fields' read_at), not what it holds. */
-const BUILD_TIME_COLUMNS = ['read_at'];
+const BUILD_TIME_COLUMNS = ['read_at', 'changed_at'];
 
 /** Every row of each relation as sorted JSON lines, but for build times, to compare two builds (incremental and full). */
 export async function tableSnapshot(dataDir: string, relations: readonly string[]): Promise<Map<string, string>> {
