@@ -1,8 +1,8 @@
 -- materialized: incremental
 -- unique_key: event_key
 -- incremental_delete: fan_id in (select fan_id from intermediate.int_fan_changes where changed_at > coalesce(macros.model_built_at('intermediate.int_engagement_consent_events'), '-infinity')) or fan_id not in (select fan_id from intermediate.int_identity_clusters)
--- full_rebuild_on: intermediate.int_club_consent_meanings
--- description: One row per engagement consent decision of a fan and the purpose and channel its text means: a consent given (at its creation) and, when revoked, its revocation (at revokedDateTime, else its creation); a consent given under a consent text the club has disabled is no grant and left out, its revocation still counts. The engagement half of int_consent_events, kept apart so that a load of one system computes only its own events. A consent is identified as the engagement API identifies it, by its consent text's id and text, and means what int_club_consent_meanings says of both: mapping_state mapped (one row per channel it covers), unmapped (the text id is not in the mapping, or the text was not loaded) or contradicting (the id is, with another text); the last two are one row with no purpose or channel, which int_fan_consents reads safely (a revocation blocks the fan) and tests/consents_mapped lists. A consent removed upstream (vanished) is no event; tests/books_consents counts every exclusion. event_key names the row: record, grant or revocation, purpose and channel. Incremental: a build computes the events of the fans int_fan_changes stamped since its last build (every record of theirs; a consent text loaded since stamps the fans of its consents) and deletes theirs and those of fans gone; a changed mapping builds it in full (see docs/decisions.md).
+-- full_rebuild_on: intermediate.int_club_consent_meanings, intermediate.int_engagement_consent_texts
+-- description: One row per engagement consent decision of a fan and the purpose and channel its text means: a consent given (at its creation) and, when revoked, its revocation (at revokedDateTime, else its creation); a consent given under a consent text the club has disabled is no grant and left out, its revocation still counts. The engagement half of int_consent_events, kept apart so that a load of one system computes only its own events. A consent is identified as the engagement API identifies it, by its consent text's id and text, and means what int_club_consent_meanings says of both: mapping_state mapped (one row per channel it covers), unmapped (the text id is not in the mapping, or the text was not loaded) or contradicting (the id is, with another text); the last two are one row with no purpose or channel, which int_fan_consents reads safely (a revocation blocks the fan) and tests/consents_mapped lists. A consent removed upstream (vanished) is no event; tests/books_consents counts every exclusion. event_key names the row: record, grant or revocation, purpose and channel. Incremental: a build computes the events of the fans int_fan_changes stamped since its last build (every record of theirs) and deletes theirs and those of fans gone; a changed mapping or consent text (int_engagement_consent_texts, read again every run, changed only when a text is) builds it in full, and int_fan_consents and marts.dim_fan after it (see docs/decisions.md).
 -- test: unique(event_key)
 -- test: not_null(event_key, fan_id, record_id, consent_id, mapping_state, is_granted, is_current_state, source_system)
 -- test: accepted_values(mapping_state: mapped, unmapped, contradicting)
@@ -28,7 +28,7 @@ consents as (
 
 consent_texts as (
 
-    select * from staging.stg_engagement__consent_texts
+    select * from intermediate.int_engagement_consent_texts
 
 ),
 

@@ -2,7 +2,7 @@
 -- unique_key: fan_id
 -- incremental_delete: fan_id not in (select fan_id from intermediate.int_identity_clusters)
 -- lineage_columns: changed_at
--- description: One row per fan (int_identity_clusters) and when a build last saw a change in what the fan-level incremental models read of it (changed_at): its records or what they hold (int_fan_contacts' changed_at: its signature covers each record's key, system, link rule and contact fields, so a record that moves stamps the fan it left and the one it joined, and a new fan is stamped), a ticketing permission of one of its accounts, an engagement consent of one of its profiles or the consent text of one, loaded since this model's last build (macros.loaded_since: by the load ledger, so a run extracted earlier and loaded later still counts; a consent flagged vanished counts by the snapshot that flagged it). int_ticketing_consent_events, int_engagement_consent_events and int_fan_consents compute again the fans stamped since their own last build and delete theirs and the fans gone; the consent mapping, which they all read, builds them in full instead. Fans gone are deleted here too. Its first build (and --full-refresh) stamps every fan; see docs/decisions.md.
+-- description: One row per fan (int_identity_clusters) and when a build last saw a change in what the fan-level incremental models read of it (changed_at): its records or what they hold (int_fan_contacts' changed_at: its signature covers each record's key, system, link rule and contact fields, so a record that moves stamps the fan it left and the one it joined, and a new fan is stamped), a ticketing permission of one of its accounts, an engagement consent of one of its profiles, loaded since this model's last build (macros.loaded_since: by the load ledger, so a run extracted earlier and loaded later still counts; a consent flagged vanished counts by the snapshot that flagged it). int_ticketing_consent_events, int_engagement_consent_events and int_fan_consents compute again the fans stamped since their own last build and delete theirs and the fans gone; the consent mapping, which they all read, builds them in full instead, and so does a changed consent text (int_engagement_consent_texts: every run reads the texts again, and a text renamed, enabled or disabled changes what every consent given under it means). Fans gone are deleted here too. Its first build (and --full-refresh) stamps every fan; see docs/decisions.md.
 -- test: unique(fan_id)
 -- test: not_null(fan_id, changed_at)
 
@@ -38,11 +38,6 @@ changed_fans as (
         and clusters.record_id = cast(consents.customer_profile_id as varchar)
     where consents._extracted_at in (select extracted_at from macros.loaded_since('engagement', 'consents', 'intermediate.int_fan_changes'))
         or consents.vanished_at in (select extracted_at from macros.loaded_since('engagement', 'consents', 'intermediate.int_fan_changes'))
-        -- a consent text renamed, enabled or disabled changes what every consent given under it means
-        or consents.consent_text_id in (
-            select consent_text_id from staging.stg_engagement__consent_texts
-            where _extracted_at in (select extracted_at from macros.loaded_since('engagement', 'consent_texts', 'intermediate.int_fan_changes'))
-        )
 
 ),
 

@@ -2,24 +2,39 @@
 -- unique_key: fan_id, consent_key
 -- incremental_delete: fan_id in (select fan_id from intermediate.int_fan_changes where changed_at > coalesce(macros.model_built_at('intermediate.int_fan_consents'), '-infinity')) or fan_id not in (select fan_id from intermediate.int_identity_clusters)
 -- full_rebuild_on: intermediate.int_club_consent_meanings
--- description: One row per fan, consent purpose and channel: the latest decision from either system (a ticketing permission answer, an engagement consent given or revoked: the present state of each record in int_consent_events), for consents the club's mapping knows (int_club_consent_meanings: ticketing Partner offers covers partner e-mail and SMS by default; a purpose without a channel, profiling, has channel null). A consent given under an engagement consent text the club has disabled is no grant and left out; its revocation still counts. The safe reading of what the mapping does not know: a refusal or revocation of an unmapped or contradicting consent may have withdrawn anything, so until the club maps it the fan is not granted on any purpose and channel the mapping knows (is_blocked_by_unmapped, with the consents that block in blocking_consents); an unmapped grant grants nothing. consent_key is purpose and channel in one, never null (the merge's key). Incremental: a fan's rows depend on its events alone, so a build computes the fans int_fan_changes stamped since its last build, the same fans whose events int_ticketing_consent_events and int_engagement_consent_events computed again, and deletes theirs and those of fans gone; a changed mapping builds it in full.
+-- description: One row per fan, consent purpose and channel: the latest decision from either system (a ticketing permission answer, an engagement consent given or revoked: the present state of each record in int_consent_events, read from its two tables), for consents the club's mapping knows (int_club_consent_meanings: ticketing Partner offers covers partner e-mail and SMS by default; a purpose without a channel, profiling, has channel null). A consent given under an engagement consent text the club has disabled is no grant and left out; its revocation still counts. The safe reading of what the mapping does not know: a refusal or revocation of an unmapped or contradicting consent may have withdrawn anything, so until the club maps it the fan is not granted on any purpose and channel the mapping knows (is_blocked_by_unmapped, with the consents that block in blocking_consents); an unmapped grant grants nothing. consent_key is purpose and channel in one, never null (the merge's key). Incremental: a fan's rows depend on its events alone, so a build computes the fans int_fan_changes stamped since its last build, the same fans whose events int_ticketing_consent_events and int_engagement_consent_events computed again, and deletes theirs and those of fans gone; a changed mapping builds it in full.
 -- test: unique(fan_id, purpose, channel)
 -- test: not_null(fan_id, consent_key, purpose, is_granted, is_blocked_by_unmapped)
 -- test: accepted_values(source_system: ticketing, engagement, unmapped)
 
 with
 
--- the event standing for each record's present state: its latest decision
+-- The fans changed since this model's last build; every fan in its first build and
+-- --full-refresh (which drop the condition that reads this table).
+changed_fans as (
+
+    select fan_id from intermediate.int_fan_changes
+    where changed_at > coalesce(macros.model_built_at('intermediate.int_fan_consents'), '-infinity')
+        or not exists (select 1 from intermediate.int_fan_consents)
+
+),
+
+-- The event standing for each record's present state: its latest decision. Read from each
+-- system's table, not through the int_consent_events view, so that either one built in full
+-- (a changed consent text) builds this model in full too.
 consent_events as (
 
-    select * from intermediate.int_consent_events
+    select * from intermediate.int_ticketing_consent_events
+    semi join changed_fans
+        on changed_fans.fan_id = int_ticketing_consent_events.fan_id
     where is_current_state
-        -- the fans changed since this model's last build; every fan in its first build and
-        -- --full-refresh (which drop the condition that reads this table)
-        and (
-            fan_id in (select fan_id from intermediate.int_fan_changes where changed_at > coalesce(macros.model_built_at('intermediate.int_fan_consents'), '-infinity'))
-            or not exists (select 1 from intermediate.int_fan_consents)
-        )
+
+    union all
+
+    select * from intermediate.int_engagement_consent_events
+    semi join changed_fans
+        on changed_fans.fan_id = int_engagement_consent_events.fan_id
+    where is_current_state
 
 ),
 

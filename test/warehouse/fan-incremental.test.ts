@@ -101,6 +101,7 @@ describe('incremental consent events and fan consents', () => {
   let changes: { merged: string[]; split: string; gone: string };
   let round: Awaited<ReturnType<typeof buildBoth>>;
   let remapped: Awaited<ReturnType<typeof buildBoth>>;
+  let disabled: Awaited<ReturnType<typeof buildBoth>>;
 
   beforeAll(async () => {
     dataDir = copyOf(shared);
@@ -176,6 +177,14 @@ describe('incremental consent events and fan consents', () => {
     const meanings = readFileSync(join(import.meta.dirname, '../../defaults/club/consent_meanings.csv'), 'utf8');
     writeFileSync(join(clubDir, 'consent_meanings.csv'), meanings.replace('ticketing,3,Push notifications,club_marketing,push', 'ticketing,3,Push notifications,partner_marketing,push'));
     remapped = await buildBoth(dataDir, clubDir);
+
+    // The engagement platform disables a consent text: every consent given under it grants nothing now.
+    await withWarehouse(dataDir, async (run) => {
+      await run(`
+        update raw.engagement_consent_texts set ${await loadedRun(run, 'engagement', 'consent_texts')}, isEnabled = false
+        where id = (select min(id) from raw.engagement_consent_texts where isEnabled and id in (select links ->> 'consentText' from raw.engagement_consents))`);
+    });
+    disabled = await buildBoth(dataDir, clubDir);
   }, 600_000);
 
   it('computes only the fans that changed', () => {
@@ -213,5 +222,15 @@ describe('incremental consent events and fan consents', () => {
 
   it.each(COMPARED)('leaves %s as a full rebuild does after a new mapping', (relation) => {
     expect(remapped.incremental.get(relation)).toBe(remapped.full.get(relation));
+  });
+
+  it('builds the consent models in full when a consent text is disabled', () => {
+    expect(built(disabled.results, 'int_engagement_consent_texts')?.status).toBe('ok');
+    for (const model of ['int_engagement_consent_events', 'int_fan_consents', 'dim_fan']) expect(built(disabled.results, model)?.changed, model).toBe(true);
+    expect(disabled.incremental.get('intermediate.int_fan_consents')).not.toBe(remapped.incremental.get('intermediate.int_fan_consents'));
+  });
+
+  it.each(COMPARED)('leaves %s as a full rebuild does after a disabled consent text', (relation) => {
+    expect(disabled.incremental.get(relation)).toBe(disabled.full.get(relation));
   });
 });
