@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildModels, type ModelResult } from '../../src/models/build-models.js';
+import { recordRawWrite } from '../../src/warehouse/changed-keys.js';
 import { tempDataDir } from '../helpers/cli.js';
 import { sharedWarehouse } from '../helpers/shared-warehouse.js';
 import { queryWarehouse } from '../helpers/warehouse.js';
@@ -44,13 +45,17 @@ function copyOf(dataDir: string): string {
   return copy;
 }
 
-type Run = (sql: string) => Promise<Record<string, unknown>[]>;
+/** A query on the warehouse; `wrote` records that a load changed a raw table, as the loader does. */
+type Run = ((sql: string) => Promise<Record<string, unknown>[]>) & { wrote: (relation: string) => Promise<void> };
 
 async function withWarehouse<T>(dataDir: string, fn: (run: Run) => Promise<T>): Promise<T> {
   const instance = await DuckDBInstance.create(join(dataDir, 'warehouse.duckdb'));
   const connection = await instance.connect();
   try {
-    return await fn(async (sql) => (await connection.runAndReadAll(sql)).getRowObjectsJson() as Record<string, unknown>[]);
+    const run = Object.assign(async (sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJson() as Record<string, unknown>[], {
+      wrote: (relation: string) => recordRawWrite(connection, relation, true),
+    });
+    return await fn(run);
   } finally {
     connection.closeSync();
     instance.closeSync();
@@ -65,6 +70,8 @@ async function loadedRun(run: Run, source: string, resource: string): Promise<st
   const [{ at }] = (await run(`select cast(max(extracted_at) + interval 1 hour as varchar) as at from meta.load_ledger`)) as [{ at: string }];
   const runId = `test-${resource}-${at.replace(/\D/g, '')}`;
   await run(`insert into meta.load_ledger values ('${source}', '${resource}', '${runId}', '${at}'::timestamptz, now(), 1, false, '[]')`);
+  // a build follows the generation a load records for the table it wrote
+  await run.wrote(`raw.${source}_${resource}`);
   return `_extracted_at = '${at}'::timestamptz, _run_id = '${runId}'`;
 }
 
