@@ -430,6 +430,11 @@ function blockKeysMacro(rules: readonly BlockingRule[]): MacroDefinition {
   };
 }
 
+/** The text a block value hashes: the rule's index and its parts ('3|1980-05-01|kari'), as identity_block_keys writes it. */
+function blockTextSql(ruleIndex: number, parts: readonly string[]): string {
+  return `'${ruleIndex}|' || ${parts.join(" || '|' || ")}`;
+}
+
 /**
  * The same block values for every row of a table, over its columns: a row handed to a scalar
  * macro is packed into a struct again at every field read, which cost most of computing them.
@@ -442,7 +447,7 @@ function recordBlockKeysMacro(rules: readonly BlockingRule[]): MacroDefinition {
   const entries = blockKeyParts(rules);
   const parts = [...new Set(entries.flatMap((entry) => entry.parts))];
   const alias = (part: string) => `part_${parts.indexOf(part)}`;
-  const text = (entry: { ruleIndex: number; parts: string[] }) => `'${entry.ruleIndex}|' || ${entry.parts.map(alias).join(" || '|' || ")}`;
+  const text = (entry: { ruleIndex: number; parts: string[] }) => blockTextSql(entry.ruleIndex, entry.parts.map(alias));
   return {
     name: 'identity_record_block_keys',
     file: 'identity model sql/identity/blocking_rules.csv',
@@ -487,7 +492,7 @@ function nearRecordsMacro(rules: readonly BlockingRule[]): MacroDefinition {
     // a value the model in force froze as crowded compares nobody: its members are not looked up
     const selects = combinations.map(
       (entry) =>
-        `select ${entry.parts.map((part, at) => `${part} as ${columns[at]}`).join(', ')} from probes as ${R} where ${MACRO_SCHEMA}.block_key('${entry.ruleIndex}|' || ${entry.parts.join(" || '|' || ")}) not in (select block_value from crowded)`,
+        `select ${entry.parts.map((part, at) => `${part} as ${columns[at]}`).join(', ')} from probes as ${R} where ${MACRO_SCHEMA}.block_key(${blockTextSql(entry.ruleIndex, entry.parts)}) not in (select block_value from crowded)`,
     );
     return `probe_values_${ruleIndex} as (${selects.join(' union ')})`;
   });
