@@ -1,9 +1,11 @@
 import { spawn } from 'node:child_process';
+import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { quoteLiteral } from '../../src/core/duckdb.js';
+import { quoteIdent, quoteLiteral } from '../../src/core/duckdb.js';
 import { SerialQueue } from '../../src/core/serial-queue.js';
-import { REPO, watch, type WatchedProcess } from './cli.js';
+import { recordRawWrite } from '../../src/warehouse/changed-keys.js';
+import { REPO, tempDataDir, watch, type WatchedProcess } from './cli.js';
 
 /**
  * Runs a query against a data dir's warehouse (read-only) and returns plain JSON rows. The
@@ -41,4 +43,52 @@ export async function holdWarehouse(dataDir: string, mode: 'READ_ONLY' | 'READ_W
   const holder = watch(spawn(process.execPath, [join(REPO, 'test/helpers/hold-database.mjs'), join(dataDir, 'warehouse.duckdb'), mode], { stdio: ['pipe', 'pipe', 'pipe'], cwd: REPO }));
   await holder.waitFor(/open/);
   return holder;
+}
+
+/** A new data dir holding a copy of `dataDir`'s warehouse: to change and build, or to build in full beside it. */
+export function copyWarehouse(dataDir: string): string {
+  const copy = tempDataDir();
+  copyFileSync(join(dataDir, 'warehouse.duckdb'), join(copy, 'warehouse.duckdb'));
+  return copy;
+}
+
+/**
+ * The warehouse to query and change as a load does: `loaded` records that a load wrote a raw
+ * table (its generation moves on, as the loader records it after its merge), which a build
+ * follows.
+ */
+export async function changeWarehouse<T>(
+  dataDir: string,
+  fn: (run: (sql: string) => Promise<Record<string, unknown>[]>, loaded: (relation: string) => Promise<void>) => Promise<T>,
+): Promise<T> {
+  const instance = await DuckDBInstance.create(join(dataDir, 'warehouse.duckdb'));
+  const connection = await instance.connect();
+  try {
+    return await fn(
+      async (sql) => (await connection.runAndReadAll(sql)).getRowObjectsJson() as Record<string, unknown>[],
+      (relation) => recordRawWrite(connection, relation, true),
+    );
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+}
+
+/** Columns that say when a build read or computed a row (read_at, changed_at), not what it holds. */
+const BUILD_TIME_COLUMNS = ['read_at', 'changed_at'];
+
+/** Every row of each relation as sorted JSON lines, but for build times, to compare two builds (incremental and full). */
+export async function tableSnapshot(dataDir: string, relations: readonly string[]): Promise<Map<string, string>> {
+  const tables = new Map<string, string>();
+  for (const relation of relations) {
+    const [schema, table] = relation.split('.');
+    const [present] = await queryWarehouse(
+      dataDir,
+      `select list(column_name) filter (where column_name in (${BUILD_TIME_COLUMNS.map(quoteLiteral).join(', ')})) as columns from duckdb_columns() where schema_name = ${quoteLiteral(schema!)} and table_name = ${quoteLiteral(table!)}`,
+    );
+    const buildTimes = (present?.columns as string[] | null) ?? [];
+    const rows = await queryWarehouse(dataDir, `select * ${buildTimes.length > 0 ? `exclude (${buildTimes.map(quoteIdent).join(', ')})` : ''} from ${relation} order by all`);
+    tables.set(relation, rows.map((row) => JSON.stringify(row)).join('\n'));
+  }
+  return tables;
 }

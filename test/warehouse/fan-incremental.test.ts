@@ -1,12 +1,12 @@
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildModels, type ModelResult } from '../../src/models/build-models.js';
-import { recordRawWrite } from '../../src/warehouse/changed-keys.js';
 import { tempDataDir } from '../helpers/cli.js';
 import { sharedWarehouse } from '../helpers/shared-warehouse.js';
-import { queryWarehouse } from '../helpers/warehouse.js';
+import { changeWarehouse, copyWarehouse, queryWarehouse, tableSnapshot } from '../helpers/warehouse.js';
+
+type Run = (sql: string) => Promise<Record<string, unknown>[]>;
 
 /**
  * The consent events and the fans' consents are incremental: a build computes the fans
@@ -27,8 +27,6 @@ const COMPARED = [
   'marts.consent_changes_monthly',
   'marts.consent_ledger',
 ];
-/** Columns that say when a build computed a row, not what it holds. */
-const BUILD_TIME = ['changed_at'];
 
 const TOUCHED_MODELS = ['int_ticketing_consent_events', 'int_engagement_consent_events', 'int_fan_consents'];
 
@@ -38,67 +36,30 @@ beforeAll(async () => {
   shared = await sharedWarehouse({ simulator: { scale: 0.02, seed: 42 } });
 }, 180_000);
 
-/** A copy of a data dir's warehouse, to build in full. */
-function copyOf(dataDir: string): string {
-  const copy = tempDataDir();
-  copyFileSync(join(dataDir, 'warehouse.duckdb'), join(copy, 'warehouse.duckdb'));
-  return copy;
-}
-
-/** A query on the warehouse; `wrote` records that a load changed a raw table, as the loader does. */
-type Run = ((sql: string) => Promise<Record<string, unknown>[]>) & { wrote: (relation: string) => Promise<void> };
-
-async function withWarehouse<T>(dataDir: string, fn: (run: Run) => Promise<T>): Promise<T> {
-  const instance = await DuckDBInstance.create(join(dataDir, 'warehouse.duckdb'));
-  const connection = await instance.connect();
-  try {
-    const run = Object.assign(async (sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJson() as Record<string, unknown>[], {
-      wrote: (relation: string) => recordRawWrite(connection, relation, true),
-    });
-    return await fn(run);
-  } finally {
-    connection.closeSync();
-    instance.closeSync();
-  }
-}
-
 /**
  * A run of a resource as load records it, loaded now (after every build so far): in the load
  * ledger, and the SQL that stamps the rows it wrote with its extraction time and id.
  */
-async function loadedRun(run: Run, source: string, resource: string): Promise<string> {
+async function loadedRun(run: Run, loaded: (relation: string) => Promise<void>, source: string, resource: string): Promise<string> {
   const [{ at }] = (await run(`select cast(max(extracted_at) + interval 1 hour as varchar) as at from meta.load_ledger`)) as [{ at: string }];
   const runId = `test-${resource}-${at.replace(/\D/g, '')}`;
   await run(`insert into meta.load_ledger values ('${source}', '${resource}', '${runId}', '${at}'::timestamptz, now(), 1, false, '[]')`);
   // a build follows the generation a load records for the table it wrote
-  await run.wrote(`raw.${source}_${resource}`);
+  await loaded(`raw.${source}_${resource}`);
   return `_extracted_at = '${at}'::timestamptz, _run_id = '${runId}'`;
-}
-
-async function snapshot(dataDir: string): Promise<Map<string, string>> {
-  const tables = new Map<string, string>();
-  for (const relation of COMPARED) {
-    const [schema, table] = relation.split('.');
-    const columns = (await queryWarehouse(dataDir, `select column_name from duckdb_columns() where schema_name = '${schema}' and table_name = '${table}' order by column_index`))
-      .map((row) => String(row.column_name))
-      .filter((column) => !BUILD_TIME.includes(column));
-    const rows = await queryWarehouse(dataDir, `select ${columns.map((column) => `"${column}"`).join(', ')} from ${relation} order by all`);
-    tables.set(relation, rows.map((row) => JSON.stringify(row)).join('\n'));
-  }
-  return tables;
 }
 
 const built = (results: ModelResult[], model: string) => results.find((result) => result.model === model);
 
 /** Builds incrementally, then a copy of the same warehouse with --full-refresh; both snapshots. */
 async function buildBoth(dataDir: string, clubDir?: string): Promise<{ results: ModelResult[]; incremental: Map<string, string>; full: Map<string, string> }> {
-  const rebuilt = copyOf(dataDir);
+  const rebuilt = copyWarehouse(dataDir);
   const results = await buildModels({ dataDir, ...(clubDir ? { clubDir } : {}) });
   const failed = results.filter((result) => result.status === 'failed');
   expect(failed.map((result) => `${result.model}: ${result.error?.message}`)).toEqual([]);
-  const incremental = await snapshot(dataDir);
+  const incremental = await tableSnapshot(dataDir, COMPARED);
   await buildModels({ dataDir: rebuilt, fullRefresh: true, ...(clubDir ? { clubDir } : {}) });
-  return { results, incremental, full: await snapshot(rebuilt) };
+  return { results, incremental, full: await tableSnapshot(rebuilt, COMPARED) };
 }
 
 describe('incremental consent events and fan consents', () => {
@@ -111,10 +72,10 @@ describe('incremental consent events and fan consents', () => {
   let disabled: Awaited<ReturnType<typeof buildBoth>>;
 
   beforeAll(async () => {
-    dataDir = copyOf(shared);
+    dataDir = copyWarehouse(shared);
     // The build after a change reads its last build's state: one build first, as a club's runs do.
     await buildModels({ dataDir });
-    changes = await withWarehouse(dataDir, async (run) => {
+    changes = await changeWarehouse(dataDir, async (run, loaded) => {
       [{ fans: fanCount, events: eventCount }] = (await run(`
         select (select count(*)::int from intermediate.int_fan_changes) as fans,
                (select count(*)::int from intermediate.int_consent_events) as events`)) as [{ fans: number; events: number }];
@@ -147,7 +108,7 @@ describe('incremental consent events and fan consents', () => {
       const split = String(linked!.record_id);
 
       // a merge: one user takes another's name, e-mail, phone and birthday
-      const users = await loadedRun(run, 'ticketing', 'users');
+      const users = await loadedRun(run, loaded, 'ticketing', 'users');
       await run(`
         update raw.ticketing_users as target set ${users}, name_first = source.name_first, name_last = source.name_last, completename = source.completename,
             email = source.email, phone = source.phone, birthday = source.birthday
@@ -160,19 +121,19 @@ describe('incremental consent events and fan consents', () => {
         where id = '${split}'`);
       // a fan gone: a complete snapshot no longer had its profile
       const [{ at: snapshotAt }] = (await run(`select cast(max(extracted_at) + interval 1 hour as varchar) as at from meta.load_ledger`)) as [{ at: string }];
-      const snapshot = await loadedRun(run, 'engagement', 'customer_profiles');
+      const snapshot = await loadedRun(run, loaded, 'engagement', 'customer_profiles');
       await run(`update raw.engagement_customer_profiles set ${snapshot} where id <> '${gone}'`);
       await run(`update raw.engagement_customer_profiles set _vanished_at = '${snapshotAt}'::timestamptz where id = '${gone}'`);
       // a permission refused, and an engagement consent revoked
       await run(`
-        update raw.ticketing_user_permissions set ${await loadedRun(run, 'ticketing', 'user_permissions')}, decision = false
+        update raw.ticketing_user_permissions set ${await loadedRun(run, loaded, 'ticketing', 'user_permissions')}, decision = false
         where (id_user, id_consent_basic) = (select (id_user, id_consent_basic) from raw.ticketing_user_permissions where decision order by id_user, id_consent_basic limit 1)`);
       await run(`
-        update raw.engagement_consents set ${await loadedRun(run, 'engagement', 'consents')}, isRevoked = true, revokedDateTime = '2026-01-02T03:04:05Z'
+        update raw.engagement_consents set ${await loadedRun(run, loaded, 'engagement', 'consents')}, isRevoked = true, revokedDateTime = '2026-01-02T03:04:05Z'
         where id = (select min(id) from raw.engagement_consents where not coalesce(isRevoked, false) and _vanished_at is null)`);
       // a ticket changes hands (a fan-level model that reads tickets must follow both holders)
       await run(`
-        update raw.ticketing_tickets set ${await loadedRun(run, 'ticketing', 'tickets')}, user_held_id = (select max(user_held_id) from raw.ticketing_tickets)
+        update raw.ticketing_tickets set ${await loadedRun(run, loaded, 'ticketing', 'tickets')}, user_held_id = (select max(user_held_id) from raw.ticketing_tickets)
         where id = (select min(id) from raw.ticketing_tickets where user_held_id is not null)`);
       return { merged: [merged, into], split, gone };
     });
@@ -186,9 +147,9 @@ describe('incremental consent events and fan consents', () => {
     remapped = await buildBoth(dataDir, clubDir);
 
     // The engagement platform disables a consent text: every consent given under it grants nothing now.
-    await withWarehouse(dataDir, async (run) => {
+    await changeWarehouse(dataDir, async (run, loaded) => {
       await run(`
-        update raw.engagement_consent_texts set ${await loadedRun(run, 'engagement', 'consent_texts')}, isEnabled = false
+        update raw.engagement_consent_texts set ${await loadedRun(run, loaded, 'engagement', 'consent_texts')}, isEnabled = false
         where id = (select min(id) from raw.engagement_consent_texts where isEnabled and id in (select links ->> 'consentText' from raw.engagement_consents))`);
     });
     disabled = await buildBoth(dataDir, clubDir);

@@ -2,8 +2,8 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildModels } from '../../src/models/index.js';
 import { tempDataDir } from '../helpers/cli.js';
-import { queryWarehouse } from '../helpers/warehouse.js';
-import { clubBackground, person, profile, type RawRecords, tableSnapshot, user, writeRawTables } from './identity-fixture.js';
+import { queryWarehouse, tableSnapshot } from '../helpers/warehouse.js';
+import { clubBackground, person, profile, type RawRecords, user, writeRawTables } from './identity-fixture.js';
 
 /**
  * int_identity_ambiguous_links judges again only the middle records a build can have changed,

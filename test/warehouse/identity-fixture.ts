@@ -106,25 +106,6 @@ export async function runCliOk(args: string[], env: Record<string, string>): Pro
   return result.stdout;
 }
 
-/** Columns that say when a build read a row (the identity fields' read_at), not what it holds. */
-const BUILD_TIME_COLUMNS = ['read_at', 'changed_at'];
-
-/** Every row of each relation as sorted JSON lines, but for build times, to compare two builds (incremental and full). */
-export async function tableSnapshot(dataDir: string, relations: readonly string[]): Promise<Map<string, string>> {
-  const tables = new Map<string, string>();
-  for (const relation of relations) {
-    const [schema, table] = relation.split('.');
-    const [present] = await queryWarehouse(
-      dataDir,
-      `select list(column_name) filter (where column_name in (${BUILD_TIME_COLUMNS.map(quoteLiteral).join(', ')})) as columns from duckdb_columns() where schema_name = ${quoteLiteral(schema!)} and table_name = ${quoteLiteral(table!)}`,
-    );
-    const buildTimes = (present?.columns as string[] | null) ?? [];
-    const rows = await queryWarehouse(dataDir, `select * ${buildTimes.length > 0 ? `exclude (${buildTimes.map(quoteIdent).join(', ')})` : ''} from ${relation} order by all`);
-    tables.set(relation, rows.map((row) => JSON.stringify(row)).join('\n'));
-  }
-  return tables;
-}
-
 /** Where identity resolution put hand-made records: each record key's fan and the rule that linked it. */
 export interface TrapPlacement {
   dataDir: string;

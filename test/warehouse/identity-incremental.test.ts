@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../src/simulator/simulator.js';
 import { sharedWarehouse } from '../helpers/shared-warehouse.js';
 import { startTestSimulator } from '../helpers/simulator.js';
-import { queryWarehouse } from '../helpers/warehouse.js';
-import { cliEnv, runCliOk, tableSnapshot } from './identity-fixture.js';
+import { queryWarehouse, tableSnapshot } from '../helpers/warehouse.js';
+import { cliEnv, runCliOk } from './identity-fixture.js';
 
 /**
  * Incremental identity resolution through the real CLI: build, change users, members and

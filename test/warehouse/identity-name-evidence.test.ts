@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildModels } from '../../src/models/index.js';
-import { queryWarehouse } from '../helpers/warehouse.js';
-import { born, itPlacesTraps, placeTrapRecords, profile, tableSnapshot, type TrapPlacement, user as ticketingUser, writeRawTables } from './identity-fixture.js';
+import { queryWarehouse, tableSnapshot } from '../helpers/warehouse.js';
+import { born, itPlacesTraps, placeTrapRecords, profile, type TrapPlacement, user as ticketingUser, writeRawTables } from './identity-fixture.js';
 
 /**
  * Trap records for links on a name without a shared e-mail or phone, built through the real

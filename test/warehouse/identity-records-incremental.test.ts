@@ -4,8 +4,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { buildModels, type ModelResult } from '../../src/models/index.js';
 import { DEFAULT_CLUB_FILES_DIR } from '../../src/models/club/club-files.js';
 import { tempDataDir } from '../helpers/cli.js';
-import { queryWarehouse } from '../helpers/warehouse.js';
-import { born, clubBackground, person, profile, type RawRecords, tableSnapshot, user as ticketingUser, writeRawTables } from './identity-fixture.js';
+import { queryWarehouse, tableSnapshot } from '../helpers/warehouse.js';
+import { born, clubBackground, person, profile, type RawRecords, user as ticketingUser, writeRawTables } from './identity-fixture.js';
 
 /**
  * int_identity_records computes only the records whose fields changed and what depends on

@@ -1,12 +1,7 @@
-import { copyFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildModels, type ModelResult } from '../../src/models/build-models.js';
-import { tempDataDir } from '../helpers/cli.js';
 import { sharedWarehouse } from '../helpers/shared-warehouse.js';
-import { queryWarehouse } from '../helpers/warehouse.js';
-import { recordRawWrite } from '../../src/warehouse/changed-keys.js';
+import { changeWarehouse, copyWarehouse, queryWarehouse, tableSnapshot } from '../helpers/warehouse.js';
 
 /**
  * The ticket kinds and the revenue lines are incremental: a build computes the tickets loaded
@@ -25,52 +20,12 @@ const COMPARED = [
   'marts.match_attendance',
   'marts.season_ticket_holders',
 ];
-/** Columns that say when a build computed a row, not what it holds. */
-const BUILD_TIME = ['changed_at'];
 
 let shared: string;
 
 beforeAll(async () => {
   shared = await sharedWarehouse({ simulator: { scale: 0.02, seed: 42 } });
 }, 180_000);
-
-/** A copy of the shared warehouse, to change and build. */
-function copyOf(dataDir: string): string {
-  const copy = tempDataDir();
-  copyFileSync(join(dataDir, 'warehouse.duckdb'), join(copy, 'warehouse.duckdb'));
-  return copy;
-}
-
-/** The warehouse to query and change as a load does: `loaded` records a raw table's write, as the loader does after its merge. */
-async function withWarehouse<T>(
-  dataDir: string,
-  fn: (run: (sql: string) => Promise<Record<string, unknown>[]>, loaded: (relation: string) => Promise<void>) => Promise<T>,
-): Promise<T> {
-  const instance = await DuckDBInstance.create(join(dataDir, 'warehouse.duckdb'));
-  const connection = await instance.connect();
-  try {
-    return await fn(
-      async (sql) => (await connection.runAndReadAll(sql)).getRowObjectsJson() as Record<string, unknown>[],
-      (relation) => recordRawWrite(connection, relation, true),
-    );
-  } finally {
-    connection.closeSync();
-    instance.closeSync();
-  }
-}
-
-async function snapshot(dataDir: string): Promise<Map<string, string>> {
-  const tables = new Map<string, string>();
-  for (const relation of COMPARED) {
-    const [schema, table] = relation.split('.');
-    const columns = (await queryWarehouse(dataDir, `select column_name from duckdb_columns() where schema_name = '${schema}' and table_name = '${table}' order by column_index`))
-      .map((row) => String(row.column_name))
-      .filter((column) => !BUILD_TIME.includes(column));
-    const rows = await queryWarehouse(dataDir, `select ${columns.map((column) => `"${column}"`).join(', ')} from ${relation} order by all`);
-    tables.set(relation, rows.map((row) => JSON.stringify(row)).join('\n'));
-  }
-  return tables;
-}
 
 const built = (results: ModelResult[], model: string) => results.find((result) => result.model === model);
 
@@ -83,10 +38,10 @@ describe('incremental ticket kinds and revenue lines', () => {
   let dataDir: string;
 
   beforeAll(async () => {
-    dataDir = copyOf(shared);
+    dataDir = copyWarehouse(shared);
     // The build after a change reads its last build's state: one build first, as a club's runs do.
     await buildModels({ dataDir });
-    moved = await withWarehouse(dataDir, async (run, loaded) => {
+    moved = await changeWarehouse(dataDir, async (run, loaded) => {
       // A season ticket whose seats are all in one season, and a match of another season.
       const [seats] = await run(`
         select kinds.season_ticket_id, any_value(kinds.season) as season
@@ -126,11 +81,11 @@ describe('incremental ticket kinds and revenue lines', () => {
       return { seasonTicket: String(seats!.season_ticket_id), from: String(seats!.season), to: String(other!.season) };
     });
 
-    const rebuilt = copyOf(dataDir);
+    const rebuilt = copyWarehouse(dataDir);
     results = await buildModels({ dataDir });
-    incremental = await snapshot(dataDir);
+    incremental = await tableSnapshot(dataDir, COMPARED);
     await buildModels({ dataDir: rebuilt, fullRefresh: true });
-    full = await snapshot(rebuilt);
+    full = await tableSnapshot(rebuilt, COMPARED);
   }, 300_000);
 
   it('computes only the changed tickets and their season tickets', () => {
