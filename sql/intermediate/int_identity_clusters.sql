@@ -290,7 +290,7 @@ model_components as (
 model_members as materialized (
 
     select
-        components.component_number,
+        components.component_number as group_number,
         comparables.record_number,
         comparables.first_name_spelling,
         comparables.last_name_spelling,
@@ -309,34 +309,15 @@ model_members as materialized (
 
 ),
 
-member_pairs as (
-
-    select
-        compared_a.record_number as lower_number,
-        compared_b.record_number as higher_number,
-        compared_a.component_number,
-
-    from model_members as compared_a
-    inner join model_members as compared_b
-        on compared_b.component_number = compared_a.component_number
-        and compared_b.record_number > compared_a.record_number
-    -- only two first names or two birth dates, both written and not alike, can contradict:
-    -- most pairs of a component have one of each, or one missing (names written the other way
-    -- round have two first names, and are compared crosswise)
-    where compared_a.first_name_spelling <> compared_b.first_name_spelling
-        or compared_a.birth_date_key <> compared_b.birth_date_key
-
-),
-
--- macros.identity_contradicts, written out over the joined columns (macros.identity_pair_contradictions)
+-- macros.identity_contradicts over the pairs of each component (macros.identity_group_contradictions)
 contradictions as (
 
     select
         lower_number as from_number,
         higher_number as to_number,
-        component_number,
+        group_number as component_number,
 
-    from macros.identity_pair_contradictions('member_pairs', 'model_members')
+    from macros.identity_group_contradictions('model_members')
 
 ),
 

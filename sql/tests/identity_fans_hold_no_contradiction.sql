@@ -9,7 +9,7 @@ with recursive
 members as materialized (
 
     select
-        fans.fan_id,
+        fans.fan_id as group_number,
         records.record_number,
         records.record_key,
         records.first_name_spelling,
@@ -28,37 +28,20 @@ members as materialized (
 
 ),
 
--- Only two first names or two birth dates, both written and unlike, can contradict (names the
--- other way round have two first names); the rest of a fan's pairs are not compared, as the
--- clusters compare them. The pairs are judged by macros.identity_pair_contradictions, the
--- contradiction written out over joined columns (a scalar macro repacks each row per field).
-member_pairs as (
-
-    select
-        members_a.record_number as lower_number,
-        members_b.record_number as higher_number,
-        members_a.fan_id,
-        members_a.record_key as lower_key,
-        members_b.record_key as higher_key,
-
-    from members as members_a
-    inner join members as members_b
-        on members_b.fan_id = members_a.fan_id
-        and members_b.record_number > members_a.record_number
-    where members_a.first_name_spelling <> members_b.first_name_spelling
-        or members_a.birth_date_key <> members_b.birth_date_key
-
-),
-
--- two records of one fan that are two people, the smaller key first
+-- two records of one fan that are two people (macros.identity_group_contradictions, as the
+-- clusters judge them), the smaller key first
 contradicting as (
 
     select
-        fan_id,
-        least(lower_key, higher_key) as from_key,
-        greatest(lower_key, higher_key) as to_key,
+        contradictions.group_number as fan_id,
+        least(lower_members.record_key, higher_members.record_key) as from_key,
+        greatest(lower_members.record_key, higher_members.record_key) as to_key,
 
-    from macros.identity_pair_contradictions('member_pairs', 'members')
+    from macros.identity_group_contradictions('members') as contradictions
+    inner join members as lower_members
+        on lower_members.record_number = contradictions.lower_number
+    inner join members as higher_members
+        on higher_members.record_number = contradictions.higher_number
 
 ),
 

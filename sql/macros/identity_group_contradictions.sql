@@ -1,0 +1,16 @@
+-- description: The pairs of records of one group (a component, a fan) that are two people, as macros.identity_contradicts tells them: of a table named by members_table, one row per record with its group (group_number), record_number and the values int_identity_comparables holds for the contradiction. Only two first names or two birth dates, both written and unlike, can contradict (names written the other way round have two first names, and are compared crosswise): the other pairs of a group, most of them, are not compared. One row per pair: group_number, lower_number, higher_number.
+create or replace macro macros.identity_group_contradictions(members_table) as table
+    with
+    member_pairs as (
+        select
+            members_a.group_number,
+            members_a.record_number as lower_number,
+            members_b.record_number as higher_number,
+        from query_table(members_table) as members_a
+        inner join query_table(members_table) as members_b
+            on members_b.group_number = members_a.group_number
+            and members_b.record_number > members_a.record_number
+        where members_a.first_name_spelling <> members_b.first_name_spelling
+            or members_a.birth_date_key <> members_b.birth_date_key
+    )
+    select * from macros.identity_pair_contradictions('member_pairs', members_table);
