@@ -92,6 +92,8 @@ export interface BuildModelsOptions extends DatabaseOptions {
   identityTraining?: IdentityTrainingOptions;
   /** Share of records whose fan_id a build may move before the data test identity_fan_churn warns (setting identityChurnWarnShare); default DEFAULT_CHURN_WARN_SHARE. */
   identityChurnWarnShare?: number;
+  /** Models built at once, each on a connection of its own (setting models.buildConcurrency); default DEFAULT_BUILD_CONCURRENCY. */
+  concurrency?: number;
   /** Names this build in meta.identity_fan_churn: the run's id under `fanlake run`; a new one when absent. */
   buildId?: string;
   onEvent?: (event: BuildEvent) => void;
@@ -122,6 +124,8 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
   // scale 10; docs/decisions.md "Memory a build keeps between models").
   const instance = await openDatabase(options.warehousePath ?? warehousePath(options.dataDir), { ...options, keptBlockMemory: options.keptBlockMemory ?? options.memoryLimit });
   const main = await connect(instance);
+  // the connections of the models built beside the main connection's (options.concurrency)
+  const others: DuckDBConnection[] = [];
   try {
     const identityModel = await IdentityModelState.read(main, identityConfig, identityThresholds, options.identityTraining ?? { mode: 'auto' });
     const graph = await buildGraph(project, main, [
@@ -180,26 +184,34 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
       (isIncremental(relation) && graph.nodes.get(relation)!.parents.some((parent) => builtInFull.has(parent)));
 
     const results = new Map<string, ModelResult>();
-    let identityReported = false;
+    // The identity model is trained (when it must be) once, before the first model that
+    // predicts with it, on that model's connection; the others that do wait for it.
+    let identityPrepared: Promise<void> | undefined;
+    const prepareIdentityModel = (connection: DuckDBConnection) =>
+      (identityPrepared ??= identityModel
+        .prepare(connection, async (macro) => {
+          await connection.run(macro.sql);
+          inputs.replaceMacro(macro.name, macro.sql);
+        })
+        .then((outcome) => {
+          if (outcome) options.onEvent?.(outcome);
+        }));
+    for (let slot = 1; slot < (options.concurrency ?? DEFAULT_BUILD_CONCURRENCY); slot++) others.push(await connect(instance));
+    const connections = [main, ...others];
     const outcomes = await runGraph({
       order,
       parentsOf: (relation) => graph.nodes.get(relation)!.parents,
-      run: async (relation) => {
+      concurrency: connections.length,
+      run: async (relation, slot) => {
         const node = graph.nodes.get(relation)!;
-        if (node.kind === 'model' && callsMacro(graph, node.macros, IDENTITY_MODEL_MACRO)) {
-          const outcome = await identityModel.prepare(main, async (macro) => {
-            await main.run(macro.sql);
-            inputs.replaceMacro(macro.name, macro.sql);
-          });
-          if (outcome && !identityReported) options.onEvent?.(outcome);
-          identityReported = true;
-        }
+        const connection = connections[slot]!;
+        if (node.kind === 'model' && callsMacro(graph, node.macros, IDENTITY_MODEL_MACRO)) await prepareIdentityModel(connection);
         const fingerprint = inputs.fingerprint(relation, contentOf);
         const last = lastBuilds.get(relation);
         const unchanged = !options.fullRefresh && node.kind === 'model' && existing.has(relation.toLowerCase()) && last?.fingerprint === fingerprint;
         // what cannot be snapshotted (a fans table of another shape) is built without its churn;
         // fans left as they are moved nobody (FanSnapshot.unchanged)
-        const fans = relation !== FANS_RELATION ? undefined : unchanged ? FanSnapshot.unchanged() : await FanSnapshot.take(main, existing.has(relation.toLowerCase())).catch(() => undefined);
+        const fans = relation !== FANS_RELATION ? undefined : unchanged ? FanSnapshot.unchanged() : await FanSnapshot.take(connection, existing.has(relation.toLowerCase())).catch(() => undefined);
         let result: ModelResult;
         if (unchanged) {
           result = { ...identity(node), status: 'unchanged', seconds: 0 };
@@ -207,14 +219,14 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
         } else {
           const full = inFull(relation);
           if (full && isIncremental(relation)) builtInFull.add(relation);
-          result = await buildNode(main, node, existing.get(relation.toLowerCase()), sources, optional, full, absentParents(graph, node, chosen, existing, sources));
+          result = await buildNode(connection, node, existing.get(relation.toLowerCase()), sources, optional, full, absentParents(graph, node, chosen, existing, sources));
           if (result.status === 'ok') {
             crashPoint('build:model-written');
             const started = performance.now();
             try {
-              const content = await contentAfterBuild(main, node, result, fingerprint, last?.content, (graph.children.get(relation)?.length ?? 0) > 0);
+              const content = await contentAfterBuild(connection, node, result, fingerprint, last?.content, (graph.children.get(relation)?.length ?? 0) > 0);
               contents.set(relation, content);
-              if (node.kind === 'model') await recordBuild(main, relation, { fingerprint, definition: inputs.definition(relation, contentOf), content });
+              if (node.kind === 'model') await recordBuild(connection, relation, { fingerprint, definition: inputs.definition(relation, contentOf), content });
             } catch (cause) {
               // Written, but not recorded as built: a failure (its children are skipped), and
               // the next build writes it again.
@@ -225,8 +237,8 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
         }
         if (fans && (result.status === 'ok' || result.status === 'unchanged')) {
           try {
-            const churn = await recordChurn(main, {
-              ...(await fans.compare(main)),
+            const churn = await recordChurn(connection, {
+              ...(await fans.compare(connection)),
               buildId: options.buildId ?? newRunId(),
               modelVersion: identityModel.version,
               warnShare: options.identityChurnWarnShare ?? DEFAULT_CHURN_WARN_SHARE,
@@ -258,10 +270,19 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
     await writeLineage(options.dataDir, await collectLineage(main, graph));
     return [...droppedResults, ...order.map((relation) => results.get(relation)!)];
   } finally {
+    for (const connection of others) connection.closeSync();
     main.closeSync();
     instance.closeSync();
   }
 }
+
+/**
+ * Models built at once by default, each on a connection of its own. A quiet build is mostly
+ * small models, each a few statements that leave a core idle between them (planning, commits,
+ * the last thread of a query), so two at once keep both cores busy; a large model's query
+ * already uses them (docs/decisions.md "Two models at once").
+ */
+export const DEFAULT_BUILD_CONCURRENCY = 2;
 
 /** The macro whose callers predict with the stored identity model: it is trained, when it must be, just before the first of them builds. */
 const IDENTITY_MODEL_MACRO = 'identity_model';

@@ -110,9 +110,10 @@
  * ## Running
  * Seeds load first, then models in dependency order; a failed model keeps its previous
  * view/table (each write is one DuckDB transaction) and skips its descendants, while
- * independent branches still build. Models run one at a time on one connection: DuckDB
- * already spreads one query over the cores, and models on parallel connections measured no
- * faster.
+ * independent branches still build. Models build `concurrency` at a time (setting
+ * models.buildConcurrency, default 2), each on a connection of its own, each as soon as its
+ * parents are built: a quiet build's small models leave a core idle between their statements
+ * (docs/decisions.md "Two models at once").
  * A model that left the project (its file removed or renamed) has its table or view dropped
  * by the next build, reported as `dropped`: left in place it would still answer queries with
  * rows no build keeps up to date. Only relations the build state records as built are

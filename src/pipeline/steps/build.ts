@@ -41,6 +41,7 @@ export function summarizeBuild(results: readonly ModelResult[]): Omit<StepSummar
 export function buildSettingsFrom(config: Config) {
   return {
     ...duckdbBudget(config),
+    concurrency: config['models.buildConcurrency'],
     macroSettings: { phoneDefaultCountryCode: config['models.phoneDefaultCountryCode'] },
     identityOverridesFile: config['models.identityOverrides'],
     clubDir: config['club.dir'],
