@@ -16,7 +16,7 @@ import { defaultOverridesFile, identityOverridesMacro, readIdentityOverrides } f
 import { createMacros, DEFAULT_MACRO_SETTINGS, settingMacros } from './macros.js';
 import type { MacroSettings } from './macros.js';
 import type { MacroDefinition } from './discover-project.js';
-import { buildGraph } from './model-graph.js';
+import { buildGraph, descendants } from './model-graph.js';
 import type { GraphNode, ModelGraph } from './model-graph.js';
 import { runGraph } from './run-graph.js';
 import { selectModels } from './select-models.js';
@@ -198,10 +198,14 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
         }));
     for (let slot = 1; slot < (options.concurrency ?? DEFAULT_BUILD_CONCURRENCY); slot++) others.push(await connect(instance));
     const connections = [main, ...others];
+    const waitingOn = new Map(order.map((relation) => [relation, descendants(graph, relation).size]));
     const outcomes = await runGraph({
       order,
       parentsOf: (relation) => graph.nodes.get(relation)!.parents,
       concurrency: connections.length,
+      // the models more models wait for first, so the longest chain (identity, then the fans)
+      // is not held up behind models nothing waits for
+      priority: (relation) => waitingOn.get(relation)!,
       run: async (relation, slot) => {
         const node = graph.nodes.get(relation)!;
         const connection = connections[slot]!;

@@ -22,6 +22,11 @@ export interface RunGraphOptions<T> {
   run: (node: string, slot: number) => Promise<{ failed: boolean; value: T }>;
   /** Nodes run at once, each as soon as its parents are done; default 1 (one at a time, in `order`). */
   concurrency?: number;
+  /**
+   * Of the nodes ready to run, the one with the highest priority starts first (ties: the earlier
+   * in `order`); by default the earliest in `order`.
+   */
+  priority?: (node: string) => number;
 }
 
 /**
@@ -37,27 +42,37 @@ export async function runGraph<T>(options: RunGraphOptions<T>): Promise<Map<stri
   const freeSlots = Array.from({ length: Math.max(1, options.concurrency ?? 1) }, (_, slot) => slot);
   const finished = (parent: string) => !selected.has(parent) || outcomes.has(parent);
 
-  // The first waiting node whose parents are all done, the skipped ones settled on the way.
+  const blockedParent = (node: string) =>
+    options.parentsOf(node).find((parent) => {
+      const status = selected.has(parent) ? outcomes.get(parent)!.status : 'ok';
+      return status === 'failed' || status === 'skipped';
+    });
+
+  // The waiting node to start next: of those whose parents are all done, the first by priority;
+  // those with a parent that failed or was skipped are settled as skipped on the way.
   const nextReady = (): string | undefined => {
+    let best: number | undefined;
     for (let at = 0; at < waiting.length; ) {
       const node = waiting[at]!;
-      const parents = options.parentsOf(node);
-      if (!parents.every(finished)) {
+      if (!options.parentsOf(node).every(finished)) {
         at++;
         continue;
       }
-      waiting.splice(at, 1);
-      const blocked = parents.find((parent) => {
-        const status = selected.has(parent) ? outcomes.get(parent)!.status : 'ok';
-        return status === 'failed' || status === 'skipped';
-      });
-      if (blocked === undefined) return node;
-      const parentOutcome = outcomes.get(blocked)!;
-      const failedAncestor = parentOutcome.status === 'skipped' ? parentOutcome.failedAncestor : blocked;
-      outcomes.set(node, { status: 'skipped', failedAncestor, via: blocked });
-      at = 0; // its children may be settled now
+      const blocked = blockedParent(node);
+      if (blocked !== undefined) {
+        waiting.splice(at, 1);
+        const parentOutcome = outcomes.get(blocked)!;
+        const failedAncestor = parentOutcome.status === 'skipped' ? parentOutcome.failedAncestor : blocked;
+        outcomes.set(node, { status: 'skipped', failedAncestor, via: blocked });
+        at = 0; // its children may be settled now
+        best = undefined;
+        continue;
+      }
+      if (best === undefined || (options.priority !== undefined && options.priority(node) > options.priority(waiting[best]!))) best = at;
+      if (options.priority === undefined) break;
+      at++;
     }
-    return undefined;
+    return best === undefined ? undefined : waiting.splice(best, 1)[0];
   };
 
   await new Promise<void>((done) => {

@@ -102,6 +102,22 @@ describe('runGraph', () => {
     expect(outcomes.get('b2')).toMatchObject({ status: 'ok' });
   });
 
+  it('starts the ready node of the highest priority first, each still after its parents', async () => {
+    const started: string[] = [];
+    const waitingOn: Record<string, number> = { a1: 2, a2: 1, b1: 3, b2: 4, c: 0 };
+    await runGraph({
+      order: ORDER,
+      parentsOf: (node) => PARENTS[node]!,
+      priority: (node) => waitingOn[node]!,
+      run: async (node) => {
+        started.push(node);
+        return { failed: false, value: node };
+      },
+    });
+    // b1 before a1 (3 > 2), then b2 once ready (4), then a1, a2, c
+    expect(started).toEqual(['b1', 'b2', 'a1', 'a2', 'c']);
+  });
+
   it('treats parents outside the run as built', async () => {
     const outcomes = await runGraph({ order: ['c'], parentsOf: (node) => PARENTS[node]!, run: async () => ({ failed: false, value: 1 }) });
     expect(outcomes.get('c')).toEqual({ status: 'ok', value: 1 });
