@@ -16,7 +16,7 @@ import { bindParam, checkParamNames } from './report-params.js';
 import type { BoundParam } from './report-params.js';
 import { writeIndex } from './render-index.js';
 import { renderPage } from './render-page.js';
-import type { QueryOutcome, SourceFreshness } from './render-page.js';
+import type { Figure, QueryOutcome, SourceFreshness } from './render-page.js';
 import { listRenderings, publishRendering, readRenderingRecord, renderingFolderName, writeRenderingRecord } from './renderings.js';
 import type { RenderingRecord } from './renderings.js';
 import { queryScalar, queryToParquet, readDataset } from './run-query.js';
@@ -46,6 +46,11 @@ export interface RenderOptions {
   maxRows?: number;
   /** What DuckDB may use for the report queries (config/duckdb-budget.ts); DuckDB's defaults when absent. */
   budget?: DuckDBBudget;
+  /**
+   * The definitions as the caller already loaded them from `reportsDir` and `modelsDir`
+   * (`fanlake run` checks them before its extract); loaded here when absent.
+   */
+  catalog?: ReportCatalog;
 }
 
 /** What became of one report. `failed` is an engine error confined to that report (exit 1). */
@@ -76,6 +81,11 @@ interface Executed {
   sources: SourceFreshness[];
 }
 
+/** An executed report and its page, drawn while the next report's queries run (see {@link startPage}). */
+interface Drawn extends Executed {
+  page: Promise<{ html: string; figures: Figure[] }>;
+}
+
 /**
  * `fanlake report`: renders each selected report into `<out>/<name>/<UTC timestamp>/`
  * (`index.html`, one CSV and Parquet file per query shown, `summary.md`), points `latest`
@@ -93,13 +103,13 @@ export async function renderReports(options: RenderOptions): Promise<ReportResul
   const outDir = options.outDir ?? join(options.dataDir, 'reports');
   const formatter = new ValueFormatter({ locale: options.locale ?? DEFAULT_REPORT_LOCALE, currency: options.currency ?? 'NOK', timeZone: options.timeZone ?? DEFAULT_REPORT_TIME_ZONE });
   return withConnection(IN_MEMORY, async (scratch) => {
-    const catalog = await loadReportCatalog(scratch, options.reportsDir, options.modelsDir);
+    const catalog = options.catalog ?? (await loadReportCatalog(scratch, options.reportsDir, options.modelsDir));
     const selected = selectReports(catalog, options.names);
     const given = options.params ?? {};
     checkParamNames(given, selected.map((report) => report.meta.params), selected.map((report) => report.name));
 
     const results = new Map<string, ReportResult>();
-    const executed: Executed[] = [];
+    const executed: Drawn[] = [];
     const problems: string[] = [];
     const folder = renderingFolderName(now);
     try {
@@ -107,7 +117,8 @@ export async function renderReports(options: RenderOptions): Promise<ReportResul
         for (const report of selected) {
           const staging = join(outDir, report.name, `${STAGING_PREFIX}${folder}`);
           try {
-            executed.push(await execute(report, catalog, inventory, given, staging, options, scratch, problems));
+            const run = await execute(report, catalog, inventory, given, staging, options, scratch, problems);
+            executed.push({ ...run, page: startPage(run, now, formatter, options) });
           } catch (error) {
             await rm(staging, { recursive: true, force: true });
             if (error instanceof UsageError) throw error;
@@ -267,10 +278,15 @@ function missingFields(report: CheckedReport, query: string, columns: ReadonlySe
   return problems;
 }
 
-async function publish(run: Executed, outDir: string, folder: string, now: Date, formatter: ValueFormatter, options: RenderOptions): Promise<ReportResult> {
-  const { report } = run;
-  const { html, figures } = await renderPage({
-    report,
+/**
+ * Starts drawing a report's page and leaves it running: its charts are the engine's own CPU
+ * work, and they take turns with DuckDB's running of the next report's queries instead of
+ * waiting for all of them. A page that fails does so where it is published; until then its
+ * promise is marked handled, as a definition problem may end the rendering before that.
+ */
+function startPage(run: Executed, now: Date, formatter: ValueFormatter, options: RenderOptions): Drawn['page'] {
+  const page = renderPage({
+    report: run.report,
     params: run.params.map((param) => ({ name: param.name, value: param.text })),
     outcomes: run.outcomes,
     formatter,
@@ -278,6 +294,13 @@ async function publish(run: Executed, outDir: string, folder: string, now: Date,
     sources: run.sources,
     maxRows: options.maxRows ?? DEFAULT_MAX_ROWS,
   });
+  page.catch(() => undefined);
+  return page;
+}
+
+async function publish(run: Drawn, outDir: string, folder: string, now: Date, formatter: ValueFormatter, options: RenderOptions): Promise<ReportResult> {
+  const { report } = run;
+  const { html, figures } = await run.page;
   const record: RenderingRecord = {
     version: 1,
     name: report.name,
