@@ -15,6 +15,7 @@ import type { CheckedReport, ReportCatalog } from './report-catalog.js';
 import { bindParam, checkParamNames } from './report-params.js';
 import type { BoundParam } from './report-params.js';
 import { writeIndex } from './render-index.js';
+import { loadChartEngines } from './render-chart.js';
 import { renderPage } from './render-page.js';
 import type { Figure, QueryOutcome, SourceFreshness } from './render-page.js';
 import { listRenderings, publishRendering, readRenderingRecord, renderingFolderName, writeRenderingRecord } from './renderings.js';
@@ -112,6 +113,8 @@ export async function renderReports(options: RenderOptions): Promise<ReportResul
     const executed: Drawn[] = [];
     const problems: string[] = [];
     const folder = renderingFolderName(now);
+    // a failed load fails the first chart, as it would without this
+    if (selected.some((report) => report.parts.some((part) => part.kind === 'chart'))) loadChartEngines().catch(() => undefined);
     try {
       await withWarehouseInventory(options, async (inventory) => {
         for (const report of selected) {
