@@ -13,8 +13,8 @@ type Channel = ChartBlock['x'];
 let chartEngines: Promise<[typeof import('vega'), typeof import('vega-lite')]> | undefined;
 
 /**
- * Loads Vega and Vega-Lite once. A rendering that will draw charts starts this before it opens
- * the warehouse, so their loading (CPU on this thread) goes on while DuckDB opens the file.
+ * Loads Vega and Vega-Lite once. A rendering whose reports have charts starts this before it
+ * opens the warehouse, so their loading (CPU on this thread) goes on while DuckDB opens the file.
  */
 export function loadChartEngines(): NonNullable<typeof chartEngines> {
   return (chartEngines ??= Promise.all([import('vega'), import('vega-lite')]));
