@@ -61,7 +61,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
   const steps: StepSummary[] = [];
   let runId = newRunId(startedAt);
   let reports: ReportResult[] = [];
-  if (wanted.has('report')) await checkReportDefinitions(options, options.reports);
+  const catalog = wanted.has('report') ? await checkReportDefinitions(options, options.reports) : undefined;
 
   const run = async (name: StepName, fn: () => Promise<Omit<StepSummary, 'step' | 'seconds'>>) => {
     if (!wanted.has(name)) return;
@@ -85,7 +85,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
   await run('build', () => buildStep(options, { runId, fullRefresh: options.fullRefresh }));
   await run('check', () => checkStep(options));
   await run('report', async () => {
-    const result = await reportStep(options, { names: options.reports, params: options.params });
+    const result = await reportStep(options, { names: options.reports, params: options.params, catalog });
     reports = result.reports;
     return result.summary;
   });

@@ -3,11 +3,11 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DEFAULT_REPORT_LOCALE, DEFAULT_REPORT_TIME_ZONE } from '../config/settings.js';
-import { type DuckDBBudget, IN_MEMORY, queryRows, withConnection } from '../core/duckdb.js';
+import { connect, type DuckDBBudget, IN_MEMORY, openDatabase, queryRows, withConnection } from '../core/duckdb.js';
 import { errorMessage, FanlakeError, UsageError } from '../core/errors.js';
 import { META_SCHEMA } from '../warehouse/meta-schema.js';
 import { warehousePath } from '../raw-contract/index.js';
-import { existingRelations, withWarehouseReader } from '../warehouse/warehouse.js';
+import { existingRelations } from '../warehouse/warehouse.js';
 import { renderDigest } from './digest.js';
 import { ValueFormatter } from './format-values.js';
 import { loadReportCatalog } from './report-catalog.js';
@@ -15,8 +15,9 @@ import type { CheckedReport, ReportCatalog } from './report-catalog.js';
 import { bindParam, checkParamNames } from './report-params.js';
 import type { BoundParam } from './report-params.js';
 import { writeIndex } from './render-index.js';
+import { loadChartEngines } from './render-chart.js';
 import { renderPage } from './render-page.js';
-import type { QueryOutcome, SourceFreshness } from './render-page.js';
+import type { Figure, QueryOutcome, SourceFreshness } from './render-page.js';
 import { listRenderings, publishRendering, readRenderingRecord, renderingFolderName, writeRenderingRecord } from './renderings.js';
 import type { RenderingRecord } from './renderings.js';
 import { queryScalar, queryToParquet, readDataset } from './run-query.js';
@@ -46,6 +47,11 @@ export interface RenderOptions {
   maxRows?: number;
   /** What DuckDB may use for the report queries (config/duckdb-budget.ts); DuckDB's defaults when absent. */
   budget?: DuckDBBudget;
+  /**
+   * The definitions as the caller already loaded them from `reportsDir` and `modelsDir`
+   * (`fanlake run` checks them before its extract); loaded here when absent.
+   */
+  catalog?: ReportCatalog;
 }
 
 /** What became of one report. `failed` is an engine error confined to that report (exit 1). */
@@ -76,6 +82,11 @@ interface Executed {
   sources: SourceFreshness[];
 }
 
+/** An executed report and its page, drawn while the next report's queries run (see {@link startPage}). */
+interface Drawn extends Executed {
+  page: Promise<{ html: string; figures: Figure[] }>;
+}
+
 /**
  * `fanlake report`: renders each selected report into `<out>/<name>/<UTC timestamp>/`
  * (`index.html`, one CSV and Parquet file per query shown, `summary.md`), points `latest`
@@ -86,52 +97,68 @@ interface Executed {
  * UsageError before any rendering is published. An engine error fails that report only.
  * The queries of all the reports share one read-only open of the warehouse, so every page of
  * a rendering reads the same state of it; the caller holds the writer lock, which keeps
- * fanlake's writers out meanwhile anyway.
+ * fanlake's writers out meanwhile anyway. Two reports run at once (see LANES), each page drawn
+ * while the next report's queries run; the results keep the reports' order.
  */
 export async function renderReports(options: RenderOptions): Promise<ReportResult[]> {
   const now = options.now ?? new Date();
   const outDir = options.outDir ?? join(options.dataDir, 'reports');
   const formatter = new ValueFormatter({ locale: options.locale ?? DEFAULT_REPORT_LOCALE, currency: options.currency ?? 'NOK', timeZone: options.timeZone ?? DEFAULT_REPORT_TIME_ZONE });
-  return withConnection(IN_MEMORY, async (scratch) => {
-    const catalog = await loadReportCatalog(scratch, options.reportsDir, options.modelsDir);
-    const selected = selectReports(catalog, options.names);
-    const given = options.params ?? {};
-    checkParamNames(given, selected.map((report) => report.meta.params), selected.map((report) => report.name));
+  const catalog = options.catalog ?? (await withConnection(IN_MEMORY, (scratch) => loadReportCatalog(scratch, options.reportsDir, options.modelsDir)));
+  const selected = selectReports(catalog, options.names);
+  const given = options.params ?? {};
+  checkParamNames(given, selected.map((report) => report.meta.params), selected.map((report) => report.name));
 
-    const results = new Map<string, ReportResult>();
-    const executed: Executed[] = [];
-    const problems: string[] = [];
-    const folder = renderingFolderName(now);
-    try {
-      await withWarehouseInventory(options, async (inventory) => {
-        for (const report of selected) {
-          const staging = join(outDir, report.name, `${STAGING_PREFIX}${folder}`);
-          try {
-            executed.push(await execute(report, catalog, inventory, given, staging, options, scratch, problems));
-          } catch (error) {
-            await rm(staging, { recursive: true, force: true });
-            if (error instanceof UsageError) throw error;
-            results.set(report.name, failed(report, error));
+  const results = new Map<string, ReportResult>();
+  const executed = new Map<string, Drawn>();
+  // per report, so the message lists them in the reports' order whichever lane ran them
+  const problems = new Map(selected.map((report) => [report.name, [] as string[]]));
+  const folder = renderingFolderName(now);
+  // a failed load fails the first chart, as it would without this
+  if (selected.some((report) => report.parts.some((part) => part.kind === 'chart'))) loadChartEngines().catch(() => undefined);
+  try {
+    await withWarehouseInventory(options, async (lanes) => {
+      const waiting = [...selected];
+      let usageError: UsageError | undefined;
+      // settled, not raced: a lane that fails leaves the other to finish its query before the
+      // connections close
+      const settled = await Promise.allSettled(
+        lanes.map(async (inventory) => {
+          for (let report = waiting.shift(); report && !usageError; report = waiting.shift()) {
+            const staging = join(outDir, report.name, `${STAGING_PREFIX}${folder}`);
+            try {
+              const run = await execute(report, catalog, inventory, given, staging, options, problems.get(report.name)!);
+              executed.set(report.name, { ...run, page: startPage(run, now, formatter, options) });
+            } catch (error) {
+              await rm(staging, { recursive: true, force: true });
+              if (error instanceof UsageError) usageError ??= error;
+              else results.set(report.name, failed(report, error));
+            }
           }
-        }
-      });
-      if (problems.length > 0) throw new UsageError(`report definitions have problems:\n  ${problems.join('\n  ')}`);
-    } catch (error) {
-      for (const run of executed) await rm(run.staging, { recursive: true, force: true });
-      throw error;
-    }
+        }),
+      );
+      for (const lane of settled) if (lane.status === 'rejected') throw lane.reason;
+      if (usageError) throw usageError;
+    });
+    const found = [...problems.values()].flat();
+    if (found.length > 0) throw new UsageError(`report definitions have problems:\n  ${found.join('\n  ')}`);
+  } catch (error) {
+    for (const run of executed.values()) await rm(run.staging, { recursive: true, force: true });
+    throw error;
+  }
 
-    for (const run of executed) {
-      try {
-        results.set(run.report.name, await publish(run, outDir, folder, now, formatter, options));
-      } catch (error) {
-        await rm(run.staging, { recursive: true, force: true });
-        results.set(run.report.name, failed(run.report, error));
-      }
+  for (const report of selected) {
+    const run = executed.get(report.name);
+    if (!run) continue;
+    try {
+      results.set(report.name, await publish(run, outDir, folder, now, formatter, options));
+    } catch (error) {
+      await rm(run.staging, { recursive: true, force: true });
+      results.set(report.name, failed(report, error));
     }
-    await writeIndex(outDir, formatter, now);
-    return selected.map((report) => results.get(report.name)!);
-  });
+  }
+  await writeIndex(outDir, formatter, now);
+  return selected.map((report) => results.get(report.name)!);
 }
 
 function selectReports(catalog: ReportCatalog, names: readonly string[] | undefined): CheckedReport[] {
@@ -150,24 +177,38 @@ interface Inventory {
   freshness: SourceFreshness[];
 }
 
-/** Runs `fn` with the warehouse opened read-only and inventoried, or with an empty inventory when there is none yet. */
-async function withWarehouseInventory(options: RenderOptions, fn: (inventory: Inventory) => Promise<void>): Promise<void> {
-  if (!existsSync(warehousePath(options.dataDir))) return fn({ relations: new Set(), freshness: [] });
-  await withWarehouseReader(
-    options.dataDir,
-    async (reader) => {
+/**
+ * Reports whose queries run at once, each on its own connection to the one read-only open:
+ * most report queries keep a single core busy, and the page of one is drawn meanwhile too.
+ * Fewer when `warehouse.threads` allows fewer.
+ */
+const LANES = 2;
+
+/**
+ * Runs `fn` with the warehouse opened read-only and inventoried, one inventory per lane (each
+ * with a connection of its own), or with one empty inventory when there is no warehouse yet.
+ */
+async function withWarehouseInventory(options: RenderOptions, fn: (lanes: Inventory[]) => Promise<void>): Promise<void> {
+  const path = warehousePath(options.dataDir);
+  if (!existsSync(path)) return fn([{ relations: new Set(), freshness: [] }]);
+  const instance = await openDatabase(path, { ...options.budget, accessMode: 'READ_ONLY' });
+  try {
+    await withConnection(instance, async (reader) => {
       const relations = await existingRelations(reader);
-      const freshness = relations.has(`${META_SCHEMA}.raw_tables`)
+      const rows = relations.has(`${META_SCHEMA}.raw_tables`)
         ? await queryRows(reader, `select source, strftime(max(newest_extracted_at) at time zone 'UTC', '%Y-%m-%dT%H:%M:%S.%gZ') as newest, arg_max(newest_run_id, newest_extracted_at) as run_id from ${META_SCHEMA}.raw_tables group by source order by source`)
         : [];
-      await fn({
-        reader,
-        relations,
-        freshness: freshness.map((row) => ({ source: String(row.source), newestExtractedAt: row.newest === null ? null : String(row.newest), runId: row.run_id === null ? null : String(row.run_id) })),
-      });
-    },
-    options.budget,
-  );
+      const freshness = rows.map((row) => ({ source: String(row.source), newestExtractedAt: row.newest === null ? null : String(row.newest), runId: row.run_id === null ? null : String(row.run_id) }));
+      const others = await Promise.all(Array.from({ length: Math.min(LANES, options.budget?.threads ?? LANES) - 1 }, () => connect(instance)));
+      try {
+        await fn([reader, ...others].map((connection) => ({ reader: connection, relations, freshness })));
+      } finally {
+        for (const other of others) other.closeSync();
+      }
+    });
+  } finally {
+    instance.closeSync();
+  }
 }
 
 async function execute(
@@ -177,7 +218,6 @@ async function execute(
   given: Record<string, string>,
   staging: string,
   options: RenderOptions,
-  scratch: DuckDBConnection,
   problems: string[],
 ): Promise<Executed> {
   await removeStaleStaging(join(staging, '..'));
@@ -209,7 +249,7 @@ async function execute(
     } catch (error) {
       throw new FanlakeError(CODE.E_REPORT_QUERY, `${report.file}: query ${query} failed: ${errorMessage(error)}`, { context: { report: report.name, query }, cause: error });
     }
-    const dataset = await readDataset(scratch, parquet, join(staging, `${query}.csv`), Math.max(options.maxRows ?? DEFAULT_MAX_ROWS, CHART_MAX_POINTS));
+    const dataset = await readDataset(reader, parquet, join(staging, `${query}.csv`), Math.max(options.maxRows ?? DEFAULT_MAX_ROWS, CHART_MAX_POINTS));
     problems.push(...missingFields(report, query, new Set(dataset.columns.map((column) => column.name))));
     outcomes.set(query, { status: 'ok', dataset });
   }
@@ -267,10 +307,15 @@ function missingFields(report: CheckedReport, query: string, columns: ReadonlySe
   return problems;
 }
 
-async function publish(run: Executed, outDir: string, folder: string, now: Date, formatter: ValueFormatter, options: RenderOptions): Promise<ReportResult> {
-  const { report } = run;
-  const { html, figures } = await renderPage({
-    report,
+/**
+ * Starts drawing a report's page and leaves it running: its charts are the engine's own CPU
+ * work, and they take turns with DuckDB's running of the next report's queries instead of
+ * waiting for all of them. A page that fails does so where it is published; until then its
+ * promise is marked handled, as a definition problem may end the rendering before that.
+ */
+function startPage(run: Executed, now: Date, formatter: ValueFormatter, options: RenderOptions): Drawn['page'] {
+  const page = renderPage({
+    report: run.report,
     params: run.params.map((param) => ({ name: param.name, value: param.text })),
     outcomes: run.outcomes,
     formatter,
@@ -278,6 +323,13 @@ async function publish(run: Executed, outDir: string, folder: string, now: Date,
     sources: run.sources,
     maxRows: options.maxRows ?? DEFAULT_MAX_ROWS,
   });
+  page.catch(() => undefined);
+  return page;
+}
+
+async function publish(run: Drawn, outDir: string, folder: string, now: Date, formatter: ValueFormatter, options: RenderOptions): Promise<ReportResult> {
+  const { report } = run;
+  const { html, figures } = await run.page;
   const record: RenderingRecord = {
     version: 1,
     name: report.name,

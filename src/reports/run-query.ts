@@ -27,24 +27,26 @@ export async function queryScalar(reader: DuckDBConnection, sql: string, params:
 }
 
 /**
- * Reads a rendering's Parquet file back with a private in-memory DuckDB: writes the CSV beside
- * it and returns the columns and up to `maxRows` rows for the page.
+ * Reads a rendering's Parquet file back on `connection` (the report engine's is the warehouse
+ * reader that wrote it): writes the CSV beside it and returns the columns and up to `maxRows`
+ * rows for the page.
  */
-export async function readDataset(scratch: DuckDBConnection, parquetPath: string, csvPath: string, maxRows: number): Promise<Dataset> {
+export async function readDataset(connection: DuckDBConnection, parquetPath: string, csvPath: string, maxRows: number): Promise<Dataset> {
   const source = `read_parquet(${quoteLiteral(parquetPath)})`;
-  const described = (await scratch.runAndReadAll(`describe select * from ${source}`)).getRowObjectsJson();
+  const described = (await connection.runAndReadAll(`describe select * from ${source}`)).getRowObjectsJson();
   const columns = described.map((row) => ({ name: String(row.column_name), type: String(row.column_type) }));
   const csvSelect = columns.length === 0 ? '*' : columns.map((column) => `${csvExpression(column)} as ${quoteIdent(column.name)}`).join(', ');
-  await scratch.run(`copy (select ${csvSelect} from ${source}) to ${quoteLiteral(csvPath)} (format csv, header true)`);
-  const [count] = (await scratch.runAndReadAll(`select count(*)::double as n from ${source}`)).getRowObjectsJson();
+  await connection.run(`copy (select ${csvSelect} from ${source}) to ${quoteLiteral(csvPath)} (format csv, header true)`);
   const select = columns.length === 0 ? '*' : columns.map((column) => `${displayExpression(column)} as ${quoteIdent(column.name)}`).join(', ');
-  const rows = (await scratch.runAndReadAll(`select ${select} from ${source} limit ${maxRows}`)).getRowObjectsJson() as Record<string, CellValue>[];
+  const rows = (await connection.runAndReadAll(`select ${select} from ${source} limit ${maxRows}`)).getRowObjectsJson() as Record<string, CellValue>[];
+  // fewer rows than asked for are all of them: most report queries answer with a few
+  const rowCount = rows.length < maxRows ? rows.length : Number((await connection.runAndReadAll(`select count(*)::double as n from ${source}`)).getRowObjectsJson()[0]!.n);
   for (const row of rows) {
     for (const column of columns) {
       if (isInstant(column.type) && typeof row[column.name] === 'number') row[column.name] = new Date(row[column.name] as number).toISOString();
     }
   }
-  return { columns, rows, rowCount: Number(count!.n) };
+  return { columns, rows, rowCount };
 }
 
 /**

@@ -130,6 +130,21 @@ describe('fanlake report on a built warehouse', () => {
     expect(page(out, 'match-day')).toContain(`(run ${newest!.run_id})`);
   });
 
+  it('renders the same pages and data files one report at a time as two at a time', async () => {
+    const { out } = await renderEveryReport();
+    const single = await render(['--param', `season=${fixture.season}`], { FANLAKE_THREADS: '1' });
+    expect(single.code, single.stderr).toBe(0);
+    // the rendering's time and folder are its own
+    const timeless = (text: string) => text.replace(/\d{8}T\d{6}\.\d{3}Z/g, '<folder>').replace(/Rendered [^<\n]*/g, 'Rendered <time>');
+    for (const name of SHIPPED_REPORTS) {
+      const files = readdirSync(join(out, name, 'latest')).filter((file) => !file.endsWith('.parquet') && file !== 'rendering.json');
+      expect(readdirSync(join(single.out, name, 'latest')).filter((file) => files.includes(file))).toEqual(files);
+      for (const file of files) {
+        expect(timeless(readFileSync(join(single.out, name, 'latest', file), 'utf8')), `${name}/${file}`).toBe(timeless(readFileSync(join(out, name, 'latest', file), 'utf8')));
+      }
+    }
+  });
+
   it('defaults the season to the season of the latest match that has kicked off', async () => {
     const [current] = await queryWarehouse(
       fixture.dataDir,

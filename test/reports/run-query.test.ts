@@ -22,6 +22,12 @@ describe('readDataset', () => {
       await connection.run(`copy names to '${parquet}' (format parquet)`);
       const dataset = await readDataset(connection, parquet, csv, 100);
       expect(dataset.rows.map((row) => row.name)).toEqual(names);
+      expect(dataset.rowCount).toBe(names.length);
+      // the page's rows stop at the limit; the count is still every row's
+      for (const limit of [4, names.length]) {
+        const cut = await readDataset(connection, parquet, join(dir, `cut-${limit}.csv`), limit);
+        expect([cut.rows.length, cut.rowCount]).toEqual([limit, names.length]);
+      }
 
       const read = await connection.runAndReadAll(`select k, name, amount from read_csv('${csv}', header = true, all_varchar = true) order by k::integer`);
       const rows = read.getRowObjectsJson();

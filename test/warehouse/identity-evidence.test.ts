@@ -99,6 +99,15 @@ describe('fan_identity_evidence', () => {
   });
 });
 
+describe('fan_identity_link_weights', () => {
+  it('is the evidence without what each record brought, row for row', async () => {
+    const rows = (sql: string) => queryWarehouse(dataDir, `${sql} order by all`);
+    const weights = await rows('select * from marts.fan_identity_link_weights');
+    expect(weights.length).toBeGreaterThan(0);
+    expect(weights).toEqual(await rows('select * exclude (from_values, to_values) from marts.fan_identity_evidence'));
+  });
+});
+
 describe('fan_identity_review', () => {
   it('lists namesakes one letter apart whose phones differ, in the review band, with what speaks for and against them', () => {
     const row = review.find((candidate) => pair(candidate, ['ticketing_user:207', 'engagement_customer_profile:2007']))!;

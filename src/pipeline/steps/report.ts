@@ -3,7 +3,7 @@ import type { Config } from '../../config/load-config.js';
 import { toErrorRecord } from '../../core/error-record.js';
 import { IN_MEMORY, withConnection } from '../../core/duckdb.js';
 import { UsageError } from '../../core/errors.js';
-import { DEFAULT_REPORTS_DIR, loadReportCatalog, type RenderOptions, type ReportResult, renderReports } from '../../reports/index.js';
+import { DEFAULT_REPORTS_DIR, loadReportCatalog, type RenderOptions, type ReportCatalog, type ReportResult, renderReports } from '../../reports/index.js';
 import type { StepSummary } from '../run-summary.js';
 import { type StepContext, stepErrors } from './step.js';
 import { duckdbBudget } from '../../config/duckdb-budget.js';
@@ -12,6 +12,8 @@ export interface ReportStepOptions {
   /** Report names; every report when absent. */
   names?: string[];
   params?: Record<string, string>;
+  /** The definitions {@link checkReportDefinitions} loaded; loaded again when absent. */
+  catalog?: ReportCatalog;
 }
 
 /** The report settings as the engine takes them. */
@@ -29,14 +31,17 @@ export function renderOptionsFrom(config: Config): Omit<RenderOptions, 'names' |
 
 /**
  * Checks the report definitions and the names asked for before a run spends its time on the
- * extract: a bad definition or an unknown name is bad usage (exit 2) at once.
+ * extract: a bad definition or an unknown name is bad usage (exit 2) at once. Returns them for
+ * the report step, which then renders the definitions the run checked without reading and
+ * parsing them (and every model) a second time.
  */
-export async function checkReportDefinitions(context: StepContext, names: readonly string[] | undefined): Promise<void> {
+export async function checkReportDefinitions(context: StepContext, names: readonly string[] | undefined): Promise<ReportCatalog> {
   const { reportsDir } = renderOptionsFrom(context.config);
   const catalog = await withConnection(IN_MEMORY, (scratch) => loadReportCatalog(scratch, reportsDir, context.modelsDir));
   const known = catalog.reports.map((report) => report.name);
   const unknown = (names ?? []).filter((name) => !known.includes(name));
   if (unknown.length > 0) throw new UsageError(`unknown report ${unknown.join(', ')}; known: ${known.join(', ') || '(none)'}`);
+  return catalog;
 }
 
 /** Rendered reports as a step: partial when some rendered and some failed. */
@@ -54,6 +59,6 @@ export function summarizeReports(results: readonly ReportResult[]): Omit<StepSum
 
 /** Renders the chosen reports; a definition error (UsageError) ends the run with exit 2. */
 export async function reportStep(context: StepContext, options: ReportStepOptions): Promise<{ summary: Omit<StepSummary, 'step' | 'seconds'>; reports: ReportResult[] }> {
-  const reports = await renderReports({ ...renderOptionsFrom(context.config), modelsDir: context.modelsDir, names: options.names, params: options.params, now: context.now });
+  const reports = await renderReports({ ...renderOptionsFrom(context.config), modelsDir: context.modelsDir, names: options.names, params: options.params, catalog: options.catalog, now: context.now });
   return { summary: summarizeReports(reports), reports };
 }
