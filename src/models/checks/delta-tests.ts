@@ -108,7 +108,31 @@ export async function keyColumnsOf(connection: DuckDBConnection, project: ModelP
  * key after a generation (a model); loads after a time (a raw table: every row a load writes
  * carries its run's `_run_id`); or anything.
  */
-type Since = { kind: 'unchanged' } | { kind: 'keys'; after: number } | { kind: 'runs'; after: string } | { kind: 'whole' };
+export type Since = { kind: 'unchanged' } | { kind: 'keys'; after: number } | { kind: 'runs'; after: string } | { kind: 'whole' };
+
+/** What each relation a test reads went through since `pass`, by relation in lower case. */
+export function sinceOf(
+  pass: LastPass,
+  states: ReadonlyMap<string, string>,
+  changes: ReadonlyMap<string, ModelChanges>,
+  keyColumns: KeyColumns,
+  loads: Loads | undefined,
+): (relation: string) => Since {
+  return (relation) => {
+    const then = pass.relations[relation];
+    if (then === undefined) return { kind: 'whole' };
+    const change = changes.get(relation);
+    if (keyColumns.has(relation) && change !== undefined) {
+      // a table every write of which moved its generation on: the same generation, the same rows
+      if (change.generation === then.generation) return { kind: 'unchanged' };
+      // every write since the pass recorded its keys
+      return change.wholeSince <= then.generation && change.generation > then.generation ? { kind: 'keys', after: then.generation } : { kind: 'whole' };
+    }
+    if (then.state === states.get(relation)) return { kind: 'unchanged' };
+    if (relation.startsWith(`${SOURCE_SCHEMA}.`) && then.loadedAt !== undefined && loads?.newest.has(relation)) return { kind: 'runs', after: then.loadedAt };
+    return { kind: 'whole' };
+  };
+}
 
 /** Where the load ledger is, and the newest load of each raw table in it (`raw.<source>_<resource>`). */
 export interface Loads {
@@ -141,20 +165,7 @@ export function changedRowsSql(
   if (declaration === undefined || test.target === undefined || pass === undefined || pass.definition !== definition) return undefined;
   // a snapshot's vanished flag is set without a new _run_id
   if (declaredColumns(declaration).some((column) => column.toLowerCase() === VANISHED_COLUMN)) return undefined;
-  const since = (relation: string): Since => {
-    const then = pass.relations[relation];
-    if (then === undefined) return { kind: 'whole' };
-    const change = changes.get(relation);
-    if (keyColumns.has(relation) && change !== undefined) {
-      // a table every write of which moved its generation on: the same generation, the same rows
-      if (change.generation === then.generation) return { kind: 'unchanged' };
-      // every write since the pass recorded its keys
-      return change.wholeSince <= then.generation && change.generation > then.generation ? { kind: 'keys', after: then.generation } : { kind: 'whole' };
-    }
-    if (then.state === states.get(relation)) return { kind: 'unchanged' };
-    if (relation.startsWith(`${SOURCE_SCHEMA}.`) && then.loadedAt !== undefined && loads?.newest.has(relation)) return { kind: 'runs', after: then.loadedAt };
-    return { kind: 'whole' };
-  };
+  const since = sinceOf(pass, states, changes, keyColumns, loads);
   const target = test.target.toLowerCase();
   const child = since(target);
   if (child.kind === 'whole') return undefined;
@@ -229,7 +240,7 @@ function relationshipsSql(
 }
 
 /** `<rows> as k on <k matches t>`: what changed in `relation` since, to join `t` with; undefined for nothing. */
-function changedRowsOf(relation: string, since: Since, keyColumns: KeyColumns, loads: Loads | undefined): string | undefined {
+export function changedRowsOf(relation: string, since: Since, keyColumns: KeyColumns, loads: Loads | undefined): string | undefined {
   switch (since.kind) {
     case 'keys': {
       const keys = keyColumns.get(relation)!;
@@ -237,10 +248,15 @@ function changedRowsOf(relation: string, since: Since, keyColumns: KeyColumns, l
       return `${changedKeys(relation, since.after, keys)} as k on ${same}`;
     }
     case 'runs':
-      return `(select run_id from ${loads!.ledger} where lower('raw.' || source || '_' || resource) = ${quoteLiteral(relation)} and loaded_at > cast(${quoteLiteral(since.after)} as timestamptz)) as k on k.run_id = t.${quoteIdent(RUN_ID_COLUMN)}`;
+      return `${runsAfter(relation, since.after, loads!)} as k on k.run_id = t.${quoteIdent(RUN_ID_COLUMN)}`;
     default:
       return undefined;
   }
+}
+
+/** `(select run_id ...)`: the runs the ledger lists as loaded into raw table `relation` after `after`. */
+export function runsAfter(relation: string, after: string, loads: Loads): string {
+  return `(select run_id from ${loads.ledger} where lower('raw.' || source || '_' || resource) = ${quoteLiteral(relation)} and loaded_at > cast(${quoteLiteral(after)} as timestamptz))`;
 }
 
 /** The columns a declaration names in its own table. */
@@ -249,7 +265,7 @@ function declaredColumns(declaration: TestDeclaration): string[] {
 }
 
 /** The keys of `relation` changed after generation `after`, as typed columns. */
-function changedKeys(relation: string, after: number, keys: readonly { name: string; type: string }[]): string {
+export function changedKeys(relation: string, after: number, keys: readonly { name: string; type: string }[]): string {
   const structure = JSON.stringify(Object.fromEntries(keys.map((key) => [key.name, key.type])));
   return `(select distinct unnest(from_json(key, ${quoteLiteral(structure)})) from ${KEYS} where relation = ${quoteLiteral(relation)} and generation > ${after})`;
 }
