@@ -70,7 +70,8 @@ export interface RunChecksOptions extends DatabaseOptions {
    * Run every test over whole tables. By default a test whose definition and inputs (the state
    * of what it reads) are as at its last run is not run again: its last result is carried; and
    * a declared test on a model written by key or on a raw table that passed before reads only
-   * the rows changed since (checks/delta-tests.ts).
+   * the rows changed since (checks/delta-tests.ts), a custom test that declares its keys only
+   * the keys changed since (checks/keyed-tests.ts).
    */
   all?: boolean;
 }
