@@ -240,7 +240,7 @@ function relationshipsSql(
 }
 
 /** `<rows> as k on <k matches t>`: what changed in `relation` since, to join `t` with; undefined for nothing. */
-export function changedRowsOf(relation: string, since: Since, keyColumns: KeyColumns, loads: Loads | undefined): string | undefined {
+function changedRowsOf(relation: string, since: Since, keyColumns: KeyColumns, loads: Loads | undefined): string | undefined {
   switch (since.kind) {
     case 'keys': {
       const keys = keyColumns.get(relation)!;
