@@ -4,8 +4,8 @@ import { checksFailed, runChecks } from '../../src/models/checks/run-checks.js';
 import type { TestResult } from '../../src/models/checks/run-checks.js';
 import { loadWarehouse } from '../../src/load/load-warehouse.js';
 import { writeRun } from '../load/raw-fixtures.js';
-import { withConnection } from '../../src/core/duckdb.js';
-import { recordRawErasure } from '../../src/warehouse/changed-keys.js';
+import { inTransaction, withConnection } from '../../src/core/duckdb.js';
+import { ChangedKeys, recordRawErasure } from '../../src/warehouse/changed-keys.js';
 import { workspace } from './fixtures.js';
 import type { Workspace } from './fixtures.js';
 
@@ -117,6 +117,23 @@ describe('check of the rows that changed', () => {
     expect(byName(second, 'marts.dim_member: relationships(club_id -> intermediate.int_clubs.club_id)')).toMatchObject({ status: 'fail', failures: 1, sample: [{ member_id: 1001, club_id: 3 }] });
     // the same verdicts as a test of every row
     expect(verdicts(second)).toEqual(verdicts(await check(true)));
+  });
+
+  it("tests a unique key of a model's own key by its changed keys, and finds a key a write repeated", async () => {
+    await build();
+    await check();
+    // a keyed write that repeated member 5, recorded as a build records the keys it writes
+    await withConnection(ws.warehouse, async (connection) => {
+      await inTransaction(connection, async () => {
+        const keys = await ChangedKeys.start(connection, 'marts.dim_member', 'marts.dim_member', ['member_id']);
+        await keys.keep('select member_id from marts.dim_member where member_id = 5');
+        await connection.run('insert into marts.dim_member select * from marts.dim_member where member_id = 5');
+        await keys.finish();
+      });
+    });
+    const results = await check();
+    expect(byName(results, 'marts.dim_member: unique(member_id)')).toMatchObject({ status: 'fail', failures: 1, sample: [{ member_id: 5, n_records: '2' }], changedRowsOnly: true });
+    expect(verdicts(results)).toEqual(verdicts(await check(true)));
   });
 
   it('finds the children left without a parent when a parent key vanished, reading the parent\'s changed keys', async () => {

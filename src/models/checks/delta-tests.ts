@@ -192,9 +192,13 @@ order by n_records desc`;
       // the groups the changed rows fall in, counted over the whole table
       const columns = declaration.columns.map(quoteIdent);
       const list = columns.map((column) => `t.${column}`).join(', ');
+      // of the model's own key, they are its changed keys (a removed one has no row): one scan fewer
+      const keys = keyColumns.get(target);
+      const ownKey = child.kind === 'keys' && keys?.length === declaration.columns.length && keys.every((key) => declaration.columns.some((column) => column.toLowerCase() === key.name.toLowerCase()));
+      const groups = ownKey && child.kind === 'keys' ? changedKeys(target, child.after, keys!) : `(select distinct ${list} from ${changed} where ${none}true)`;
       return `select ${list}, count(*) as n_records
 from ${table} as t
-semi join (select distinct ${list} from ${changed} where ${none}true) as g on ${columns.map((column) => `g.${column} is not distinct from t.${column}`).join(' and ')}
+semi join ${groups} as g on ${columns.map((column) => `g.${column} is not distinct from t.${column}`).join(' and ')}
 where not (${columns.map((column) => `t.${column} is null`).join(' and ')})
 group by ${list}
 having count(*) > 1
