@@ -52,11 +52,12 @@ export function changedKeysSql(
   }
   if (changed.length === 0) return `select * from (\n${test.sql}\n) as failing\nwhere false`;
   let body = test.sql;
-  // each relation's rows of the changed keys, read once (the test may read a relation twice)
+  // each relation's rows of the changed keys, read once (the test may read a relation twice); a
+  // null key is a key like any other
   const ctes = [`${CHANGED} as materialized (\n${changed.join('\nunion\n')}\n)`];
   current.reads.forEach((relation, at) => {
     const keyed = `_fanlake_keyed_${at}`;
-    ctes.push(`${keyed} as materialized (\nselect * from ${tableOf(relation)} semi join ${CHANGED} on ${CHANGED}._fanlake_key = (${declared.get(relation)!})\n)`);
+    ctes.push(`${keyed} as materialized (\nselect * from ${tableOf(relation)} semi join ${CHANGED} on ${CHANGED}._fanlake_key is not distinct from (${declared.get(relation)!})\n)`);
     body = body.replace(customTestImport(relation), `select * from ${keyed}`);
   });
   return `with ${ctes.join(',\n')}\nselect * from (\n${body}\n) as failing`;
