@@ -314,6 +314,30 @@ describe('check of the rows a load changed', () => {
     expect(forgotten).toMatchObject({ status: 'fail', failures: 1 + 65 });
     expect(forgotten.changedRowsOnly).toBeUndefined();
   });
+  it('tests only the changed child rows when a raw parent was only loaded since: a load adds keys and removes none', async () => {
+    await ws.write({
+      'sources.json': JSON.stringify({ 'raw.ticketing_tickets': { tests: ['relationships(id_user -> raw.ticketing_users.id)'] } }),
+    });
+    await ws.remove('intermediate/int_clubs.sql');
+    await ws.remove('marts/dim_member.sql');
+    await ws.remove('marts/member_visits.sql');
+    const at = '2024-05-01T09:00:00.000Z';
+    await run('users', USERS, '2024-05-01T10:00:00.000Z', [1, 2, 3].map((id) => ({ id, email: `u${id}@example.com`, last_update: at })));
+    await run('tickets', TICKETS, '2024-05-01T10:00:00.000Z', Array.from({ length: 200 }, (_, i) => ({ id: i + 1, id_user: 1 + (i % 3), status: 'paid', last_update: at })));
+    await loadWarehouse({ dataDir: ws.dataDir });
+    expect(checksFailed(await check())).toBe(false);
+
+    const later = '2024-05-02T09:00:00.000Z';
+    await run('users', USERS, '2024-05-02T10:00:00.000Z', [{ id: 4, email: 'u4@example.com', last_update: later }, { id: 2, email: 'two@example.com', last_update: later }]);
+    await run('tickets', TICKETS, '2024-05-02T10:00:00.000Z', [
+      { id: 201, id_user: 4, status: 'paid', last_update: later },
+      { id: 202, id_user: 99, status: 'paid', last_update: later },
+    ]);
+    await loadWarehouse({ dataDir: ws.dataDir });
+    const results = await check();
+    expect(byName(results, 'raw.ticketing_tickets: relationships(id_user -> raw.ticketing_users.id)')).toMatchObject({ status: 'fail', failures: 1, sample: [{ id: '202', id_user: '99' }], changedRowsOnly: true });
+    expect(verdicts(results)).toEqual(verdicts(await check(true)));
+  });
 });
 
 describe('custom tests of the keys that changed', () => {

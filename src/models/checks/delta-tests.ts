@@ -7,6 +7,7 @@ import { columnsByRelation } from '../../warehouse/warehouse.js';
 import type { ModelChanges } from '../../warehouse/changed-keys.js';
 import type { PlannedTest } from './plan-tests.js';
 import type { TestDeclaration } from './test-declaration.js';
+import { rawTables } from '../../sources/raw-personal-columns.js';
 
 /**
  * Tests of the rows that changed. A declared test that passed before need not read the whole
@@ -129,7 +130,9 @@ export function sinceOf(
       return change.wholeSince <= then.generation && change.generation > then.generation ? { kind: 'keys', after: then.generation } : { kind: 'whole' };
     }
     if (then.state === states.get(relation)) return { kind: 'unchanged' };
-    if (relation.startsWith(`${SOURCE_SCHEMA}.`) && then.loadedAt !== undefined && loads?.newest.has(relation)) return { kind: 'runs', after: then.loadedAt };
+    // only loads since the pass (an erasure, which deletes or clears rows in no run, is a write in full)
+    const loadedOnly = change !== undefined && change.wholeSince <= then.generation;
+    if (relation.startsWith(`${SOURCE_SCHEMA}.`) && loadedOnly && then.loadedAt !== undefined && loads?.newest.has(relation)) return { kind: 'runs', after: then.loadedAt };
     return { kind: 'whole' };
   };
 }
@@ -211,8 +214,10 @@ order by n_records desc`;
 
 /**
  * Child rows that changed, and those that point at a parent key that changed (one removed
- * among them), without a parent. A parent that changed otherwise (a raw table's loads do not
- * say which rows were deleted), or whose column is not its one-column key, needs the whole test.
+ * among them), without a parent. A raw parent only loaded since, whose column is its one-column
+ * primary key, lost no key (a load replaces rows by key): only the changed child rows can be
+ * orphans. A parent that changed otherwise, or whose column is not its one-column key, needs
+ * the whole test.
  */
 function relationshipsSql(
   declaration: Extract<TestDeclaration, { kind: 'relationships' }>,
@@ -224,7 +229,8 @@ function relationshipsSql(
   const { to } = declaration;
   const parentRelation = `${to.schema}.${to.table}`.toLowerCase();
   const parent = since(parentRelation);
-  if (parent.kind === 'whole' || parent.kind === 'runs') return undefined;
+  if (parent.kind === 'whole') return undefined;
+  if (parent.kind === 'runs' && !isRawPrimaryKey(parentRelation, to.column)) return undefined;
   const column = `t.${quoteIdent(declaration.column)}`;
   const orphan = `${column} is not null
     and not exists (
@@ -261,6 +267,12 @@ function changedRowsOf(relation: string, since: Since, keyColumns: KeyColumns, l
 /** `(select run_id ...)`: the runs the ledger lists as loaded into raw table `relation` after `after`. */
 export function runsAfter(relation: string, after: string, loads: Loads): string {
   return `(select run_id from ${loads.ledger} where lower('raw.' || source || '_' || resource) = ${quoteLiteral(relation)} and loaded_at > cast(${quoteLiteral(after)} as timestamptz))`;
+}
+
+/** Whether `column` is raw table `relation`'s one-column primary key, by which its loads merge. */
+function isRawPrimaryKey(relation: string, column: string): boolean {
+  const key = rawTables().find((table) => table.relation === relation)?.spec.primaryKey;
+  return key?.length === 1 && key[0]!.toLowerCase() === column.toLowerCase();
 }
 
 /** The columns a declaration names in its own table. */

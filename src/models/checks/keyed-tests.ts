@@ -45,8 +45,7 @@ export function changedKeysSql(
     if (change.kind === 'keys') {
       changed.push(`select ${expression} as _fanlake_key from ${changedKeys(relation, change.after, keyColumns.get(relation)!)} as changed`);
     } else if (change.kind === 'runs') {
-      // a load replaces rows by key and never removes one; an erasure does, and is a write in full
-      if ((changes.get(relation)?.wholeSince ?? Number.POSITIVE_INFINITY) > pass.relations[relation]!.generation) return undefined;
+      // only loads since the pass: they replace rows by key and never remove one
       changed.push(`select ${expression} as _fanlake_key from ${tableOf(relation)} as t semi join ${runsAfter(relation, change.after, loads!)} as k on k.run_id = t.${quoteIdent(RUN_ID_COLUMN)}`);
     }
   }
