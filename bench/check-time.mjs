@@ -1,6 +1,8 @@
 // Where a check's time goes: `runChecks` on a data directory, in process, with each test's
 // seconds, summed by how the test read its rows (whole tables, the changed rows, carried).
 // It records its results as `fanlake check` does, so run it on a copy of the directory.
+// Sync the copy first (`sync <copy>/warehouse.duckdb`): the check's closing checkpoint syncs the
+// file, and a fresh copy's pages not yet written otherwise count in its time (up to about 0.5 s at scale 10).
 // Usage: node bench/check-time.mjs <data dir> [how many of the costliest tests to list]
 import { join } from 'node:path';
 import { REPO } from './lib.mjs';

@@ -1,6 +1,11 @@
 -- description: Books that balance: every ticket and merchandise line loaded lands in exactly one category. A ticket is one kind (int_ticket_kinds) and, when it carries a price or is a sale, exactly one revenue line (int_revenue_lines) in one status group; a merchandise line is exactly one revenue line. A row here is a record counted twice or not at all, so revenue is wrong by its amount.
 -- severity: error
 -- show: 20
+-- key: raw.ticketing_tickets 'ticket:' || id
+-- key: raw.ticketing_merchandise 'merchandise:' || cast(id as varchar)
+-- key: intermediate.int_ticket_kinds 'ticket:' || ticket_id
+-- key: intermediate.int_revenue_lines line_id
+-- key: marts.fct_tickets 'ticket:' || ticket_id
 
 with
 

@@ -84,6 +84,21 @@ export interface CustomTestDefinition {
    * fix, such as each unmapped code; others show the run's sample size.
    */
   show?: number;
+  /**
+   * How the test can read only what changed (`-- key: <schema.table> <expression>`, one per
+   * relation it reads): each failing row rests only on the rows of each relation whose key, this
+   * expression over that relation's columns (for a model written by key, over its `unique_key`
+   * columns), is the row's own, so a check reads the rows of the keys changed since the test last
+   * passed (checks/keyed-tests.ts). Each such relation is read only as `select * from <relation>`.
+   */
+  keys?: CustomTestKey[];
+}
+
+/** One relation a keyed custom test reads, and the expression of its rows' key. */
+export interface CustomTestKey {
+  /** `schema.table`, in lower case. */
+  relation: string;
+  expression: string;
 }
 
 /** Everything under a models root, read and header-checked but not yet parsed by DuckDB. */
@@ -183,6 +198,10 @@ export async function discoverProject(root: string = DEFAULT_MODELS_DIR): Promis
       } else if (key === 'show') {
         if (/^[1-9][0-9]{0,3}$/.test(value)) test.show = Number(value);
         else problems.push(`${file}: show: "${value}" is not a number of rows from 1 to 9999`);
+      } else if (key === 'key') {
+        const declared = customTestKey(sql, value);
+        if (typeof declared === 'string') problems.push(`${file}: key: ${declared}`);
+        else (test.keys ??= []).push(declared);
       }
     }
     project.customTests.push(test);
@@ -232,4 +251,25 @@ async function listFiles(folder: string, extension: string, recursive: boolean):
     else if (entry.isFile() && entry.name.endsWith(extension)) files.push(path);
   }
   return files;
+}
+
+/**
+ * A custom test's `-- key: <schema.table> <expression>`, or what is wrong with it: the relation
+ * must be read only as `select * from <relation>` (a CTE of its own), which a check of the
+ * changed keys replaces with the rows of those keys.
+ */
+function customTestKey(sql: string, value: string): CustomTestKey | string {
+  const match = /^([a-z_][a-z0-9_]*\.[a-z_][a-z0-9_]*)\s+(\S.*)$/i.exec(value);
+  if (!match) return `"${value}" is not <schema.table> <expression>`;
+  const relation = match[1]!.toLowerCase();
+  const body = sql.split(/\r?\n/).filter((line) => !line.trim().startsWith('--')).join('\n');
+  const named = body.match(new RegExp(`\\b${relation.replace('.', '\\.')}\\b`, 'gi'))?.length ?? 0;
+  const imported = body.match(customTestImport(relation))?.length ?? 0;
+  if (named === 0 || named !== imported) return `${relation} must be read only as "select * from ${relation}" (a CTE of its own)`;
+  return { relation, expression: match[2]!.trim() };
+}
+
+/** Where a keyed custom test reads `relation`: `select * from <relation>` closing its CTE. */
+export function customTestImport(relation: string): RegExp {
+  return new RegExp(`select\\s+\\*\\s+from\\s+${relation.replace('.', '\\.')}(?=\\s*\\))`, 'gi');
 }

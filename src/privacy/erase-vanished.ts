@@ -6,7 +6,7 @@ import { VANISHED_COLUMN, warehousePath } from '../raw-contract/index.js';
 import { rawTables } from '../sources/raw-personal-columns.js';
 import { tableColumns } from '../warehouse/warehouse.js';
 import { ensureBookkeeping } from '../warehouse/bookkeeping.js';
-import { recordRawWrite } from '../warehouse/changed-keys.js';
+import { recordRawErasure } from '../warehouse/changed-keys.js';
 import { eraseFromRawRuns } from './erase-raw-runs.js';
 import { appendErasureAudit } from './tombstones.js';
 
@@ -72,7 +72,7 @@ export async function eraseVanished(options: VanishedErasureOptions): Promise<Va
           await ensureBookkeeping(connection);
           await inTransaction(connection, async () => {
             await connection.run(`update ${target} set ${personal.map((column) => `${quoteIdent(column)} = null`).join(', ')} where ${key} in ${keysOfTable}`);
-            await recordRawWrite(connection, relation, true);
+            await recordRawErasure(connection, relation);
           });
           cleared.set(relation, records);
         }

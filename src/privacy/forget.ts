@@ -6,7 +6,7 @@ import { discoverRuns } from '../load/discover-runs.js';
 import { rawPersonalColumns, rawTables } from '../sources/raw-personal-columns.js';
 import { tableColumns } from '../warehouse/warehouse.js';
 import { ensureBookkeeping } from '../warehouse/bookkeeping.js';
-import { recordRawWrite } from '../warehouse/changed-keys.js';
+import { recordRawErasure } from '../warehouse/changed-keys.js';
 import { eraseFromRawRuns, type RawRunErasure } from './erase-raw-runs.js';
 import { findPerson, type FoundPerson, type PersonQuery } from './find-person.js';
 import { personCondition, personSelection, quarantinedOf, type SourceRecord, sourceRecordsOf } from './person-records.js';
@@ -90,7 +90,7 @@ export async function eraseFromWarehouse(connection: DuckDBConnection, plan: For
       if (result.rowsChanged > 0) {
         deleted.set(relation, result.rowsChanged);
         // a check must not carry the tests of what the table held before
-        await recordRawWrite(connection, relation, true);
+        await recordRawErasure(connection, relation);
       }
     }
     if ((await tableColumns(connection, 'meta', 'quarantined_records')) !== undefined && plan.needles.length > 0) {

@@ -7,9 +7,10 @@ import { bookkeepingRelation, findBookkeeping } from './bookkeeping.js';
  * rows that changed instead of whole tables (models/checks/delta-tests.ts). Every write of a
  * model, and every load of a raw table, moves its generation on: a merge by `unique_key`
  * records the keys it inserted, replaced or deleted under that generation
- * (`meta.changed_keys`); any other write (a view, a table without a key, a first build,
- * `--full-refresh`, a merge that cannot be written as one, a load) records that the table was
- * written in full since that generation (`whole_since`). Both are written in the transaction
+ * (`meta.changed_keys`); any other write of a model (a view, a table without a key, a first
+ * build, `--full-refresh`, a merge that cannot be written as one) and a raw table's erasure
+ * records that the table was written in full since that generation (`whole_since`); a load's
+ * rows carry its run instead. Both are written in the transaction
  * that writes the table, so a build or load killed midway leaves neither. It lives beside the
  * other bookkeeping because the loader, the builder and erasure all write it.
  */
@@ -57,15 +58,27 @@ export async function recordWrittenInFull(connection: DuckDBConnection, relation
 }
 
 /**
- * Records what a load (or an erasure) did to raw table `relation`, in its transaction: a write
- * that changed what a test can judge (rows inserted, replaced with other values, deleted,
- * flagged or unflagged vanished, columns changed) moves its generation on, which `check` takes
- * as the table's state instead of scanning it; a load that only brought rows again (their
- * lineage) leaves it, but gives a table that has none its first one.
+ * Records what a load did to raw table `relation`, in its transaction: a load that changed what
+ * a test can judge (rows inserted, replaced with other values, flagged or unflagged vanished,
+ * columns changed) moves its generation on, which `check` takes as the table's state instead of
+ * scanning it; a load that only brought rows again (their lineage) leaves it, but gives a table
+ * that has none its first one. A load is not a write in full: every row it writes carries its
+ * run, and it removes no key, so a check finds what it changed by its runs.
  */
 export async function recordRawWrite(connection: DuckDBConnection, relation: string, changed: boolean): Promise<void> {
-  if (changed) return recordWrittenInFull(connection, relation);
+  if (changed) {
+    await nextGeneration(connection, relation);
+    return;
+  }
   await connection.run(`insert into ${CHANGES} (relation, generation, whole_since) values ($1, 1, 1) on conflict (relation) do nothing`, [relation.toLowerCase()]);
+}
+
+/**
+ * Records an erasure in raw table `relation`, in its transaction: rows deleted or values cleared
+ * without a run of their own, so a write in full (a check cannot tell which keys it removed).
+ */
+export async function recordRawErasure(connection: DuckDBConnection, relation: string): Promise<void> {
+  await recordWrittenInFull(connection, relation);
 }
 
 /**

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildModels } from '../../src/models/build-models.js';
 import { runChecks } from '../../src/models/checks/run-checks.js';
+import { inTransaction, queryRows, withConnection } from '../../src/core/duckdb.js';
+import { ChangedKeys } from '../../src/warehouse/changed-keys.js';
 import { REPO, tempDataDir } from '../helpers/cli.js';
 import { sharedWarehouse } from '../helpers/shared-warehouse.js';
 
@@ -94,6 +96,28 @@ describe('books that balance', () => {
     const result = failing.find((candidate) => candidate.name === test)!;
     expect(result.severity).toBe('error');
     expect(result.failures).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('sales lines counted once: after a pass, reads the keys a build changed, and finds a ticket whose revenue line a build lost, as a whole check does', async () => {
+    const copy = tempDataDir();
+    copyFileSync(join(dataDir, 'warehouse.duckdb'), join(copy, 'warehouse.duckdb'));
+    const name = 'tests/books_sales_lines_counted_once';
+    const first = (await runChecks({ dataDir: copy })).find((result) => result.name === name);
+    expect(first).toMatchObject({ status: 'pass' });
+    // a merge that lost one ticket's line, recorded as a build records the keys it changes
+    await withConnection(join(copy, 'warehouse.duckdb'), async (connection) => {
+      const [line] = await queryRows(connection, "select line_id from intermediate.int_revenue_lines where line_id like 'ticket:%' order by line_id limit 1");
+      await inTransaction(connection, async () => {
+        const keys = await ChangedKeys.start(connection, 'intermediate.int_revenue_lines', 'intermediate.int_revenue_lines', ['line_id']);
+        await keys.deleteWhere(`line_id = '${String(line!.line_id)}'`);
+        await keys.finish();
+      });
+    });
+    const results = await runChecks({ dataDir: copy });
+    const books = results.find((result) => result.name === name);
+    expect(books).toMatchObject({ status: 'fail', failures: 1, changedRowsOnly: true, sample: [expect.objectContaining({ record_kind: 'ticket', kinds: '1', revenue_lines: '0' })] });
+    const verdicts = (all: typeof results) => all.map((result) => [result.name, result.status, result.failures, result.sample]);
+    expect(verdicts(results)).toEqual(verdicts(await runChecks({ dataDir: copy, all: true, record: false })));
   }, 60_000);
 
   it('an order status the club file does not group fails check, named with its count', async () => {

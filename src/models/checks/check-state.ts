@@ -31,6 +31,8 @@ export interface TestInputs {
   readonly inputs: string | undefined;
   /** The relations it reads (`schema.name`), where known. */
   readonly reads: readonly string[];
+  /** A custom test that calls a macro: its rows may rest on more than the keys it declares. */
+  readonly callsMacros?: true;
 }
 
 /** Each test's inputs, and the state of each relation read, as they enter the inputs. */
@@ -111,7 +113,8 @@ export async function testInputs(connection: DuckDBConnection, tests: readonly P
       const found = read.get(test.name);
       const reads = found?.ok ? [...new Set(found.references.map((ref) => `${ref.schema}.${ref.table}`))].sort() : [];
       const inputs = found?.ok ? await statesOf(found, new Set()) : undefined;
-      out.set(test.name, { definition, inputs: inputs === undefined ? undefined : hashOf(inputs), reads });
+      const callsMacros = found?.ok && found.functions.some((call) => call.schema === MACRO_SCHEMA);
+      out.set(test.name, { definition, inputs: inputs === undefined ? undefined : hashOf(inputs), reads, ...(callsMacros ? { callsMacros: true as const } : {}) });
       continue;
     }
     const reads = [...new Set(test.reads ?? [])].sort();

@@ -7,6 +7,7 @@ import { columnsByRelation } from '../../warehouse/warehouse.js';
 import type { ModelChanges } from '../../warehouse/changed-keys.js';
 import type { PlannedTest } from './plan-tests.js';
 import type { TestDeclaration } from './test-declaration.js';
+import { rawTables } from '../../sources/raw-personal-columns.js';
 
 /**
  * Tests of the rows that changed. A declared test that passed before need not read the whole
@@ -108,7 +109,33 @@ export async function keyColumnsOf(connection: DuckDBConnection, project: ModelP
  * key after a generation (a model); loads after a time (a raw table: every row a load writes
  * carries its run's `_run_id`); or anything.
  */
-type Since = { kind: 'unchanged' } | { kind: 'keys'; after: number } | { kind: 'runs'; after: string } | { kind: 'whole' };
+export type Since = { kind: 'unchanged' } | { kind: 'keys'; after: number } | { kind: 'runs'; after: string } | { kind: 'whole' };
+
+/** What each relation a test reads went through since `pass`, by relation in lower case. */
+export function sinceOf(
+  pass: LastPass,
+  states: ReadonlyMap<string, string>,
+  changes: ReadonlyMap<string, ModelChanges>,
+  keyColumns: KeyColumns,
+  loads: Loads | undefined,
+): (relation: string) => Since {
+  return (relation) => {
+    const then = pass.relations[relation];
+    if (then === undefined) return { kind: 'whole' };
+    const change = changes.get(relation);
+    if (keyColumns.has(relation) && change !== undefined) {
+      // a table every write of which moved its generation on: the same generation, the same rows
+      if (change.generation === then.generation) return { kind: 'unchanged' };
+      // every write since the pass recorded its keys
+      return change.wholeSince <= then.generation && change.generation > then.generation ? { kind: 'keys', after: then.generation } : { kind: 'whole' };
+    }
+    if (then.state === states.get(relation)) return { kind: 'unchanged' };
+    // only loads since the pass (an erasure, which deletes or clears rows in no run, is a write in full)
+    const loadedOnly = change !== undefined && change.wholeSince <= then.generation;
+    if (relation.startsWith(`${SOURCE_SCHEMA}.`) && loadedOnly && then.loadedAt !== undefined && loads?.newest.has(relation)) return { kind: 'runs', after: then.loadedAt };
+    return { kind: 'whole' };
+  };
+}
 
 /** Where the load ledger is, and the newest load of each raw table in it (`raw.<source>_<resource>`). */
 export interface Loads {
@@ -141,20 +168,7 @@ export function changedRowsSql(
   if (declaration === undefined || test.target === undefined || pass === undefined || pass.definition !== definition) return undefined;
   // a snapshot's vanished flag is set without a new _run_id
   if (declaredColumns(declaration).some((column) => column.toLowerCase() === VANISHED_COLUMN)) return undefined;
-  const since = (relation: string): Since => {
-    const then = pass.relations[relation];
-    if (then === undefined) return { kind: 'whole' };
-    const change = changes.get(relation);
-    if (keyColumns.has(relation) && change !== undefined) {
-      // a table every write of which moved its generation on: the same generation, the same rows
-      if (change.generation === then.generation) return { kind: 'unchanged' };
-      // every write since the pass recorded its keys
-      return change.wholeSince <= then.generation && change.generation > then.generation ? { kind: 'keys', after: then.generation } : { kind: 'whole' };
-    }
-    if (then.state === states.get(relation)) return { kind: 'unchanged' };
-    if (relation.startsWith(`${SOURCE_SCHEMA}.`) && then.loadedAt !== undefined && loads?.newest.has(relation)) return { kind: 'runs', after: then.loadedAt };
-    return { kind: 'whole' };
-  };
+  const since = sinceOf(pass, states, changes, keyColumns, loads);
   const target = test.target.toLowerCase();
   const child = since(target);
   if (child.kind === 'whole') return undefined;
@@ -181,9 +195,13 @@ order by n_records desc`;
       // the groups the changed rows fall in, counted over the whole table
       const columns = declaration.columns.map(quoteIdent);
       const list = columns.map((column) => `t.${column}`).join(', ');
+      // of the model's own key, they are its changed keys (a removed one has no row): one scan fewer
+      const keys = keyColumns.get(target);
+      const ownKey = child.kind === 'keys' && keys?.length === declaration.columns.length && keys.every((key) => declaration.columns.some((column) => column.toLowerCase() === key.name.toLowerCase()));
+      const groups = ownKey && child.kind === 'keys' ? changedKeys(target, child.after, keys!) : `(select distinct ${list} from ${changed} where ${none}true)`;
       return `select ${list}, count(*) as n_records
 from ${table} as t
-semi join (select distinct ${list} from ${changed} where ${none}true) as g on ${columns.map((column) => `g.${column} is not distinct from t.${column}`).join(' and ')}
+semi join ${groups} as g on ${columns.map((column) => `g.${column} is not distinct from t.${column}`).join(' and ')}
 where not (${columns.map((column) => `t.${column} is null`).join(' and ')})
 group by ${list}
 having count(*) > 1
@@ -196,8 +214,10 @@ order by n_records desc`;
 
 /**
  * Child rows that changed, and those that point at a parent key that changed (one removed
- * among them), without a parent. A parent that changed otherwise (a raw table's loads do not
- * say which rows were deleted), or whose column is not its one-column key, needs the whole test.
+ * among them), without a parent. A raw parent only loaded since, whose column is its one-column
+ * primary key, lost no key (a load replaces rows by key): only the changed child rows can be
+ * orphans. A parent that changed otherwise, or whose column is not its one-column key, needs
+ * the whole test.
  */
 function relationshipsSql(
   declaration: Extract<TestDeclaration, { kind: 'relationships' }>,
@@ -209,7 +229,8 @@ function relationshipsSql(
   const { to } = declaration;
   const parentRelation = `${to.schema}.${to.table}`.toLowerCase();
   const parent = since(parentRelation);
-  if (parent.kind === 'whole' || parent.kind === 'runs') return undefined;
+  if (parent.kind === 'whole') return undefined;
+  if (parent.kind === 'runs' && !isRawPrimaryKey(parentRelation, to.column)) return undefined;
   const column = `t.${quoteIdent(declaration.column)}`;
   const orphan = `${column} is not null
     and not exists (
@@ -237,10 +258,21 @@ function changedRowsOf(relation: string, since: Since, keyColumns: KeyColumns, l
       return `${changedKeys(relation, since.after, keys)} as k on ${same}`;
     }
     case 'runs':
-      return `(select run_id from ${loads!.ledger} where lower('raw.' || source || '_' || resource) = ${quoteLiteral(relation)} and loaded_at > cast(${quoteLiteral(since.after)} as timestamptz)) as k on k.run_id = t.${quoteIdent(RUN_ID_COLUMN)}`;
+      return `${runsAfter(relation, since.after, loads!)} as k on k.run_id = t.${quoteIdent(RUN_ID_COLUMN)}`;
     default:
       return undefined;
   }
+}
+
+/** `(select run_id ...)`: the runs the ledger lists as loaded into raw table `relation` after `after`. */
+export function runsAfter(relation: string, after: string, loads: Loads): string {
+  return `(select run_id from ${loads.ledger} where lower('raw.' || source || '_' || resource) = ${quoteLiteral(relation)} and loaded_at > cast(${quoteLiteral(after)} as timestamptz))`;
+}
+
+/** Whether `column` is raw table `relation`'s one-column primary key, by which its loads merge. */
+function isRawPrimaryKey(relation: string, column: string): boolean {
+  const key = rawTables().find((table) => table.relation === relation)?.spec.primaryKey;
+  return key?.length === 1 && key[0]!.toLowerCase() === column.toLowerCase();
 }
 
 /** The columns a declaration names in its own table. */
@@ -249,7 +281,7 @@ function declaredColumns(declaration: TestDeclaration): string[] {
 }
 
 /** The keys of `relation` changed after generation `after`, as typed columns. */
-function changedKeys(relation: string, after: number, keys: readonly { name: string; type: string }[]): string {
+export function changedKeys(relation: string, after: number, keys: readonly { name: string; type: string }[]): string {
   const structure = JSON.stringify(Object.fromEntries(keys.map((key) => [key.name, key.type])));
   return `(select distinct unnest(from_json(key, ${quoteLiteral(structure)})) from ${KEYS} where relation = ${quoteLiteral(relation)} and generation > ${after})`;
 }

@@ -1,5 +1,5 @@
 import { quoteIdent, quoteLiteral } from '../../core/duckdb.js';
-import type { ModelProject } from '../discover-project.js';
+import type { CustomTestKey, ModelProject } from '../discover-project.js';
 import type { DeclaredTest } from '../model-header.js';
 import { compareRelations } from '../model-graph.js';
 import { selectBody } from '../sql-references.js';
@@ -24,6 +24,8 @@ export type PlannedTest = {
   reads?: readonly string[];
   /** A declared test's declaration, to test the rows that changed (delta-tests.ts). */
   declaration?: TestDeclaration;
+  /** A custom test's keys (`-- key:`), to test the keys that changed (keyed-tests.ts). */
+  keys?: readonly CustomTestKey[];
 } & ({ sql: string } | { freshness: Freshness });
 
 /** Every test of the project: sources first, then models by layer and name, then custom tests. */
@@ -45,7 +47,14 @@ export function planTests(project: ModelProject): PlannedTest[] {
   const models = [...project.models].sort((a, b) => compareRelations(a.relation, b.relation));
   for (const model of models) planned.push(...model.tests.map((test) => declared(model.relation, test)));
   for (const test of project.customTests) {
-    planned.push({ name: `tests/${test.name}`, kind: 'custom', severity: test.severity, ...(test.show ? { show: test.show } : {}), sql: selectBody(test.sql) });
+    planned.push({
+      name: `tests/${test.name}`,
+      kind: 'custom',
+      severity: test.severity,
+      ...(test.show ? { show: test.show } : {}),
+      ...(test.keys ? { keys: test.keys } : {}),
+      sql: selectBody(test.sql),
+    });
   }
   return planned;
 }

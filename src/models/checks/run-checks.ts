@@ -15,6 +15,7 @@ import { type LastCheck, readCheckState, recordCheckState, testInputs } from './
 import { ensureBookkeeping } from '../../warehouse/bookkeeping.js';
 import { changedRowsSql, keyColumnsOf, type LastPass, passOf, readLastPasses, readLoads, recordPasses } from './delta-tests.js';
 import { readModelChanges } from '../../warehouse/changed-keys.js';
+import { changedKeysSql } from './keyed-tests.js';
 import type { CheckKind, PlannedTest } from './plan-tests.js';
 import type { Freshness } from './sources-file.js';
 import type { Severity } from './test-declaration.js';
@@ -47,7 +48,7 @@ export interface TestResult {
   freshness?: { latestAt?: string; ageHours?: number; warnAfterHours?: number; errorAfterHours?: number };
   /** Set when the test did not run: nothing it reads changed since this earlier check, whose result it repeats. */
   carriedFrom?: { checkRunId: string; checkedAt: string };
-  /** Set when the test read only the rows that changed since it last passed (checks/delta-tests.ts). */
+  /** Set when the test read only the rows (a custom test: the keys) that changed since it last passed (checks/delta-tests.ts, keyed-tests.ts). */
   changedRowsOnly?: true;
 }
 
@@ -69,7 +70,8 @@ export interface RunChecksOptions extends DatabaseOptions {
    * Run every test over whole tables. By default a test whose definition and inputs (the state
    * of what it reads) are as at its last run is not run again: its last result is carried; and
    * a declared test on a model written by key or on a raw table that passed before reads only
-   * the rows changed since (checks/delta-tests.ts).
+   * the rows changed since (checks/delta-tests.ts), a custom test that declares its keys only
+   * the keys changed since (checks/keyed-tests.ts).
    */
   all?: boolean;
 }
@@ -125,19 +127,25 @@ export async function runChecks(options: RunChecksOptions): Promise<TestResult[]
           results.push(carried(test, before));
           continue;
         }
-        const changedOnly = options.all || current.inputs === undefined ? undefined : changedRowsSql(test, passes.get(test.name), current.definition, inputs.states, changes, keyColumns, loads);
+        const pass = passes.get(test.name);
+        const changedOnly =
+          options.all || current.inputs === undefined
+            ? undefined
+            : test.declaration === undefined
+              ? changedKeysSql(test, current, pass, inputs.states, changes, keyColumns, loads)
+              : changedRowsSql(test, pass, current.definition, inputs.states, changes, keyColumns, loads);
         const result = await runTest(connection, changedOnly === undefined ? test : { ...test, sql: changedOnly }, now, Math.max(test.show ?? 0, options.sampleSize ?? 5));
         results.push(changedOnly === undefined ? result : { ...result, changedRowsOnly: true });
         if (current.inputs === undefined) continue;
         ran.push({ name: test.name, definition: current.definition, inputs: current.inputs, result: storable(result) });
-        // a custom test reads whole tables anyway: only declared tests keep changed keys
-        if (result.status === 'pass' && test.declaration !== undefined) passed.push({ name: test.name, pass: passOf(current, inputs.states, changes, loads) });
+        // a custom test without keys reads whole tables anyway: it keeps no changed keys
+        if (result.status === 'pass' && readsChanges(test)) passed.push({ name: test.name, pass: passOf(current, inputs.states, changes, loads) });
       }
       const recordAll = async (checkRunId: string) => {
         await recordCheckState(connection, checkRunId, now, ran);
         const reading = tests.flatMap((test) => {
           const current = inputs.tests.get(test.name);
-          return current?.inputs === undefined || test.declaration === undefined ? [] : [{ name: test.name, definition: current.definition, reads: current.reads }];
+          return current?.inputs === undefined || !readsChanges(test) ? [] : [{ name: test.name, definition: current.definition, reads: current.reads }];
         });
         await recordPasses(connection, passed, passes, reading, changes);
       };
@@ -146,6 +154,11 @@ export async function runChecks(options: RunChecksOptions): Promise<TestResult[]
     },
     options,
   );
+}
+
+/** Whether `test` can read only what changed since its last pass: a declared test, or a custom test with keys. */
+function readsChanges(test: PlannedTest): boolean {
+  return test.declaration !== undefined || test.keys !== undefined;
 }
 
 /** What every result of `test` says of it, whatever its outcome. */
