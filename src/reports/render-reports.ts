@@ -3,7 +3,8 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DEFAULT_REPORT_LOCALE, DEFAULT_REPORT_TIME_ZONE } from '../config/settings.js';
-import { connect, type DuckDBBudget, IN_MEMORY, openDatabase, queryRows, withConnection } from '../core/duckdb.js';
+import { type DuckDBBudget, IN_MEMORY, openDatabase, queryRows, withConnection } from '../core/duckdb.js';
+import { withLanes } from '../core/lanes.js';
 import { errorMessage, FanlakeError, UsageError } from '../core/errors.js';
 import { META_SCHEMA } from '../warehouse/meta-schema.js';
 import { warehousePath } from '../raw-contract/index.js';
@@ -97,7 +98,7 @@ interface Drawn extends Executed {
  * UsageError before any rendering is published. An engine error fails that report only.
  * The queries of all the reports share one read-only open of the warehouse, so every page of
  * a rendering reads the same state of it; the caller holds the writer lock, which keeps
- * fanlake's writers out meanwhile anyway. Two reports run at once (see LANES), each page drawn
+ * fanlake's writers out meanwhile anyway. Two reports run at once (core/lanes.ts), each page drawn
  * while the next report's queries run; the results keep the reports' order.
  */
 export async function renderReports(options: RenderOptions): Promise<ReportResult[]> {
@@ -178,15 +179,9 @@ interface Inventory {
 }
 
 /**
- * Reports whose queries run at once, each on its own connection to the one read-only open:
- * most report queries keep a single core busy, and the page of one is drawn meanwhile too.
- * Fewer when `warehouse.threads` allows fewer.
- */
-const LANES = 2;
-
-/**
  * Runs `fn` with the warehouse opened read-only and inventoried, one inventory per lane (each
- * with a connection of its own), or with one empty inventory when there is no warehouse yet.
+ * with a connection of its own: reports whose queries run at once, the page of one drawn
+ * meanwhile too; core/lanes.ts), or with one empty inventory when there is no warehouse yet.
  */
 async function withWarehouseInventory(options: RenderOptions, fn: (lanes: Inventory[]) => Promise<void>): Promise<void> {
   const path = warehousePath(options.dataDir);
@@ -199,12 +194,7 @@ async function withWarehouseInventory(options: RenderOptions, fn: (lanes: Invent
         ? await queryRows(reader, `select source, strftime(max(newest_extracted_at) at time zone 'UTC', '%Y-%m-%dT%H:%M:%S.%gZ') as newest, arg_max(newest_run_id, newest_extracted_at) as run_id from ${META_SCHEMA}.raw_tables group by source order by source`)
         : [];
       const freshness = rows.map((row) => ({ source: String(row.source), newestExtractedAt: row.newest === null ? null : String(row.newest), runId: row.run_id === null ? null : String(row.run_id) }));
-      const others = await Promise.all(Array.from({ length: Math.min(LANES, options.budget?.threads ?? LANES) - 1 }, () => connect(instance)));
-      try {
-        await fn([reader, ...others].map((connection) => ({ reader: connection, relations, freshness })));
-      } finally {
-        for (const other of others) other.closeSync();
-      }
+      await withLanes(instance, reader, options.budget, (lanes) => fn(lanes.map((connection) => ({ reader: connection, relations, freshness }))));
     });
   } finally {
     instance.closeSync();

@@ -1,6 +1,7 @@
 import type { DuckDBConnection, Json } from '@duckdb/node-api';
 import { access } from 'node:fs/promises';
-import { queryRows, quoteIdent, withConnection } from '../../core/duckdb.js';
+import { openDatabase, queryRows, quoteIdent, withConnection } from '../../core/duckdb.js';
+import { inLanes, withLanes } from '../../core/lanes.js';
 import type { DatabaseOptions } from '../../core/duckdb.js';
 import { FanlakeError } from '../../core/errors.js';
 import { warehousePath as warehousePathOf } from '../../raw-contract/index.js';
@@ -95,9 +96,9 @@ export async function runChecks(options: RunChecksOptions): Promise<TestResult[]
     throw new FanlakeError(MODEL_ERROR_CODES.warehouseMissing, `no warehouse at ${warehousePath}; run fanlake load and build first`, { cause });
   });
   const now = options.now ?? new Date();
-  return withConnection(
-    warehousePath,
-    async (connection) => {
+  const instance = await openDatabase(warehousePath, options);
+  try {
+    return await withConnection(instance, async (connection) => {
       // A check that records moves what an earlier fanlake kept in raw first (a reader cannot).
       if (options.record ?? true) await ensureBookkeeping(connection);
       const present = await existingRelations(connection);
@@ -108,25 +109,16 @@ export async function runChecks(options: RunChecksOptions): Promise<TestResult[]
       const passes = await readLastPasses(connection);
       const keyColumns = await keyColumnsOf(connection, project);
       const loads = await readLoads(connection);
-      const results: TestResult[] = [];
-      const ran: Parameters<typeof recordCheckState>[3][number][] = [];
-      const passed: { name: string; pass: LastPass }[] = [];
-      for (const test of tests) {
+      // each test's result where it needs no query, else the query it runs
+      const planned = tests.map((test): TestResult | { test: PlannedTest; changedOnly: string | undefined } => {
         if (test.target && unavailable.has(test.target.toLowerCase())) {
-          results.push({ ...resultOf(test), status: 'skipped', failures: 0, sample: [], seconds: 0, message: 'rests on an optional source that is not loaded' });
-          continue;
+          return { ...resultOf(test), status: 'skipped', failures: 0, sample: [], seconds: 0, message: 'rests on an optional source that is not loaded' };
         }
         const current = inputs.tests.get(test.name)!;
         const missing = [...(test.target ? [test.target] : []), ...current.reads].find((relation) => !present.has(relation.toLowerCase()));
-        if (missing !== undefined) {
-          results.push(notInWarehouse(test, missing));
-          continue;
-        }
+        if (missing !== undefined) return notInWarehouse(test, missing);
         const before = last.get(test.name);
-        if (before && current.inputs !== undefined && before.definition === current.definition && before.inputs === current.inputs) {
-          results.push(carried(test, before));
-          continue;
-        }
+        if (before && current.inputs !== undefined && before.definition === current.definition && before.inputs === current.inputs) return carried(test, before);
         const pass = passes.get(test.name);
         const changedOnly =
           options.all || current.inputs === undefined
@@ -134,8 +126,32 @@ export async function runChecks(options: RunChecksOptions): Promise<TestResult[]
             : test.declaration === undefined
               ? changedKeysSql(test, current, pass, inputs.states, changes, keyColumns, loads)
               : changedRowsSql(test, pass, current.definition, inputs.states, changes, keyColumns, loads);
-        const result = await runTest(connection, changedOnly === undefined ? test : { ...test, sql: changedOnly }, now, Math.max(test.show ?? 0, options.sampleSize ?? 5));
-        results.push(changedOnly === undefined ? result : { ...result, changedRowsOnly: true });
+        return { test, changedOnly };
+      });
+      const sampleSize = (test: PlannedTest) => Math.max(test.show ?? 0, options.sampleSize ?? 5);
+      // the tests' queries two at a time (core/lanes.ts): most are small and leave a core idle
+      const queried = await withLanes(instance, connection, options, (lanes) =>
+        inLanes(
+          lanes,
+          planned.flatMap((plan) => ('changedOnly' in plan ? [plan] : [])),
+          async (lane, { test, changedOnly }): Promise<TestResult> => {
+            const result = await runTest(lane, changedOnly === undefined ? test : { ...test, sql: changedOnly }, now, sampleSize(test));
+            return changedOnly === undefined ? result : { ...result, changedRowsOnly: true as const };
+          },
+        ),
+      );
+      const results: TestResult[] = [];
+      const ran: Parameters<typeof recordCheckState>[3][number][] = [];
+      const passed: { name: string; pass: LastPass }[] = [];
+      for (const plan of planned) {
+        if (!('changedOnly' in plan)) {
+          results.push(plan);
+          continue;
+        }
+        const { test } = plan;
+        const result = queried.get(plan)!;
+        results.push(result);
+        const current = inputs.tests.get(test.name)!;
         if (current.inputs === undefined) continue;
         ran.push({ name: test.name, definition: current.definition, inputs: current.inputs, result: storable(result) });
         // a custom test without keys reads whole tables anyway: it keeps no changed keys
@@ -151,9 +167,10 @@ export async function runChecks(options: RunChecksOptions): Promise<TestResult[]
       };
       if (options.record ?? true) await recordCheckResults(connection, results, now, recordAll, options.retentionDays);
       return results;
-    },
-    options,
-  );
+    });
+  } finally {
+    instance.closeSync();
+  }
 }
 
 /** Whether `test` can read only what changed since its last pass: a declared test, or a custom test with keys. */
