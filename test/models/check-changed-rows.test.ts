@@ -15,6 +15,11 @@ import type { Workspace } from './fixtures.js';
 
 let ws: Workspace;
 
+/** The workspace without its member models, for tests of raw tables and models of their own. */
+async function removeMemberModels(): Promise<void> {
+  for (const file of ['intermediate/int_clubs.sql', 'marts/dim_member.sql', 'marts/member_visits.sql']) await ws.remove(file);
+}
+
 const PROJECT = {
   'sources.json': JSON.stringify({ 'raw.fans': { tests: ['unique(id)'] } }),
   'intermediate/int_clubs.sql': `-- materialized: table
@@ -267,21 +272,22 @@ describe('check of the rows a load changed', () => {
   const run = (resource: string, columns: Record<string, string>, extractedAt: string, records: Record<string, unknown>[]) =>
     writeRun(ws.dataDir, { resource, extractedAt, columns, primaryKey: ['id'], cursorField: 'last_update', pages: [records] });
 
-  it('tests the raw rows the loads since a pass wrote, by their run, and finds an orphan and a null among them', async () => {
-    await ws.write({
-      'sources.json': JSON.stringify({
-        'raw.ticketing_tickets': { tests: ['unique(id)', 'not_null(status)', 'accepted_values(status: paid, open)', 'relationships(id_user -> raw.ticketing_users.id)'] },
-        'raw.ticketing_users': { tests: ['unique(id)'] },
-      }),
-    });
-    await ws.remove('intermediate/int_clubs.sql');
-    await ws.remove('marts/dim_member.sql');
-    await ws.remove('marts/member_visits.sql');
+  /** A project of raw tests only (`sources`), three users and their 200 tickets loaded, and a check that passes. */
+  async function passOnRawOnly(sources: Record<string, { tests: string[] }>): Promise<void> {
+    await ws.write({ 'sources.json': JSON.stringify(sources) });
+    await removeMemberModels();
     const at = '2024-05-01T09:00:00.000Z';
     await run('users', USERS, '2024-05-01T10:00:00.000Z', [1, 2, 3].map((id) => ({ id, email: `u${id}@example.com`, last_update: at })));
     await run('tickets', TICKETS, '2024-05-01T10:00:00.000Z', Array.from({ length: 200 }, (_, i) => ({ id: i + 1, id_user: 1 + (i % 3), status: 'paid', last_update: at })));
     await loadWarehouse({ dataDir: ws.dataDir });
     expect(checksFailed(await check())).toBe(false);
+  }
+
+  it('tests the raw rows the loads since a pass wrote, by their run, and finds an orphan and a null among them', async () => {
+    await passOnRawOnly({
+      'raw.ticketing_tickets': { tests: ['unique(id)', 'not_null(status)', 'accepted_values(status: paid, open)', 'relationships(id_user -> raw.ticketing_users.id)'] },
+      'raw.ticketing_users': { tests: ['unique(id)'] },
+    });
 
     const later = '2024-05-02T09:00:00.000Z';
     await run('tickets', TICKETS, '2024-05-02T10:00:00.000Z', [
@@ -315,17 +321,7 @@ describe('check of the rows a load changed', () => {
     expect(forgotten.changedRowsOnly).toBeUndefined();
   });
   it('tests only the changed child rows when a raw parent was only loaded since: a load adds keys and removes none', async () => {
-    await ws.write({
-      'sources.json': JSON.stringify({ 'raw.ticketing_tickets': { tests: ['relationships(id_user -> raw.ticketing_users.id)'] } }),
-    });
-    await ws.remove('intermediate/int_clubs.sql');
-    await ws.remove('marts/dim_member.sql');
-    await ws.remove('marts/member_visits.sql');
-    const at = '2024-05-01T09:00:00.000Z';
-    await run('users', USERS, '2024-05-01T10:00:00.000Z', [1, 2, 3].map((id) => ({ id, email: `u${id}@example.com`, last_update: at })));
-    await run('tickets', TICKETS, '2024-05-01T10:00:00.000Z', Array.from({ length: 200 }, (_, i) => ({ id: i + 1, id_user: 1 + (i % 3), status: 'paid', last_update: at })));
-    await loadWarehouse({ dataDir: ws.dataDir });
-    expect(checksFailed(await check())).toBe(false);
+    await passOnRawOnly({ 'raw.ticketing_tickets': { tests: ['relationships(id_user -> raw.ticketing_users.id)'] } });
 
     const later = '2024-05-02T09:00:00.000Z';
     await run('users', USERS, '2024-05-02T10:00:00.000Z', [{ id: 4, email: 'u4@example.com', last_update: later }, { id: 2, email: 'two@example.com', last_update: later }]);
@@ -348,9 +344,7 @@ describe('custom tests of the keys that changed', () => {
   const TEST = 'tests/each_ticket_one_kind';
 
   beforeEach(async () => {
-    await ws.remove('intermediate/int_clubs.sql');
-    await ws.remove('marts/dim_member.sql');
-    await ws.remove('marts/member_visits.sql');
+    await removeMemberModels();
     await ws.write({
       'sources.json': JSON.stringify({}),
       // a void ticket has no kind: the model a careless edit broke
@@ -429,9 +423,7 @@ describe('check of what was rebuilt: tests of views and custom tests', () => {
   const ran = (results: TestResult[]) => results.filter((r) => !r.carriedFrom && r.status !== 'skipped').map((r) => r.name).sort();
 
   beforeEach(async () => {
-    await ws.remove('intermediate/int_clubs.sql');
-    await ws.remove('marts/dim_member.sql');
-    await ws.remove('marts/member_visits.sql');
+    await removeMemberModels();
     await ws.write({
       'sources.json': JSON.stringify({}),
       'staging/stg_users.sql': `-- test: not_null(email)
