@@ -109,7 +109,9 @@ select
         'profile ' || coalesce(cast(customer_profile_id as varchar), case when system = 'engagement_customer_profile' then record_id end),
         'user ' || coalesce(cast(external_user_id as varchar), case when system = 'ticketing_user' then record_id end)
     ] as evidence,
-    name_pair_spelling,
+    -- the name pair in alphabetical order, so either order meets (computed here: nothing in the
+    -- warehouse reads it)
+    least(first_name_spelling, last_name_spelling) || ' ' || greatest(first_name_spelling, last_name_spelling) as name_pair_spelling,
     first_name_key
 from intermediate.int_identity_records`;
 

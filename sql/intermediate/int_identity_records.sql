@@ -5,7 +5,7 @@
 -- personal: email (email), phone_e164 (phone), phone_key (phone), first_name (name), last_name (name)
 -- personal: birth_date (birth_date), street_key (address), postcode_key (address), city_key (address)
 -- personal: first_name_key (name), last_name_key (name), birth_date_key (birth_date), first_name_spelling (name)
--- personal: last_name_spelling (name), first_name_tokens (name), last_name_tokens (name), name_pair_spelling (name)
+-- personal: last_name_spelling (name), first_name_tokens (name), last_name_tokens (name)
 -- personal: address_key (address), first_name_forms (name), birth_date_digits (birth_date), street_letters (address)
 -- personal: street_place (address), initials (name), people_first_name_spelling (name)
 -- test: unique(record_key)
@@ -303,7 +303,7 @@ swapped as (
 
 ),
 
--- The name pair (alphabetical) meets either order too.
+-- each name the right way round
 named as (
 
     select
@@ -312,7 +312,6 @@ named as (
         case when is_swapped then written_first_spelling else written_last_spelling end as last_name_spelling,
         case when is_swapped then written_last_tokens else written_first_tokens end as first_name_tokens,
         case when is_swapped then written_first_tokens else written_last_tokens end as last_name_tokens,
-        least(written_first_spelling, written_last_spelling) || ' ' || greatest(written_first_spelling, written_last_spelling) as name_pair_spelling,
         swapped.address_key,
         swapped.people_first_name_spelling,
 
