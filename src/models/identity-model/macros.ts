@@ -458,11 +458,11 @@ function recordBlockKeysMacro(rules: readonly BlockingRule[]): MacroDefinition {
     // (a list of numbers unnested, not of texts), and no struct per value (building one of
     // every value, and joining the rules on its field, cost a third of computing them)
     sql: `create or replace macro ${MACRO_SCHEMA}.identity_record_block_keys(records_table) as table
-    select record_number, entity_key, rule_index, block_value, cap, predict
+    select record_number, entity_number, rule_index, block_value, cap, predict
     from (
         select
             record_number,
-            entity_key,
+            entity_number,
             unnest([${entries.map((entry) => entry.ruleIndex).join(', ')}]) as rule_index,
             unnest([${entries.map((entry) => ruleOf(entry).cap).join(', ')}]) as cap,
             unnest([${entries.map((entry) => ruleOf(entry).predict).join(', ')}]) as predict,
@@ -472,13 +472,16 @@ function recordBlockKeysMacro(rules: readonly BlockingRule[]): MacroDefinition {
         from (
             select
                 ${R}.record_number,
-                ${R}.entity_key,
+                -- the entity as a number, as the record is (macros.record_number): the pairs of a
+                -- block compare it on every pair, and a key of some 30 letters cost a tenth of
+                -- int_identity_pairs to copy and compare
+                hash(${R}.entity_key) as entity_number,
                 ${parts.map((part) => `${part} as ${alias(part)}`).join(',\n                ')}
             from query_table(records_table) as ${R}
         )
     )
     where block_value is not null;\n`,
-    description: 'One row per record of records_table (shaped like intermediate.int_identity_comparables) and value it is blocked on (macros.identity_block_keys): its rule_index and block_value, with the rule\'s cap and whether it predicts.',
+    description: 'One row per record of records_table (shaped like intermediate.int_identity_comparables) and value it is blocked on (macros.identity_block_keys): its rule_index and block_value, with the rule\'s cap and whether it predicts, and its entity as a number (a hash of entity_key).',
   };
 }
 
