@@ -100,18 +100,28 @@ export async function readFanIdentityLinks(connection) {
 /** Each record's values that tell a person apart from a namesake: an e-mail, a phone, a birth date, an address, a profile or user it names. */
 const EVIDENCE_SQL = `
 select
-    system || ':' || record_id as record_key,
+    records.record_key,
     [
         'email ' || email,
         'phone ' || phone_key,
         'birth date ' || birth_date_key,
-        'address ' || address_key,
+        'address ' || fields.address_key,
         'profile ' || coalesce(cast(customer_profile_id as varchar), case when system = 'engagement_customer_profile' then record_id end),
         'user ' || coalesce(cast(external_user_id as varchar), case when system = 'ticketing_user' then record_id end)
     ] as evidence,
-    name_pair_spelling,
+    -- the name pair in alphabetical order, so either order meets (computed here: nothing in the
+    -- warehouse reads it)
+    least(first_name_spelling, last_name_spelling) || ' ' || greatest(first_name_spelling, last_name_spelling) as name_pair_spelling,
     first_name_key
-from intermediate.int_identity_records`;
+from intermediate.int_identity_records as records
+-- the address as the platforms write it (int_identity_records compares it by its parts, and
+-- keeps no key of the whole)
+left join (
+    select system || ':' || record_id as record_key, address_key from intermediate.int_identity_ticketing_fields
+    union all
+    select system || ':' || record_id as record_key, address_key from intermediate.int_identity_engagement_fields
+) as fields
+    on fields.record_key = records.record_key`;
 
 /**
  * Each record's evidence values (e-mail, phone, birth date, address, profile, user, each as

@@ -4,9 +4,9 @@
 -- description: One row per record that identity resolution links (ticketing users and members, engagement customer profiles and people), with the values the identity model compares, normalized alike across systems: names folded (macros.name_folded) and transliterated (macros.name_transliterated), as token sets and the right way round, the first name's forms (of any of its words, by the club's first_name_forms.csv: Bob is a form of Robert), the first name its customer profile's people agree on (two or more of them, one name), the birth date (and its digits), e-mail, phone (last 8 digits) and address (street line and its letters, postal code and town), the initials, and its entity (a customer profile and its people are one). A row holds only what its record and its customer profile's group say, and which way round its names are taken (int_identity_name_words): its record_number is a hash of its key, and how common its name is is in int_identity_term_frequencies. Incremental: a build computes the records whose fields were read since its last build (read_at) and say something else than the record's row, new records, and the records of the customer profile groups these are or were in; records gone from the fields are deleted; and the records whose name words now lean the other way (written more often as a first name than as a last name, or no longer) are computed again. A changed first_name_forms.csv or spelling macro changes the model's definition, which builds it in full.
 -- personal: email (email), phone_e164 (phone), phone_key (phone), first_name (name), last_name (name)
 -- personal: birth_date (birth_date), street_key (address), postcode_key (address), city_key (address)
--- personal: first_name_key (name), last_name_key (name), birth_date_key (birth_date), first_name_spelling (name)
--- personal: last_name_spelling (name), first_name_tokens (name), last_name_tokens (name), name_pair_spelling (name)
--- personal: address_key (address), first_name_forms (name), birth_date_digits (birth_date), street_letters (address)
+-- personal: first_name_key (name), birth_date_key (birth_date), first_name_spelling (name)
+-- personal: last_name_spelling (name), first_name_tokens (name), last_name_tokens (name)
+-- personal: first_name_forms (name), birth_date_digits (birth_date), street_letters (address)
 -- personal: street_place (address), initials (name), people_first_name_spelling (name)
 -- test: unique(record_key)
 -- test: unique(record_number)
@@ -64,7 +64,6 @@ computed_fields as (
                 or stored.first_name is distinct from written.first_name
                 or stored.last_name is distinct from written.last_name
                 or stored.birth_date is distinct from written.birth_date
-                or stored.address_key is distinct from written.address_key
                 or stored.street_key is distinct from written.street_key
                 or stored.postcode_key is distinct from written.postcode_key
                 or stored.city_key is distinct from written.city_key
@@ -303,17 +302,18 @@ swapped as (
 
 ),
 
--- The name pair (alphabetical) meets either order too.
+-- each name the right way round
 named as (
 
     select
-        swapped.* exclude (written_first_spelling, written_last_spelling, written_first_tokens, written_last_tokens, is_swapped, address_key, people_first_name_key, people_first_name_spelling),
+        -- not kept: the last name's folded key and the address key, which nothing reads (the
+        -- address is compared by its street line, postal code and town), as a table's every
+        -- text column costs its share of a full build's write
+        swapped.* exclude (written_first_spelling, written_last_spelling, written_first_tokens, written_last_tokens, is_swapped, last_name_key, address_key, people_first_name_key, people_first_name_spelling),
         case when is_swapped then written_last_spelling else written_first_spelling end as first_name_spelling,
         case when is_swapped then written_first_spelling else written_last_spelling end as last_name_spelling,
         case when is_swapped then written_last_tokens else written_first_tokens end as first_name_tokens,
         case when is_swapped then written_first_tokens else written_last_tokens end as last_name_tokens,
-        least(written_first_spelling, written_last_spelling) || ' ' || greatest(written_first_spelling, written_last_spelling) as name_pair_spelling,
-        swapped.address_key,
         swapped.people_first_name_spelling,
 
     from swapped

@@ -8,6 +8,6 @@ create or replace macro macros.identity_member_pairs(members_table) as table
     inner join query_table(members_table) as higher_members
         on higher_members.block_value = lower_members.block_value
         and higher_members.record_number > lower_members.record_number
-        and higher_members.entity_key <> lower_members.entity_key
+        and higher_members.entity_number <> lower_members.entity_number
     where lower_members.is_probe or higher_members.is_probe
     group by lower_members.record_number, higher_members.record_number;

@@ -131,7 +131,7 @@ export async function explainPair(connection: DuckDBConnection, recordA: string,
      ),
      held as (
          select block, count(*) as records
-         from (select block from macros.identity_record_block_keys('intermediate.int_identity_comparables'))
+         from (select {'rule_index': rule_index, 'block_value': block_value} as block from macros.identity_record_block_keys('intermediate.int_identity_comparables'))
          where block in (select block from shared)
          group by block
      )
