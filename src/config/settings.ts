@@ -229,7 +229,7 @@ export const SETTINGS = [
     defaultText: 'the cores this process may run on (os.availableParallelism)',
     description: 'Threads DuckDB may use in load, build, check and reads of the warehouse (sql, shell, reports); fewer leave cores to other work on a shared machine, or to fanlake commands running side by side' },
   { key: 'models.buildConcurrency', env: 'FANLAKE_BUILD_CONCURRENCY', flag: 'build-concurrency', schema: positiveInt.max(16), default: 2,
-    description: 'Models build builds at once, each on a connection of its own, as soon as the models it reads are built; they share warehouse.threads and warehouse.memoryLimit. 1 builds one model at a time, which can spill less when a large build is held at the memory limit; build --full-refresh always builds one at a time' },
+    description: 'Models build builds at once, each on a connection of its own, as soon as the models it reads are built; they share warehouse.threads and warehouse.memoryLimit. 1 builds one model at a time, which can spill less when a large build is held at the memory limit; build --full-refresh and a first build always build one at a time' },
   { key: 'warehouse.busyTimeoutSeconds', env: 'FANLAKE_BUSY_TIMEOUT_SECONDS', flag: 'busy-timeout', schema: z.coerce.number().min(0, 'must be 0 or more'),
     default: 60, description: 'How long a command waits for the warehouse file while another process has it open' },
   { key: 'models.phoneDefaultCountryCode', env: 'FANLAKE_PHONE_DEFAULT_COUNTRY_CODE', flag: 'phone-country-code', default: '+47',

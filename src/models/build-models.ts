@@ -92,7 +92,7 @@ export interface BuildModelsOptions extends DatabaseOptions {
   identityTraining?: IdentityTrainingOptions;
   /** Share of records whose fan_id a build may move before the data test identity_fan_churn warns (setting identityChurnWarnShare); default DEFAULT_CHURN_WARN_SHARE. */
   identityChurnWarnShare?: number;
-  /** Models built at once, each on a connection of its own (setting models.buildConcurrency); default DEFAULT_BUILD_CONCURRENCY; one with fullRefresh. */
+  /** Models built at once, each on a connection of its own (setting models.buildConcurrency); default DEFAULT_BUILD_CONCURRENCY; one with fullRefresh and in a first build. */
   concurrency?: number;
   /** Names this build in meta.identity_fan_churn: the run's id under `fanlake run`; a new one when absent. */
   buildId?: string;
@@ -196,9 +196,10 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
         .then((outcome) => {
           if (outcome) options.onEvent?.(outcome);
         }));
-    // --full-refresh builds one model at a time: each query of a full build keeps the cores busy on
-    // its own, and two at once cost CPU for no wall time (docs/decisions.md "Two models at once")
-    const concurrency = options.fullRefresh ? 1 : (options.concurrency ?? DEFAULT_BUILD_CONCURRENCY);
+    // --full-refresh and a first build build one model at a time: each query of a full build
+    // keeps the cores busy on its own, and two at once cost CPU for no wall time (docs/decisions.md
+    // "Two models at once")
+    const concurrency = options.fullRefresh || lastBuilds.size === 0 ? 1 : (options.concurrency ?? DEFAULT_BUILD_CONCURRENCY);
     for (let slot = 1; slot < concurrency; slot++) others.push(await connect(instance));
     const connections = [main, ...others];
     const waitingOn = new Map(order.map((relation) => [relation, descendants(graph, relation).size]));
