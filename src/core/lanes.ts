@@ -15,9 +15,14 @@ export function laneCount(budget: DuckDBBudget | undefined): number {
 
 /** Runs `fn` with `main` and as many more connections to `instance` as laneCount allows, closing those after. */
 export async function withLanes<T>(instance: DuckDBInstance, main: DuckDBConnection, budget: DuckDBBudget | undefined, fn: (lanes: DuckDBConnection[]) => Promise<T>): Promise<T> {
+  return withConnections(instance, main, laneCount(budget), fn);
+}
+
+/** Runs `fn` with `count` connections to `instance`: `main` and new ones, closed after. */
+export async function withConnections<T>(instance: DuckDBInstance, main: DuckDBConnection, count: number, fn: (connections: DuckDBConnection[]) => Promise<T>): Promise<T> {
   const others: DuckDBConnection[] = [];
   try {
-    for (let lane = 1; lane < laneCount(budget); lane++) others.push(await connect(instance));
+    for (let at = 1; at < count; at++) others.push(await connect(instance));
     return await fn([main, ...others]);
   } finally {
     for (const other of others) other.closeSync();

@@ -19,6 +19,7 @@ import type { MacroDefinition } from './discover-project.js';
 import { buildGraph, descendants } from './model-graph.js';
 import type { GraphNode, ModelGraph } from './model-graph.js';
 import { runGraph } from './run-graph.js';
+import { withConnections } from '../core/lanes.js';
 import { selectModels } from './select-models.js';
 import { BuildInputs, contentSignature, readBuildState, recordBuild } from './build-state.js';
 import { type RelationKind, relationKinds } from '../warehouse/warehouse.js';
@@ -124,8 +125,6 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
   // scale 10; docs/decisions.md "Memory a build keeps between models").
   const instance = await openDatabase(options.warehousePath ?? warehousePath(options.dataDir), { ...options, keptBlockMemory: options.keptBlockMemory ?? options.memoryLimit });
   const main = await connect(instance);
-  // the connections of the models built beside the main connection's (options.concurrency)
-  const others: DuckDBConnection[] = [];
   try {
     const identityModel = await IdentityModelState.read(main, identityConfig, identityThresholds, options.identityTraining ?? { mode: 'auto' });
     const graph = await buildGraph(project, main, [
@@ -200,10 +199,9 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
     // keeps the cores busy on its own, and two at once cost CPU for no wall time (docs/decisions.md
     // "Two models at once")
     const concurrency = options.fullRefresh || lastBuilds.size === 0 ? 1 : (options.concurrency ?? DEFAULT_BUILD_CONCURRENCY);
-    for (let slot = 1; slot < concurrency; slot++) others.push(await connect(instance));
-    const connections = [main, ...others];
     const waitingOn = new Map(order.map((relation) => [relation, descendants(graph, relation).size]));
-    const outcomes = await runGraph({
+    // each slot a connection of its own: the main one and those opened for the build
+    const outcomes = await withConnections(instance, main, concurrency, (connections) => runGraph({
       order,
       parentsOf: (relation) => graph.nodes.get(relation)!.parents,
       concurrency: connections.length,
@@ -262,7 +260,7 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
         // A skipped model blocks its descendants just as a failed one does.
         return { failed: result.status !== 'ok' && result.status !== 'unchanged', value: result };
       },
-    });
+    }));
     for (const [relation, outcome] of outcomes) {
       if (outcome.status !== 'skipped') continue;
       const node = graph.nodes.get(relation)!;
@@ -278,7 +276,6 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
     await writeLineage(options.dataDir, await collectLineage(main, graph));
     return [...droppedResults, ...order.map((relation) => results.get(relation)!)];
   } finally {
-    for (const connection of others) connection.closeSync();
     main.closeSync();
     instance.closeSync();
   }
