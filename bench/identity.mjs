@@ -112,14 +112,19 @@ export async function scoreContactless(persons, seed) {
   return scoreSet(contactlessIdentities({ persons, seed }));
 }
 
-async function scoreSet(set) {
+/**
+ * Writes a labelled set (`raw` items and `truth`) as an extraction run, loads and builds identity
+ * resolution on a fresh data dir; its links, truth and score, and what `more` reads from the
+ * built warehouse (a read-only connection) under `more`.
+ */
+export async function scoreSet(set, more) {
   const dataDir = tempDir('fanlake-bench-set-');
   try {
     await writeExtraction(dataDir, set.raw);
     for (const args of [['load'], ['build', '--select', '+fan_identity_links']]) {
       await runOk(args, { FANLAKE_DATA_DIR: dataDir }, { bin });
     }
-    return await scored(dataDir, set.truth);
+    return await scored(dataDir, set.truth, more);
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
@@ -130,12 +135,13 @@ async function scoreSet(set) {
  * only the pairs that share more than a name (see evidenceTruth): what the goal's recall
  * would be if pairs with nothing but a name in common were not counted, for whoever owns it.
  */
-async function scored(dataDir, truth) {
+async function scored(dataDir, truth, more) {
   const instance = await DuckDBInstance.create(join(dataDir, 'warehouse.duckdb'), { access_mode: 'READ_ONLY' });
   try {
     const connection = await instance.connect();
     const links = await readFanIdentityLinks(connection);
     const records = await readIdentityEvidence(connection);
+    const extra = await more?.(connection, links);
     connection.closeSync();
     const evidenceGroups = evidenceTruth(truth, records);
     return {
@@ -147,6 +153,7 @@ async function scored(dataDir, truth) {
       households: householdScore(links, truth, records),
       shortForms: scoreShortForms(links, truth, records),
       twins: scoreTwins(links, truth, records),
+      more: extra,
     };
   } finally {
     instance.closeSync();
