@@ -12,8 +12,8 @@ type Run = (sql: string) => Promise<Record<string, unknown>[]>;
  * The consent events, the fans' consents, their purchases and dim_fan are incremental: a build
  * computes the fans int_fan_changes stamped since its last one (a record that moved fan, a
  * permission or consent loaded since, by the load ledger), the fans a changed ticket counts or
- * counted for, the fans whose merchandise or member category changed, and deletes the fans
- * gone; a changed consent mapping builds them in full. After such changes the incremental build must leave exactly what
+ * counted for, the fans whose merchandise, member category or leaderboard place changed, and
+ * deletes the fans gone; a changed consent mapping builds them in full. After such changes the incremental build must leave exactly what
  * `build --full-refresh` makes of the same raw data and club files.
  */
 const COMPARED = [
@@ -25,13 +25,14 @@ const COMPARED = [
   'intermediate.int_fan_consents',
   'intermediate.int_fan_purchases',
   'marts.dim_fan',
+  'marts.fan_engagement',
   'marts.consent_coverage',
   'marts.consent_changes_monthly',
   'marts.consent_ledger',
 ];
 
 const TOUCHED_MODELS = ['int_ticketing_consent_events', 'int_engagement_consent_events', 'int_fan_consents'];
-const FAN_MODELS = ['int_fan_purchases', 'dim_fan'];
+const FAN_MODELS = ['int_fan_purchases', 'dim_fan', 'fan_engagement'];
 
 let shared: string;
 
@@ -161,6 +162,8 @@ describe('incremental consent events and fan consents', () => {
       await run(`
         update raw.ticketing_merchandise set ${await loadedRun(run, loaded, 'ticketing', 'merchandise')}, user_id = (select max(user_id) from raw.ticketing_merchandise)
         where id = (select min(id) from raw.ticketing_merchandise where user_id is not null and order_status = 1)`);
+      // the leaders score again (fan_engagement compares the board with its rows)
+      await run(`update raw.engagement_top_positions set ${await loadedRun(run, loaded, 'engagement', 'top_positions')}, score = score + 1 where position = 1`);
       await run(`
         update raw.ticketing_members set ${await loadedRun(run, loaded, 'ticketing', 'members')}, category_id = category_id + 1000, category = 'Moved up'
         where id = (select min(id) from raw.ticketing_members)`);
