@@ -2,7 +2,7 @@
 -- unique_key: fan_id
 -- incremental_delete: fan_id in (select fan_id from intermediate.int_fan_purchases anti join intermediate.int_fan_contacts using (fan_id))
 -- lineage_columns: changed_at
--- description: One row per fan (int_fan_contacts): what marts.dim_fan takes from tickets and merchandise, null where the fan has none. Tickets count for the account that bought them, attendance for the one that held them: tickets_bought counts sold tickets of completed orders, a season ticket once (its sale, not its seats); matches_attended counts real matches attended on an issued ticket (int_ticket_kinds); merchandise counts completed order lines. counted_ticket_ids lists the tickets the fan's figures count, so that a ticket that leaves the fan (changes hands, is cancelled) finds the fan it counted for. Incremental: a build computes the fans int_fan_changes stamped since its last build (a record that moved: the user accounts' fans), the fans whose accounts buy or hold a ticket int_ticket_kinds computed since (changed_at), the fans that counted such a ticket before, and the fans whose merchandise figures differ from the stored ones (all fans' merchandise is cheap to sum); it deletes the fans gone; changed_at says when a build last computed the fan (dim_fan reads it).
+-- description: One row per fan (int_fan_contacts): what marts.dim_fan takes from tickets and merchandise, null where the fan has none. Tickets count for the account that bought them, attendance for the one that held them: tickets_bought counts sold tickets of completed orders, a season ticket once (its sale, not its seats); matches_attended counts real matches attended on an issued ticket (int_ticket_kinds); merchandise counts completed order lines. counted_ticket_ids lists the tickets the fan's figures count, so that a ticket that leaves the fan (changes hands, is cancelled) finds the fan it counted for. Incremental: a build computes the fans int_fan_changes stamped since its last build (a record that moved: the user accounts' fans), the fans whose accounts buy or hold a ticket int_ticket_kinds computed since (changed_at), the fans that counted such a ticket before, and, once fct_merchandise_lines was built since, the fans whose merchandise figures differ from the stored ones (all fans' merchandise is cheap to sum); it deletes the fans gone; changed_at says when a build last computed the fan (dim_fan reads it).
 -- test: unique(fan_id)
 -- test: not_null(fan_id, changed_at)
 
@@ -29,8 +29,9 @@ changed_tickets as (
 
 ),
 
--- every fan's merchandise, compared below with what the fans' rows hold
-merchandise_purchases as (
+-- every fan's merchandise, compared below with what the fans' rows hold, once fct_merchandise_lines
+-- was built since this model's last build (no line changed otherwise: a quiet hour skips it)
+merchandise_by_fan as (
 
     select
         ticketing_users.fan_id,
@@ -44,6 +45,7 @@ merchandise_purchases as (
     inner join ticketing_users
         on ticketing_users.user_id = merchandise_lines.user_id
     where merchandise_lines.is_completed
+        and macros.model_built_at('marts.fct_merchandise_lines') > coalesce(macros.model_built_at('intermediate.int_fan_purchases'), '-infinity')
     group by ticketing_users.fan_id
 
 ),
@@ -86,7 +88,7 @@ computed_fans as (
         )
         or fan_id in (
             select fan_id from (
-                select fan_id, merchandise_orders, merchandise_spend, first_merchandise_purchase_at, last_merchandise_purchase_at from merchandise_purchases
+                select fan_id, merchandise_orders, merchandise_spend, first_merchandise_purchase_at, last_merchandise_purchase_at from merchandise_by_fan
                 except
                 select fan_id, merchandise_orders, merchandise_spend, first_merchandise_purchase_at, last_merchandise_purchase_at from intermediate.int_fan_purchases
                 where merchandise_orders is not null
@@ -96,8 +98,9 @@ computed_fans as (
             select fan_id from (
                 select fan_id, merchandise_orders, merchandise_spend, first_merchandise_purchase_at, last_merchandise_purchase_at from intermediate.int_fan_purchases
                 where merchandise_orders is not null
+                    and macros.model_built_at('marts.fct_merchandise_lines') > coalesce(macros.model_built_at('intermediate.int_fan_purchases'), '-infinity')
                 except
-                select fan_id, merchandise_orders, merchandise_spend, first_merchandise_purchase_at, last_merchandise_purchase_at from merchandise_purchases
+                select fan_id, merchandise_orders, merchandise_spend, first_merchandise_purchase_at, last_merchandise_purchase_at from merchandise_by_fan
             )
         )
         or not exists (select 1 from intermediate.int_fan_purchases)
@@ -109,6 +112,24 @@ computed_users as (
     select user_id, fan_id from ticketing_users
     semi join computed_fans
         on computed_fans.fan_id = ticketing_users.fan_id
+
+),
+
+-- the computed fans' merchandise
+merchandise_purchases as (
+
+    select
+        computed_users.fan_id,
+        count(distinct merchandise_lines.order_id) as merchandise_orders,
+        cast(sum(merchandise_lines.line_revenue) as decimal(18, 2)) as merchandise_spend,
+        min(merchandise_lines.ordered_at) as first_merchandise_purchase_at,
+        max(merchandise_lines.ordered_at) as last_merchandise_purchase_at,
+
+    from marts.fct_merchandise_lines as merchandise_lines
+    inner join computed_users
+        on computed_users.user_id = merchandise_lines.user_id
+    where merchandise_lines.is_completed
+    group by computed_users.fan_id
 
 ),
 
