@@ -16,7 +16,7 @@ consent_events as (
 final as (
 
     select
-        cast(date_trunc('month', decided_at at time zone 'UTC') as date) as month,
+        macros.utc_month(decided_at) as month,
         coalesce(purpose, 'unmapped') as purpose,
         coalesce(channel, 'none') as channel,
         count(*) filter (where is_granted) as grants,

@@ -1,6 +1,7 @@
--- materialized: table
+-- materialized: incremental
 -- unique_key: fan_id
--- description: One row per fan, a real person across both systems (see fan_identity_links): best contact details and names, linked records per system, member category, consent per channel from both systems, purchases and attendance. Amounts in NOK incl. VAT. matches_attended counts real matches (not the season-ticket sale) attended on an issued ticket of a completed order, season-ticket seats included; tickets_bought counts a season ticket once (its sale), not its seats.
+-- incremental_delete: fan_id in (select fan_id from marts.dim_fan anti join intermediate.int_fan_contacts using (fan_id))
+-- description: One row per fan, a real person across both systems (see fan_identity_links): best contact details and names, linked records per system, member category, consent per channel from both systems, purchases and attendance. Amounts in NOK incl. VAT. matches_attended counts real matches (not the season-ticket sale) attended on an issued ticket of a completed order, season-ticket seats included; tickets_bought counts a season ticket once (its sale), not its seats (int_fan_purchases). Incremental: a build computes the fans int_fan_changes stamped since its last build (records, contact details, consents), the fans int_fan_purchases computed since (tickets, merchandise), and the fans whose member category differs from the stored one, and deletes the fans gone; see docs/decisions.md "dim_fan incremental by fan".
 -- personal: first_name (name), last_name (name), email (email), phone_e164 (phone), birth_date (birth_date)
 -- test: unique(fan_id)
 -- test: not_null(fan_id, record_count, is_member, ticket_spend, merchandise_spend, matches_attended)
@@ -9,41 +10,68 @@
 
 with
 
+-- The fans changed since this model's last build, by the models that follow each input per fan.
+changed_fans as (
+
+    select fan_id from intermediate.int_fan_changes
+    where changed_at > coalesce(macros.model_built_at('marts.dim_fan'), '-infinity')
+
+    union
+
+    select fan_id from intermediate.int_fan_purchases
+    where changed_at > coalesce(macros.model_built_at('marts.dim_fan'), '-infinity')
+
+),
+
+-- The fans this build computes: the changed ones and those whose member category differs from
+-- the stored one (int_fan_memberships is small: compared both ways). One condition that reads
+-- this table, which the first build (and --full-refresh) drops: every fan.
+computed_fans as (
+
+    select fan_id from intermediate.int_fan_contacts
+    where fan_id in (select fan_id from changed_fans)
+        or fan_id in (
+            select fan_id from (
+                select fan_id, member_category_id, member_category_name from intermediate.int_fan_memberships
+                except
+                select fan_id, member_category_id, member_category_name from marts.dim_fan
+            )
+        )
+        or fan_id in (
+            select fan_id from (
+                select fan_id, member_category_id, member_category_name from marts.dim_fan
+                where member_category_id is not null or member_category_name is not null
+                except
+                select fan_id, member_category_id, member_category_name from intermediate.int_fan_memberships
+            )
+        )
+        or not exists (select 1 from marts.dim_fan)
+
+),
+
 -- names, contact details and linked records: identity resolution's part of a fan
 contacts as (
 
     select * from intermediate.int_fan_contacts
+    semi join computed_fans
+        on computed_fans.fan_id = int_fan_contacts.fan_id
 
 ),
 
--- each ticketing account's fan, by the account's id
-ticketing_users as not materialized (
-
-    select * from intermediate.int_ticketing_user_fans
-
-),
-
-fan_consents as not materialized (
+fan_consents as (
 
     select * from intermediate.int_fan_consents
+    semi join computed_fans
+        on computed_fans.fan_id = int_fan_consents.fan_id
 
 ),
 
-tickets as not materialized (
+-- tickets and merchandise, as each fan's accounts bought and held them
+purchases as (
 
-    select * from marts.fct_tickets
-
-),
-
-ticket_kinds as not materialized (
-
-    select * from intermediate.int_ticket_kinds
-
-),
-
-merchandise_lines as (
-
-    select * from marts.fct_merchandise_lines
+    select * from intermediate.int_fan_purchases
+    semi join computed_fans
+        on computed_fans.fan_id = int_fan_purchases.fan_id
 
 ),
 
@@ -51,6 +79,8 @@ merchandise_lines as (
 memberships as (
 
     select * from intermediate.int_fan_memberships
+    semi join computed_fans
+        on computed_fans.fan_id = int_fan_memberships.fan_id
 
 ),
 
@@ -81,62 +111,6 @@ partner_consents as (
     from fan_consents
     where purpose = 'partner_marketing'
     group by fan_id
-
-),
-
--- Tickets count for the account that bought them, attendance for the one that held them.
--- A season ticket counts once, as its sale; the seats it gives on each match are not purchases.
-ticket_purchases as (
-
-    select
-        ticketing_users.fan_id,
-        count(*) as tickets_bought,
-        sum(tickets.ticket_price) as ticket_spend,
-        min(tickets.ordered_at) as first_ticket_purchase_at,
-        max(tickets.ordered_at) as last_ticket_purchase_at,
-
-    from tickets
-    inner join ticket_kinds
-        on ticket_kinds.ticket_id = tickets.ticket_id
-    inner join ticketing_users
-        on ticketing_users.user_id = tickets.buyer_user_id
-    where tickets.is_sold
-        and ticket_kinds.ticket_kind <> 'season_ticket_seat'
-    group by ticketing_users.fan_id
-
-),
-
--- real matches only, on tickets of completed orders (int_ticket_kinds)
-attendance as (
-
-    select
-        ticketing_users.fan_id,
-        count(distinct tickets.match_id) as matches_attended,
-
-    from tickets
-    inner join ticket_kinds
-        on ticket_kinds.ticket_id = tickets.ticket_id
-    inner join ticketing_users
-        on ticketing_users.user_id = tickets.holder_user_id
-    where ticket_kinds.is_counted_attendance
-    group by ticketing_users.fan_id
-
-),
-
-merchandise_purchases as (
-
-    select
-        ticketing_users.fan_id,
-        count(distinct merchandise_lines.order_id) as merchandise_orders,
-        sum(merchandise_lines.line_revenue) as merchandise_spend,
-        min(merchandise_lines.ordered_at) as first_merchandise_purchase_at,
-        max(merchandise_lines.ordered_at) as last_merchandise_purchase_at,
-
-    from merchandise_lines
-    inner join ticketing_users
-        on ticketing_users.user_id = merchandise_lines.user_id
-    where merchandise_lines.is_completed
-    group by ticketing_users.fan_id
 
 ),
 
@@ -179,13 +153,13 @@ final as (
         partner_consents.has_partner_consent,
 
         -- purchases and attendance (completed orders)
-        least(ticket_purchases.first_ticket_purchase_at, merchandise_purchases.first_merchandise_purchase_at) as first_purchase_at,
-        greatest(ticket_purchases.last_ticket_purchase_at, merchandise_purchases.last_merchandise_purchase_at) as last_purchase_at,
-        coalesce(ticket_purchases.tickets_bought, 0) as tickets_bought,
-        coalesce(ticket_purchases.ticket_spend, 0) as ticket_spend,
-        coalesce(merchandise_purchases.merchandise_orders, 0) as merchandise_orders,
-        coalesce(merchandise_purchases.merchandise_spend, 0) as merchandise_spend,
-        coalesce(attendance.matches_attended, 0) as matches_attended,
+        least(purchases.first_ticket_purchase_at, purchases.first_merchandise_purchase_at) as first_purchase_at,
+        greatest(purchases.last_ticket_purchase_at, purchases.last_merchandise_purchase_at) as last_purchase_at,
+        coalesce(purchases.tickets_bought, 0) as tickets_bought,
+        coalesce(cast(purchases.ticket_spend as decimal(38, 2)), 0) as ticket_spend,
+        coalesce(purchases.merchandise_orders, 0) as merchandise_orders,
+        coalesce(cast(purchases.merchandise_spend as decimal(38, 2)), 0) as merchandise_spend,
+        coalesce(purchases.matches_attended, 0) as matches_attended,
 
     from contacts
     left join memberships
@@ -194,12 +168,8 @@ final as (
         on consents_by_channel.fan_id = contacts.fan_id
     left join partner_consents
         on partner_consents.fan_id = contacts.fan_id
-    left join ticket_purchases
-        on ticket_purchases.fan_id = contacts.fan_id
-    left join merchandise_purchases
-        on merchandise_purchases.fan_id = contacts.fan_id
-    left join attendance
-        on attendance.fan_id = contacts.fan_id
+    left join purchases
+        on purchases.fan_id = contacts.fan_id
 
 )
 

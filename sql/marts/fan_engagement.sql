@@ -1,7 +1,8 @@
--- materialized: table
+-- materialized: incremental
 -- unique_key: fan_id
+-- incremental_delete: fan_id in (select fan_id from marts.fan_engagement anti join (select fan_id from marts.dim_fan where has_engagement_profile) as fans using (fan_id))
 -- as_of: extraction
--- description: One row per fan with an engagement customer profile: their place on the general leaderboard of the most current leaderboard season (the active one, else the newest past one, else the one starting soonest, as of extraction; only the top 100 positions are extracted, so fans below have no position), beside their ticket and merchandise spend from dim_fan. Amounts in NOK incl. VAT. Loyalty is in fan_loyalty.
+-- description: One row per fan with an engagement customer profile: their place on the general leaderboard of the most current leaderboard season (the active one, else the newest past one, else the one starting soonest, as of extraction; only the top 100 positions are extracted, so fans below have no position), beside their ticket and merchandise spend from dim_fan. Amounts in NOK incl. VAT. Loyalty is in fan_loyalty. Incremental: a build computes the fans whose dim_fan row may have changed since its last build (stamped by int_fan_changes or int_fan_purchases, as dim_fan finds them) and those whose place on the board differs from the stored one, and deletes the fans gone or without a profile now; another current leaderboard season computes every fan.
 -- personal: first_name (name), last_name (name)
 -- test: unique(fan_id)
 -- test: not_null(fan_id, customer_profile_id, is_on_leaderboard, ticket_spend, merchandise_spend, total_spend)
@@ -10,7 +11,8 @@
 
 with
 
-fans as (
+-- not materialized: read for the fans computed and for their rows, each a few columns
+fans as not materialized (
 
     select * from marts.dim_fan
     where has_engagement_profile
@@ -103,6 +105,52 @@ fan_positions as (
 
 ),
 
+-- The fans whose dim_fan row changed since this model's last build, by the models dim_fan follows.
+changed_fans as (
+
+    select fan_id from intermediate.int_fan_changes
+    where changed_at > coalesce(macros.model_built_at('marts.fan_engagement'), '-infinity')
+
+    union
+
+    select fan_id from intermediate.int_fan_purchases
+    where changed_at > coalesce(macros.model_built_at('marts.fan_engagement'), '-infinity')
+
+),
+
+-- The fans this build computes: the changed ones, those whose place on the board differs from the
+-- stored one (a hundred places: compared both ways), and every fan when the current season is
+-- another. One condition that reads this table, which the first build (and --full-refresh)
+-- drops: every fan.
+computed_fans as (
+
+    select fan_id from fans
+    where fan_id in (select fan_id from changed_fans)
+        or fan_id in (
+            select fan_id from (
+                select fan_id, leaderboard_position, leaderboard_previous_position, leaderboard_score from fan_positions
+                except
+                select fan_id, leaderboard_position, leaderboard_previous_position, leaderboard_score from marts.fan_engagement
+                where is_on_leaderboard
+            )
+        )
+        or fan_id in (
+            select fan_id from (
+                select fan_id, leaderboard_position, leaderboard_previous_position, leaderboard_score from marts.fan_engagement
+                where is_on_leaderboard
+                except
+                select fan_id, leaderboard_position, leaderboard_previous_position, leaderboard_score from fan_positions
+            )
+        )
+        or exists (
+            select 1 from marts.fan_engagement
+            where leaderboard_season_id is distinct from (select season_id from current_season)
+                or leaderboard_season_name is distinct from (select season_name from current_season)
+        )
+        or not exists (select 1 from marts.fan_engagement)
+
+),
+
 final as (
 
     select
@@ -130,6 +178,8 @@ final as (
         fans.last_purchase_at,
 
     from fans
+    semi join computed_fans
+        on computed_fans.fan_id = fans.fan_id
     left join current_season
         on true
     left join fan_positions

@@ -21,7 +21,7 @@ display_names as (
 final as (
 
     select
-        cast(date_trunc('month', revenue_lines.ordered_at at time zone 'UTC') as date) as month,
+        macros.utc_month(revenue_lines.ordered_at) as month,
         revenue_lines.season,
         revenue_lines.product_line,
         coalesce(any_value(display_names.display_name), revenue_lines.product_line) as product_line_name,

@@ -52,6 +52,22 @@ describe('sql/macros', () => {
     }
   });
 
+  it('utc_month: the month a moment falls in, in UTC, whatever the session time zone', async () => {
+    await connection.run(`set TimeZone = 'Pacific/Auckland'`);
+    try {
+      const moments = ['2026-01-31 23:59:59.999999+00', '2026-02-01 00:00:00+00', '2026-01-31 23:30:00-01', '1969-12-31 23:59:59+00', '1900-03-01 00:00:00+00', null];
+      const rows = await queryRows(
+        connection,
+        `select cast(macros.utc_month(moment::timestamptz) as varchar) as month, macros.utc_month(moment::timestamptz) is not distinct from cast(date_trunc('month', moment::timestamptz at time zone 'UTC') as date) as same
+         from (values ${moments.map((moment, position) => `(${position}, ${moment === null ? 'null' : quoteLiteral(moment)})`).join(', ')}) as moments(position, moment) order by position`,
+      );
+      expect(rows.map((row) => row.month)).toEqual(['2026-01-01', '2026-02-01', '2026-02-01', '1969-12-01', '1900-03-01', null]);
+      expect(rows.every((row) => row.same === true)).toBe(true);
+    } finally {
+      await connection.run(`reset TimeZone`);
+    }
+  });
+
   it('email_normalized trims and lowercases, nothing else', async () => {
     expect(await apply('email_normalized', [' Ada@Example.COM ', 'not an e-mail', '   ', null])).toEqual(['ada@example.com', 'not an e-mail', null, null]);
   });

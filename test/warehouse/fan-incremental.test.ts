@@ -9,10 +9,11 @@ import { changeWarehouse, copyWarehouse, queryWarehouse, tableSnapshot } from '.
 type Run = (sql: string) => Promise<Record<string, unknown>[]>;
 
 /**
- * The consent events and the fans' consents are incremental: a build computes the fans
- * int_fan_changes stamped since its last one (a record that moved fan, a permission or consent
- * loaded since, by the load ledger) and deletes the fans gone; a changed consent mapping builds
- * them in full. After such changes the incremental build must leave exactly what
+ * The consent events, the fans' consents, their purchases and dim_fan are incremental: a build
+ * computes the fans int_fan_changes stamped since its last one (a record that moved fan, a
+ * permission or consent loaded since, by the load ledger), the fans a changed ticket counts or
+ * counted for, the fans whose merchandise, member category or leaderboard place changed, and
+ * deletes the fans gone; a changed consent mapping builds them in full. After such changes the incremental build must leave exactly what
  * `build --full-refresh` makes of the same raw data and club files.
  */
 const COMPARED = [
@@ -22,13 +23,16 @@ const COMPARED = [
   'intermediate.int_ticketing_consent_events',
   'intermediate.int_engagement_consent_events',
   'intermediate.int_fan_consents',
+  'intermediate.int_fan_purchases',
   'marts.dim_fan',
+  'marts.fan_engagement',
   'marts.consent_coverage',
   'marts.consent_changes_monthly',
   'marts.consent_ledger',
 ];
 
 const TOUCHED_MODELS = ['int_ticketing_consent_events', 'int_engagement_consent_events', 'int_fan_consents'];
+const FAN_MODELS = ['int_fan_purchases', 'dim_fan', 'fan_engagement'];
 
 let shared: string;
 
@@ -131,10 +135,38 @@ describe('incremental consent events and fan consents', () => {
       await run(`
         update raw.engagement_consents set ${await loadedRun(run, loaded, 'engagement', 'consents')}, isRevoked = true, revokedDateTime = '2026-01-02T03:04:05Z'
         where id = (select min(id) from raw.engagement_consents where not coalesce(isRevoked, false) and _vanished_at is null)`);
-      // a ticket changes hands (a fan-level model that reads tickets must follow both holders)
+      // A ticket changes hands (a fan-level model that reads tickets must follow both holders),
+      // another changes buyer, and a third is cancelled: each counted for a fan with no other
+      // ticket of its kind, whom only the ticket names (in the row that counted it).
+      const [{ held, bought, cancelled }] = (await run(`
+        with lone as (
+            select tickets.ticket_id, tickets.buyer_user_id, tickets.holder_user_id, kinds.is_counted_attendance, tickets.is_sold and kinds.ticket_kind <> 'season_ticket_seat' as is_bought
+            from marts.fct_tickets as tickets
+            inner join intermediate.int_ticket_kinds as kinds on kinds.ticket_id = tickets.ticket_id
+        )
+        select
+            (select cast(min(ticket_id) as varchar) from lone where is_counted_attendance and holder_user_id <> buyer_user_id
+                and holder_user_id in (select user_id from intermediate.int_ticketing_user_fans where fan_id in (select fan_id from marts.dim_fan where matches_attended = 1))) as held,
+            (select cast(max(ticket_id) as varchar) from lone where is_bought and not is_counted_attendance
+                and buyer_user_id in (select user_id from intermediate.int_ticketing_user_fans where fan_id in (select fan_id from marts.dim_fan where tickets_bought = 1))) as bought,
+            (select cast(max(ticket_id) as varchar) from lone where is_bought and is_counted_attendance and buyer_user_id = holder_user_id
+                and buyer_user_id in (select user_id from intermediate.int_ticketing_user_fans where fan_id in (select fan_id from marts.dim_fan where tickets_bought = 1 and matches_attended = 1))) as cancelled`)) as [
+        { held: string; bought: string; cancelled: string },
+      ];
+      expect([held, bought, cancelled].every((ticket) => ticket !== null), 'tickets that alone count for their fans').toBe(true);
+      const tickets = await loadedRun(run, loaded, 'ticketing', 'tickets');
+      await run(`update raw.ticketing_tickets set ${tickets}, user_held_id = (select max(user_held_id) from raw.ticketing_tickets) where id = '${held}'`);
+      await run(`update raw.ticketing_tickets set ${tickets}, user_aquired_id = (select min(user_aquired_id) from raw.ticketing_tickets) where id = '${bought}'`);
+      await run(`update raw.ticketing_tickets set ${tickets}, order_status = 2, order_status_text = 'Cancelled' where id = '${cancelled}'`);
+      // a merchandise line moves to another account, and a member changes category
       await run(`
-        update raw.ticketing_tickets set ${await loadedRun(run, loaded, 'ticketing', 'tickets')}, user_held_id = (select max(user_held_id) from raw.ticketing_tickets)
-        where id = (select min(id) from raw.ticketing_tickets where user_held_id is not null)`);
+        update raw.ticketing_merchandise set ${await loadedRun(run, loaded, 'ticketing', 'merchandise')}, user_id = (select max(user_id) from raw.ticketing_merchandise)
+        where id = (select min(id) from raw.ticketing_merchandise where user_id is not null and order_status = 1)`);
+      // the leaders score again (fan_engagement compares the board with its rows)
+      await run(`update raw.engagement_top_positions set ${await loadedRun(run, loaded, 'engagement', 'top_positions')}, score = score + 1 where position = 1`);
+      await run(`
+        update raw.ticketing_members set ${await loadedRun(run, loaded, 'ticketing', 'members')}, category_id = category_id + 1000, category = 'Moved up'
+        where id = (select min(id) from raw.ticketing_members)`);
       return { merged: [merged, into], split, gone };
     });
     round = await buildBoth(dataDir);
@@ -164,6 +196,10 @@ describe('incremental consent events and fan consents', () => {
     expect(built(round.results, 'int_fan_changes')?.rows).toBeLessThan(fanCount / 10);
     expect(built(round.results, 'int_ticketing_consent_events')?.rows).toBeLessThan(eventCount / 10);
     expect(built(round.results, 'int_fan_consents')?.rows).toBeLessThan(eventCount / 10);
+    for (const model of FAN_MODELS) {
+      expect(built(round.results, model)?.changed, model).toBe(true);
+      expect(built(round.results, model)?.rows, model).toBeLessThan(fanCount / 10);
+    }
   });
 
   it('moves the merged user to the other fan, splits the linked one off and drops the fan gone', async () => {
