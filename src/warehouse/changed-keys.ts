@@ -41,6 +41,20 @@ export async function readModelChanges(connection: DuckDBConnection): Promise<Ma
 }
 
 /**
+ * The keys the writes of model `relation` changed since its changes were `before`, as a query
+ * of the key column `key` (a single-column key): none when it was not written since; undefined
+ * when it was written in full since, or its changes were not kept, and any key may have changed.
+ */
+export async function keysChangedSince(connection: DuckDBConnection, relation: string, before: ModelChanges | undefined, key: string): Promise<string | undefined> {
+  const now = (await readModelChanges(connection)).get(relation.toLowerCase());
+  if (before === undefined || now === undefined) return undefined;
+  if (now.generation === before.generation) return `select null::varchar as ${quoteIdent(key)} where false`;
+  if (now.wholeSince > before.generation) return undefined;
+  const path = quoteLiteral(`$.${key}`);
+  return `select json_extract_string(key, ${path}) as ${quoteIdent(key)} from ${KEYS} where relation = ${quoteLiteral(relation.toLowerCase())} and generation > ${before.generation}`;
+}
+
+/**
  * A raw table's state as builds and checks compare it: the generation its loads recorded
  * (`recordRawWrite`), which a load that only read rows again leaves; undefined when no load
  * of this version wrote it, and the caller reads the table itself.
