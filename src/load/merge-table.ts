@@ -34,6 +34,7 @@ export interface TableMergeOutcome {
 const BATCH = 'temp.main._fanlake_batch';
 const WINNERS = 'temp.main._fanlake_winners';
 const SAME = 'temp.main._fanlake_same';
+const CANDIDATES = 'temp.main._fanlake_same_candidates';
 /** A batch row's position in the batch; NULL on a winner that is the table's own row. */
 const POSITION = '_fanlake_position';
 /** The rowid of the table row of a winner's key; NULL for a key new to the table. */
@@ -66,7 +67,9 @@ export async function mergeTable(connection: DuckDBConnection, input: TableMerge
   const batchKind = positionsFromReader(files) ? 'view' : 'table';
   await connection.run(`create or replace temp ${batchKind} _fanlake_batch as\n${batchSelect(files, plan.target, POSITION)}`);
   await connection.run(winnersSql(table, keys, cursor));
-  await connection.run(sameValuesSql(table, plan.target));
+  const compared = cursor === undefined || isLineageColumn(cursor) ? undefined : CANDIDATES;
+  if (compared !== undefined) await connection.run(sameCursorSql(table, cursor!));
+  await connection.run(sameValuesSql(table, plan.target, compared));
   const counts = await countOutcome(connection);
   await connection.run(`
 update ${table} as target
@@ -99,6 +102,7 @@ ${
   await connection.run(`drop ${batchKind} ${BATCH}`);
   await connection.run(`drop table ${WINNERS}`);
   await connection.run(`drop table ${SAME}`);
+  if (compared !== undefined) await connection.run(`drop table ${compared}`);
   return { ...counts, drift: describeDrift(plan) };
 }
 
@@ -169,21 +173,43 @@ where _fanlake_rank = 1`;
 /**
  * Winners from the batch whose values (lineage aside) equal the table row of their key. The
  * table's rows are picked by rowid before the join (a semi join), so the large side of the
- * join is the few rows with a winner's key, not the whole table.
+ * join is the few rows with a winner's key, not the whole table. `candidates`: a table of the
+ * winners that can be the same (sameCursorSql), instead of every winner with a table row.
  */
-function sameValuesSql(table: string, target: ColumnTypes): string {
+function sameValuesSql(table: string, target: ColumnTypes, candidates?: string): string {
   const dataColumns = [...target.keys()].filter((name) => !isLineageColumn(name));
   const sameValues = dataColumns.map((name) => `batch.${quoteIdent(name)} is not distinct from target.${quoteIdent(name)}`).join(' and ');
+  const compared = candidates ?? `(select ${POSITION}, ${ROW} from ${WINNERS} where ${POSITION} is not null)`;
   return `
 create or replace temp table _fanlake_same as
 select winner.${POSITION}, winner.${ROW}, batch.${RUN_ID_COLUMN}, batch.${EXTRACTED_AT_COLUMN}
-from ${WINNERS} as winner
+from ${compared} as winner
 inner join ${BATCH} as batch on batch.${POSITION} = winner.${POSITION}
 inner join (
     select rowid as ${ROW}, * from ${table}
-    where rowid in (select ${ROW} from ${WINNERS} where ${POSITION} is not null)
+    where rowid in (select ${ROW} from ${compared})
 ) as target on target.${ROW} = winner.${ROW}
 where ${sameValues || 'true'}`;
+}
+
+/**
+ * The winners from the batch whose cursor equals their table row's: only those can hold the
+ * same values. Picking their table rows reads every column of about every row group of a
+ * large table (0.4-0.6 s for the 991 tickets of a quiet hour whose last_update moved on, none
+ * the same), while the cursor alone reads one column; a new version mostly moves it on.
+ */
+function sameCursorSql(table: string, cursor: string): string {
+  const column = quoteIdent(cursor);
+  return `
+create or replace temp table _fanlake_same_candidates as
+select winner.${POSITION}, winner.${ROW}
+from ${WINNERS} as winner
+inner join ${BATCH} as batch on batch.${POSITION} = winner.${POSITION}
+inner join (
+    select rowid as ${ROW}, ${column} from ${table}
+    where rowid in (select ${ROW} from ${WINNERS} where ${POSITION} is not null)
+) as target on target.${ROW} = winner.${ROW}
+where batch.${column} is not distinct from target.${column}`;
 }
 
 async function countOutcome(connection: DuckDBConnection): Promise<Omit<TableMergeOutcome, 'drift'>> {

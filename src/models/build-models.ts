@@ -23,6 +23,7 @@ import { withConnections } from '../core/lanes.js';
 import { selectModels } from './select-models.js';
 import { BuildInputs, contentSignature, readBuildState, recordBuild } from './build-state.js';
 import { type RelationKind, relationKinds } from '../warehouse/warehouse.js';
+import { keysChangedSince, type ModelChanges, readModelChanges } from '../warehouse/changed-keys.js';
 import { dropRemovedModels } from './drop-removed-models.js';
 import { UsageError } from '../core/errors.js';
 import { readIdentityModelConfig } from './identity-model/config.js';
@@ -301,8 +302,13 @@ export const DEFAULT_CHURN_WARN_SHARE = 0.05;
 /** Each record's fan_id as the fans' model held it before this build wrote it, in a temp table. */
 class FanSnapshot {
   private static readonly TABLE = 'fan_ids_before_build';
+  private static readonly CHANGED = 'fan_records_changed_by_build';
 
-  private constructor(private readonly taken: boolean) {}
+  private constructor(
+    private readonly taken: boolean,
+    /** The fans' model's writes as the snapshot was taken, to find the records its merge changed. */
+    private readonly changes?: ModelChanges,
+  ) {}
 
   static async take(connection: DuckDBConnection, exists: boolean): Promise<FanSnapshot> {
     await connection.run(
@@ -310,7 +316,7 @@ class FanSnapshot {
         ? `create or replace temp table ${FanSnapshot.TABLE} as select record_key, fan_id from ${FANS_RELATION}`
         : `create or replace temp table ${FanSnapshot.TABLE} (record_key varchar, fan_id varchar)`,
     );
-    return new FanSnapshot(true);
+    return new FanSnapshot(true, (await readModelChanges(connection)).get(FANS_RELATION));
   }
 
   /** The fans of a build that leaves the model as it is: compared with themselves, without a copy. */
@@ -318,12 +324,21 @@ class FanSnapshot {
     return new FanSnapshot(false);
   }
 
+  /**
+   * The churn from the snapshot to the fans now. When the build merged the fans by key, only
+   * the records it wrote can have moved, and the comparison reads those and their fans' records
+   * (compareFans' `changed`): joining all records before and after cost a quiet build 0.2 s.
+   */
   async compare(connection: DuckDBConnection) {
     if (!this.taken) return unchangedFans(connection, FANS_RELATION);
     try {
-      return await compareFans(connection, FanSnapshot.TABLE, FANS_RELATION, 0);
+      const changed = await keysChangedSince(connection, FANS_RELATION, this.changes, 'record_key');
+      if (changed === undefined) return await compareFans(connection, FanSnapshot.TABLE, FANS_RELATION, 0);
+      await connection.run(`create or replace temp table ${FanSnapshot.CHANGED} as ${changed}`);
+      return await compareFans(connection, FanSnapshot.TABLE, FANS_RELATION, 0, FanSnapshot.CHANGED);
     } finally {
       await connection.run(`drop table if exists ${FanSnapshot.TABLE}`);
+      await connection.run(`drop table if exists ${FanSnapshot.CHANGED}`);
     }
   }
 }

@@ -66,6 +66,26 @@ describe('loadWarehouse', () => {
     ]);
   });
 
+  it('replaces a row whose values changed under the same cursor, and keeps one whose values and cursor (null too) stayed', async () => {
+    await tickets('2024-05-01T10:00:00.000Z', [
+      { id: 1, status: 'open', last_update: '2024-05-01T09:00:00.000Z' },
+      { id: 2, status: 'open', last_update: '2024-05-01T09:00:00.000Z' },
+      { id: 3, status: 'open', last_update: null },
+      { id: 4, status: 'open', last_update: null },
+    ]);
+    await loadWarehouse({ dataDir });
+    const again = await tickets('2024-05-02T10:00:00.000Z', [
+      { id: 1, status: 'open', last_update: '2024-05-01T09:00:00.000Z' },
+      { id: 2, status: 'paid', last_update: '2024-05-01T09:00:00.000Z' },
+      { id: 3, status: 'open', last_update: null },
+      { id: 4, status: 'paid', last_update: null },
+    ]);
+    const [result] = await loadWarehouse({ dataDir });
+    expect(result).toMatchObject({ status: 'ok', rowsIn: 4, inserted: 0, updated: 2, unchanged: 2 });
+    const rows = await warehouseRows(warehouse, 'select id, status, _run_id from raw.ticketing_tickets order by id');
+    expect(rows).toEqual([1, 2, 3, 4].map((id) => ({ id: String(id), status: id % 2 === 0 ? 'paid' : 'open', _run_id: again.runId })));
+  });
+
   it('on a full tie within a run keeps the version the API sent first, across part files', async () => {
     // Three rows per part file: id 2's versions are in different parts, with one cursor value.
     await writeRun(dataDir, {

@@ -41,6 +41,16 @@ describe('fan churn', () => {
     const churn = await withFans(before, after, (_run, db) => compareFans(db, 'before_fans', 'after_fans', 10));
     expect(churn).toMatchObject({ fansBefore: 6, fansAfter: 6, recordsBefore: 10, recordsAfter: 10, recordsMoved: 3, fansMerged: 1, fansSplit: 1 });
     expect(churn.examples.map((moved) => [moved.recordKey, moved.how])).toEqual([['b1', 'merge'], ['c3', 'split'], ['e1', 'renamed']]);
+
+    // told the records a merge wrote (any superset of those that differ), it reads them and
+    // their fans' records only, and counts the same
+    for (const keys of [['b1', 'c3', 'e1', 'g1', 'n1'], ['b1', 'c3', 'e1', 'g1', 'n1', 'a1', 'd2']]) {
+      const within = await withFans(before, after, async (run, db) => {
+        await run(`create table changed as select unnest([${keys.map((key) => `'${key}'`).join(', ')}]) as record_key`);
+        return compareFans(db, 'before_fans', 'after_fans', 10, 'changed');
+      });
+      expect(within).toEqual(churn);
+    }
   });
 
   it('counts a build that left the fans as they were without comparing them', async () => {

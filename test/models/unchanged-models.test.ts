@@ -243,4 +243,30 @@ describe('models whose SQL and inputs did not change', () => {
       { id: 3, note: 'first' },
     ]);
   });
+  it('writes a keyed table whose lineage columns alone changed as a rebuild would, and tells its children nothing changed', async () => {
+    await ws.exec(`
+      create schema raw;
+      create table raw.people as select * from (values (1, 'Oslo', timestamptz '2024-01-01 00:00:00+00'), (2, 'Bergen', timestamptz '2024-01-01 00:00:00+00')) as people(id, city, _extracted_at);`);
+    await ws.write({
+      'staging/stg_people.sql': 'select id, city, _extracted_at from raw.people\n',
+      'intermediate/int_person_cities.sql': '-- materialized: table\n-- unique_key: id\n-- lineage_columns: _extracted_at\nselect id, city, _extracted_at from staging.stg_people\n',
+      'marts/city_people.sql': "-- materialized: table\nselect count(*) filter (where city = 'Bergen') as n from intermediate.int_person_cities\n",
+    });
+    await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir });
+    const rows = () => ws.query('select id::int as id, city, _extracted_at::varchar as at from intermediate.int_person_cities order by id');
+
+    await ws.exec(`update raw.people set _extracted_at = timestamptz '2024-01-02 00:00:00+00' where id = 2`);
+    const lineageOnly = await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir });
+    expect(statuses(lineageOnly)).toEqual({ stg_people: 'ok', int_person_cities: 'ok', city_people: 'unchanged' });
+    expect(lineageOnly.find((result) => result.model === 'int_person_cities')).toMatchObject({ changed: false });
+    expect(await rows()).toEqual([
+      { id: 1, city: 'Oslo', at: '2024-01-01 00:00:00+00' },
+      { id: 2, city: 'Bergen', at: '2024-01-02 00:00:00+00' },
+    ]);
+
+    await ws.exec(`update raw.people set city = 'Bergen', _extracted_at = timestamptz '2024-01-03 00:00:00+00' where id = 1`);
+    const changed = await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir });
+    expect(statuses(changed)).toEqual({ stg_people: 'ok', int_person_cities: 'ok', city_people: 'ok' });
+    expect(await ws.query('select n::int as n from marts.city_people')).toEqual([{ n: 2 }]);
+  });
 });
