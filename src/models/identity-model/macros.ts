@@ -239,9 +239,10 @@ function levelsMacro(levels: readonly ComparisonLevel[]): MacroDefinition {
  * identity_worth_comparing): only where the model weighs the last birth-date level (`different`)
  * at least the ambiguity weight against (training.csv ambiguity_weight, -10 bits), that is where
  * the club's own records keep birth dates well. Where one true pair in 22 carries another birth
- * date (Febrl 4: -4.4 bits), a difference is weak evidence the model weighs, not a veto. No
- * model, or a level it could not train: the rule as shipped (nothing links by a model before one
- * is trained). The weight, or undefined when there is none.
+ * date (Febrl 4: -4.4 bits), a difference is weak evidence the model weighs, not a veto; a
+ * comparison training had no u evidence for weighs nothing, so it tells nobody apart either.
+ * Before any model is trained: the rule as shipped (nothing links by a model then). The weight,
+ * or undefined when there is none.
  */
 export function birthDateDifferenceWeight(config: IdentityModelConfig, model: StoredModel | undefined): number | undefined {
   const different = config.levels.filter((level) => level.comparison === 'birth_date').at(-1);
