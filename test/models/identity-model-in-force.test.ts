@@ -46,6 +46,7 @@ let levelsRetrained: unknown[];
 let inForceBefore: unknown[];
 let modelsBefore: unknown[];
 let dueChurn: unknown;
+let birthDatesRetrained: Record<string, unknown>[];
 
 beforeAll(async () => {
   dataDir = tempDataDir();
@@ -67,6 +68,10 @@ beforeAll(async () => {
   dueChurn = (await queryWarehouse(dataDir, 'select records_moved::integer as moved, retrain_due from meta.identity_fan_churn order by built_at desc limit 1'))[0];
   await build(changedModels, true);
   levelsRetrained = await levels();
+  birthDatesRetrained = await queryWarehouse(
+    dataDir,
+    `select macros.identity_birth_dates_tell_apart() as tell_apart, weight from macros.identity_model() where comparison = 'birth_date' and level = 'different'`,
+  );
 }, 120_000);
 
 describe('the identity model in force', () => {
@@ -93,6 +98,11 @@ describe('the identity model in force', () => {
     expect(inForce.at(-1)).toEqual({ model_version: 2, applied_by: 'autoRetrain' });
     const [churn] = await queryWarehouse(dataDir, 'select model_version, model_applied, retrain_due from meta.identity_fan_churn order by built_at desc limit 1');
     expect(churn).toEqual({ model_version: 2, model_applied: true, retrain_due: null });
+  });
+
+  it('has the birth-date rule of the model it put in force: birth dates tell people apart only where it weighs a difference at least 10 bits against', () => {
+    const [{ tell_apart: tellApart, weight }] = birthDatesRetrained as [{ tell_apart: boolean; weight: number }];
+    expect(tellApart).toBe(weight <= -10);
   });
 });
 

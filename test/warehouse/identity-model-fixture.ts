@@ -31,8 +31,11 @@ const CLUB_LEVELS: Record<string, Record<string, [number, number]>> = {
 };
 export const CLUB_PRIOR = 0.000254;
 
-/** Stores the club model in the warehouse's meta, unless a model for the configuration is there. */
-export async function storeClubModel(connection: DuckDBConnection): Promise<void> {
+/**
+ * Stores the club model in the warehouse's meta, unless a model for the configuration is there;
+ * `levels` replaces some levels' m and u (a club whose records keep a field less well).
+ */
+export async function storeClubModel(connection: DuckDBConnection, levels: Record<string, Record<string, [number, number]>> = {}): Promise<void> {
   const config = (await readIdentityModelConfig(DEFAULT_MODELS_DIR))!;
   if ((await readStoredModel(connection))?.definitionHash === config.definitionHash) return;
   const comparisons = [...new Set(config.levels.map((level) => level.comparison))];
@@ -48,7 +51,7 @@ export async function storeClubModel(connection: DuckDBConnection): Promise<void
       ...config.levels
         .filter((level) => level.comparison === comparison)
         .map((level) => {
-          const values = CLUB_LEVELS[comparison]?.[level.level];
+          const values = levels[comparison]?.[level.level] ?? CLUB_LEVELS[comparison]?.[level.level];
           if (!values) throw new Error(`identity-model-fixture.ts has no m and u for ${comparison} ${level.level}: add the level's`);
           return { comparison, levelIndex: level.index, level: level.level, m: values[0], u: values[1], uPairs: 0, mSessions: 0 };
         }),

@@ -41,6 +41,12 @@ export interface PairExplanation {
   ambiguousWith: string[];
   /** A model link cut because its component held two people (int_identity_clusters; chain_cut in marts.fan_identity_review). */
   chainCut: boolean;
+  /**
+   * The birth-date rule in force (macros.identity_birth_dates_tell_apart): whether birth dates
+   * different beyond every slip are two people, the model's weight of that level (null: none
+   * trained) and the ambiguity weight it is held against; differ: this pair's are.
+   */
+  birthDates: { differ: boolean; tellApart: boolean; differentWeight: number | null; ambiguityWeight: number };
 }
 
 /**
@@ -76,6 +82,10 @@ export async function explainPair(connection: DuckDBConnection, recordA: string,
          macros.identity_prior_weight() as prior_weight,
          macros.identity_link_threshold() as link_threshold,
          macros.identity_review_threshold() as review_threshold,
+         macros.identity_birth_dates_tell_apart() as birth_dates_tell_apart,
+         macros.identity_ambiguity_weight() as ambiguity_weight,
+         model.birth_date_weights[len(level_names.birth_date)] as birth_date_different_weight,
+         compared.levels.birth_date = len(level_names.birth_date) - 1 as birth_dates_differ,
          ${names.map((name) => `level_names.${name}[compared.levels.${name} + 1] as ${name}_level`).join(', ')},
          macros.identity_name_weight(model.first_name_weights, compared.levels.first_name, model.first_name_tf_level, model.first_name_tf_m, compared.levels.first_name_tf) as first_name_weight,
          macros.identity_name_weight(model.last_name_weights, compared.levels.last_name, model.last_name_tf_level, model.last_name_tf_m, compared.levels.last_name_tf) as last_name_weight,
@@ -186,7 +196,21 @@ export async function explainPair(connection: DuckDBConnection, recordA: string,
     ambiguousWith: ((ambiguousWith as string[] | null) ?? []).map(String),
     // a model link (rank 3) whose two records ended in two fans, with no analyst's decision between them
     chainCut: Number(edgeRank) === 3 && fanA !== fanB && !decision,
+    birthDates: {
+      differ: row!.birth_dates_differ === true,
+      tellApart: row!.birth_dates_tell_apart === true,
+      differentWeight: nullableNumber(row!.birth_date_different_weight),
+      ambiguityWeight: Number(row!.ambiguity_weight),
+    },
   };
+}
+
+/** The birth-date rule applied to a pair whose birth dates differ (macros.identity_birth_dates_tell_apart). */
+function birthDateRule(birthDates: PairExplanation['birthDates']): string {
+  const weighed = birthDates.differentWeight === null ? 'no trained model weighs a difference yet' : `the model weighs a difference ${birthDates.differentWeight.toFixed(2)} bits`;
+  return birthDates.tellApart
+    ? `birth dates different: two people beyond any slip (${weighed}, at least the ambiguity weight ${birthDates.ambiguityWeight}): no fan holds both but through a hard link or an analyst`
+    : `birth dates different: evidence the model weighs, not two people (${weighed}, weaker than the ambiguity weight ${birthDates.ambiguityWeight}: the club's records do not keep birth dates well enough)`;
 }
 
 function nullableNumber(value: unknown): number | null {
@@ -231,12 +255,16 @@ export function formatExplanation(explained: PairExplanation): string {
     out.push(`match probability ${explained.matchProbability.toPrecision(4)}${explained.stored ? ' (as build stored it)' : ' (computed here)'}, ${verdict}`);
   }
   if (explained.ambiguousWith.length > 0) out.push(`the model's link is left out as ambiguous: a record of it is linked to ${explained.ambiguousWith.join('; ')}, which the model tells apart (review: ambiguous_link)`);
-  if (explained.chainCut) out.push(`the model's link was cut: their component held two people (first names unrelated, birth dates different beyond any slip, or two profiles whose people agree on names a slip apart), and it was among the weakest links between them (review: chain_cut)`);
+  if (explained.birthDates.differ) out.push(birthDateRule(explained.birthDates));
+  if (explained.chainCut) {
+    const birthDates = explained.birthDates.tellApart ? 'birth dates different beyond any slip, ' : '';
+    out.push(`the model's link was cut: their component held two people (first names unrelated, ${birthDates}or two profiles whose people agree on names a slip apart), and it was among the weakest links between them (review: chain_cut)`);
+  }
   const compared = explained.blocks.filter((block) => !block.crowded);
   out.push(
     explained.blocks.length === 0
       ? 'no blocking rule makes them a candidate pair: the model never compares them (the figures above are what it would say)'
-      : `they share the blocks of ${explained.blocks.map((block) => `${block.rule} (${block.records} records${block.crowded ? `, crowded (over its cap of ${block.cap} when the model in force was put in force, or three times it now): compares nobody` : ''})`).join(', ')}${compared.length === 0 ? ': each crowded, so the model never compares them' : explained.worthComparing ? '' : ', but nothing cheap says they may be one person (names unrelated or birth dates different, and fewer than three of birth date, initials, a name word and address in common), so the model never compares them'}`,
+      : `they share the blocks of ${explained.blocks.map((block) => `${block.rule} (${block.records} records${block.crowded ? `, crowded (over its cap of ${block.cap} when the model in force was put in force, or three times it now): compares nobody` : ''})`).join(', ')}${compared.length === 0 ? ': each crowded, so the model never compares them' : explained.worthComparing ? '' : `, but nothing cheap says they may be one person (names unrelated${explained.birthDates.tellApart ? ' or birth dates different' : ''}, and fewer than three of birth date, initials, a name word and address in common), so the model never compares them`}`,
   );
   out.push(
     explained.fans[0] === explained.fans[1]

@@ -235,17 +235,41 @@ function levelsMacro(levels: readonly ComparisonLevel[]): MacroDefinition {
 }
 
 /**
+ * Whether two birth dates beyond every slip tell two records apart (identity_contradicts,
+ * identity_worth_comparing): only where the model weighs the last birth-date level (`different`)
+ * at least the ambiguity weight against (training.csv ambiguity_weight, -10 bits), that is where
+ * the club's own records keep birth dates well. Where one true pair in 22 carries another birth
+ * date (Febrl 4: -4.4 bits), a difference is weak evidence the model weighs, not a veto; a
+ * comparison training had no u evidence for weighs nothing, so it tells nobody apart either.
+ * Before any model is trained: the rule as shipped (nothing links by a model then). The weight,
+ * or undefined when there is none.
+ */
+export function birthDateDifferenceWeight(config: IdentityModelConfig, model: StoredModel | undefined): number | undefined {
+  const different = config.levels.filter((level) => level.comparison === 'birth_date').at(-1);
+  const stored = model?.levels.find((level) => level.comparison === 'birth_date' && level.levelIndex === different?.index);
+  if (stored?.m === null || stored?.m === undefined || stored.u === null || stored.u === undefined || !(stored.m > 0 && stored.u > 0)) return undefined;
+  return Math.log2(stored.m / stored.u);
+}
+
+/** See birthDateDifferenceWeight. */
+export function birthDatesTellApart(config: IdentityModelConfig, model: StoredModel | undefined): boolean {
+  const weight = birthDateDifferenceWeight(config, model);
+  return weight === undefined || weight <= config.training.ambiguity_weight;
+}
+
+/**
  * Two records no fan may hold both of unless a hard link or an analyst says so: their first
  * names unrelated (the comparison's last level, its `else`, sql/identity/comparison_levels.csv),
  * or their birth dates different (the last level) and more than a digit apart even with day and
- * month swapped (two slips at once), or their profiles' people agreeing on two first names a slip
+ * month swapped (two slips at once) where the model says birth dates tell people apart
+ * (identity_birth_dates_tell_apart), or their profiles' people agreeing on two first names a slip
  * apart (namesHeldApartSql). int_identity_clusters cuts a component holding such a pair
  * at its weakest model links; sql/tests/identity_fans_hold_no_contradiction.sql checks it.
  */
 function contradictsSql(levels: readonly ComparisonLevel[], crossed: Crossed): string {
   const elseLevel = (comparison: ComparisonName) => levels.filter((level) => level.comparison === comparison).at(-1)?.index ?? -1;
   return `(${levelSql('first_name', levels, crossed)}) = ${elseLevel('first_name')}
-    or ((${levelSql('birth_date', levels, crossed)}) = ${elseLevel('birth_date')}
+    or (${MACRO_SCHEMA}.identity_birth_dates_tell_apart() and (${levelSql('birth_date', levels, crossed)}) = ${elseLevel('birth_date')}
         and hamming(${L}.birth_date_digits, left(${R}.birth_date_digits, 4) || right(${R}.birth_date_digits, 2) || substr(${R}.birth_date_digits, 5, 2)) > 1)
     or (${namesHeldApartSql(levels, crossed)})`;
 }
@@ -307,7 +331,7 @@ function contradictsMacros(levels: readonly ComparisonLevel[]): MacroDefinition[
       file,
       sql: `create or replace macro ${MACRO_SCHEMA}.identity_contradicts(${L}, ${R}) as
     case when ${CROSSED} then ${MACRO_SCHEMA}.identity_contradicts_oriented(${L}, ${R}, true) or ${MACRO_SCHEMA}.identity_contradicts_oriented(${R}, ${L}, true) else ${MACRO_SCHEMA}.identity_contradicts_oriented(${L}, ${R}, false) end;\n`,
-      description: 'Whether two rows l and r of int_identity_comparables are two people whatever else they share: first names unrelated (the last level), or birth dates different (the last level) and more than a digit apart even with day and month swapped, or the people of their two customer profiles agreeing on two first names a slip apart; names taken crosswise, either way round (the same answer for l, r as for r, l). No fan holds both but through a hard link or an analyst\'s override.',
+      description: 'Whether two rows l and r of int_identity_comparables are two people whatever else they share: first names unrelated (the last level), or birth dates different (the last level) and more than a digit apart even with day and month swapped where the model says a birth date tells people apart (identity_birth_dates_tell_apart), or the people of their two customer profiles agreeing on two first names a slip apart; names taken crosswise, either way round (the same answer for l, r as for r, l). No fan holds both but through a hard link or an analyst\'s override.',
     },
   ];
 }
@@ -628,6 +652,7 @@ export function identityModelMacros(config: IdentityModelConfig, model: StoredMo
       sql: `create or replace macro ${MACRO_SCHEMA}.identity_ambiguity_weight() as ${config.training.ambiguity_weight}::double;\n`,
       description: 'Evidence against two records at least this strong (the sum of their negative weights, in bits) tells them apart like a veto (int_identity_ambiguous_links).',
     },
+    birthDatesMacro(config, model),
     {
       name: 'identity_review_threshold',
       file: `setting identityReviewThreshold (${thresholds.review})`,
@@ -635,6 +660,20 @@ export function identityModelMacros(config: IdentityModelConfig, model: StoredMo
       description: 'The match probability from which a pair under the link threshold is listed for review (setting FANLAKE_IDENTITY_REVIEW_THRESHOLD).',
     },
   ];
+}
+
+/** identity_birth_dates_tell_apart: a constant, so a false one drops the birth-date tests from every pair's SQL. */
+function birthDatesMacro(config: IdentityModelConfig, model: StoredModel | undefined): MacroDefinition {
+  const weight = birthDateDifferenceWeight(config, model);
+  return {
+    name: 'identity_birth_dates_tell_apart',
+    file: model
+      ? `identity model version ${model.version} (birth_date different ${weight === undefined ? 'untrained' : `${weight.toFixed(2)} bits`}, ambiguity_weight ${config.training.ambiguity_weight})`
+      : 'identity model (not trained yet)',
+    sql: `create or replace macro ${MACRO_SCHEMA}.identity_birth_dates_tell_apart() as ${birthDatesTellApart(config, model)};\n`,
+    description:
+      'Whether birth dates different beyond every slip are two people (macros.identity_contradicts, macros.identity_worth_comparing): the model in force weighs the level different at least identity_ambiguity_weight() bits against, so the club\'s records keep birth dates well; true before a model weighs it.',
+  };
 }
 
 /**
