@@ -1,6 +1,6 @@
 -- materialized: incremental
 -- unique_key: record_key
--- incremental_delete: record_key not in (select record_key from intermediate.int_identity_records)
+-- incremental_delete: macros.record_number(record_key) not in (select record_number from intermediate.int_identity_records)
 -- description: One row per record: its fan, the connected component of its links (int_identity_edges: the hard links and the identity model's, and the analysts' same-fan overrides) it belongs to, the part of it its fan is once its weakest links are cut where the component holds two records an analyst declared different (different-fan overrides) or two the model joined that contradict each other (macros.identity_contradicts: first names unrelated, or birth dates different beyond any slip, a slip and a day-month swap at once included, or two customer profiles whose people agree on first names a slip apart; a hard link or a same-fan override may join them), and the strongest rule that linked it. A record that matches nobody is its own fan. Incremental: only the components holding a record whose links, or the names and birth date a contradiction is judged on, changed (link_signature) are recomputed; see docs/decisions.md.
 -- test: unique(record_key)
 -- test: not_null(record_key, fan_id, component_number, match_rule, link_signature)
