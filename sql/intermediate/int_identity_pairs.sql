@@ -39,25 +39,42 @@ widely_changed as (
 
 ),
 
--- the changed records, whose blocks are looked up (none when widely changed)
+-- the changed records, whose blocks are looked up (none when widely changed); found by their
+-- numbers first, then read by row id: filtered by number, DuckDB read every column of every
+-- record (0.15 s of a scale-10 quiet build)
 probes as (
 
     select * from intermediate.int_identity_records
-    where record_number in (select record_number from changed)
-        and not (select is_wide from widely_changed)
+    where rowid in (
+        select unnest(list(rowid)) from intermediate.int_identity_records
+        where record_number in (select record_number from changed)
+            and not (select is_wide from widely_changed)
+    )
 
 ),
 
 -- The values compared of the records that share a block with a changed record
 -- (macros.identity_near_records: by each rule's values, joined on the changed records'), of
 -- which alone they are computed: computing every record's cost most of an incremental build.
--- Every record's in a first build and --full-refresh, which drop this condition.
+-- Every record's in a first build and --full-refresh, which drop this condition. Read by row
+-- id (by number, DuckDB read every column of every record), and computed from these records
+-- alone (what the view int_identity_comparables holds of them: a filter on the view computed
+-- every record's first).
+near_records as (
+
+    select * from intermediate.int_identity_records
+    where rowid in (
+        select unnest(list(rowid)) from intermediate.int_identity_records
+        where record_number in (select record_number from macros.identity_near_records('intermediate.int_identity_records', 'probes'))
+            or (select is_wide from widely_changed)
+            or not exists (select 1 from intermediate.int_identity_pairs)
+    )
+
+),
+
 comparables as materialized (
 
-    select * from intermediate.int_identity_comparables
-    where record_number in (select record_number from macros.identity_near_records('intermediate.int_identity_records', 'probes'))
-        or (select is_wide from widely_changed)
-        or not exists (select 1 from intermediate.int_identity_pairs)
+    select * from macros.identity_comparables('near_records')
 
 ),
 
