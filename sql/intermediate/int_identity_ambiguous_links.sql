@@ -68,17 +68,20 @@ link_ends as (
         ends.other_number,
         records.entity_key as other_entity,
 
+    -- every record's in a first build and --full-refresh, which drop this condition (a filter
+    -- that keeps every link end cost a tenth of the model); before the join (after it, DuckDB
+    -- joined every link end to its record first)
     from (
-        select from_key as record_key, to_key as other_key, to_number as other_number from pairs
-        union all
-        select to_key as record_key, from_key as other_key, from_number as other_number from pairs
+        select * from (
+            select from_key as record_key, to_key as other_key, to_number as other_number from pairs
+            union all
+            select to_key as record_key, from_key as other_key, from_number as other_number from pairs
+        )
+        where record_key in (select record_key from recomputed)
+            or not exists (select 1 from intermediate.int_identity_ambiguous_links)
     ) as ends
     inner join records
         on records.record_key = ends.other_key
-    -- every record's in a first build and --full-refresh, which drop this condition (a filter
-    -- that keeps every link end cost a tenth of the model)
-    where ends.record_key in (select record_key from recomputed)
-        or not exists (select 1 from intermediate.int_identity_ambiguous_links)
 
 ),
 
@@ -104,11 +107,15 @@ neighbour_pairs as (
 ),
 
 -- the values the two are compared on, of those records alone (int_identity_comparables computes
--- every record's before a filter on its rows)
+-- every record's before a filter on its rows), read by row id (filtered by number, DuckDB read
+-- every column of every record)
 neighbour_records as (
 
     select * from intermediate.int_identity_records
-    where record_number in (select lower_number from neighbour_pairs union all select higher_number from neighbour_pairs)
+    where rowid in (
+        select unnest(list(rowid)) from intermediate.int_identity_records
+        where record_number in (select lower_number from neighbour_pairs union all select higher_number from neighbour_pairs)
+    )
 
 ),
 
