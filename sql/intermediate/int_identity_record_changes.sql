@@ -1,6 +1,6 @@
 -- materialized: incremental
 -- unique_key: record_key
--- incremental_delete: record_key not in (select record_key from intermediate.int_identity_records)
+-- incremental_delete: record_number not in (select record_number from intermediate.int_identity_records)
 -- description: One row per record identity resolution compares: a hash of everything its pairs are scored and blocked on (its row of int_identity_comparables, but for how common its names are, which the model in force keeps fixed) and when that last changed (changed_at, the time of the build that saw it). int_identity_pairs scores again only the pairs of records changed since its own last build and keeps every other pair. Incremental: a build writes only the records whose hash changed, and drops the records gone.
 -- not_personal: comparable_signature
 -- test: unique(record_key)

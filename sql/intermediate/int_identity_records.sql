@@ -1,6 +1,6 @@
 -- materialized: incremental
 -- unique_key: record_key
--- incremental_delete: record_key not in (select system || ':' || record_id from intermediate.int_identity_ticketing_fields union all select system || ':' || record_id from intermediate.int_identity_engagement_fields)
+-- incremental_delete: record_key in (select record_key from macros.identity_records_gone('intermediate.int_identity_records', ['intermediate.int_identity_ticketing_fields', 'intermediate.int_identity_engagement_fields']))
 -- description: One row per record that identity resolution links (ticketing users and members, engagement customer profiles and people), with the values the identity model compares, normalized alike across systems: names folded (macros.name_folded) and transliterated (macros.name_transliterated), as token sets and the right way round, the first name's forms (of any of its words, by the club's first_name_forms.csv: Bob is a form of Robert), the first name its customer profile's people agree on (two or more of them, one name), the birth date (and its digits), e-mail, phone (last 8 digits) and address (street line and its letters, postal code and town), the initials, and its entity (a customer profile and its people are one). A row holds only what its record and its customer profile's group say, and which way round its names are taken (int_identity_name_words): its record_number is a hash of its key, and how common its name is is in int_identity_term_frequencies. Incremental: a build computes the records whose fields were read since its last build (read_at) and say something else than the record's row, new records, and the records of the customer profile groups these are or were in; records gone from the fields are deleted; and the records whose name words now lean the other way (written more often as a first name than as a last name, or no longer) are computed again. A changed first_name_forms.csv or spelling macro changes the model's definition, which builds it in full.
 -- personal: email (email), phone_e164 (phone), phone_key (phone), first_name (name), last_name (name)
 -- personal: birth_date (birth_date), street_key (address), postcode_key (address), city_key (address)
@@ -41,19 +41,29 @@ fields_read as not materialized (
 -- fields, and those whose name words now lean the other way (swapped, below), with every
 -- record of the customer profile groups all these are or were in (a row holds what its group
 -- says). Their other records are left as they are.
-computed_fields as (
+computed_keys as (
 
-    select * from fields
+    select system || ':' || record_id as record_key from fields
     where system || ':' || record_id in (
         with
 
         -- joined on the key alone, the values compared after: as a NOT EXISTS on every value,
-        -- DuckDB hashed all twelve of every stored row (0.47 s of a quiet build's 0.7)
+        -- DuckDB hashed all twelve of every stored row (0.47 s of a quiet build's 0.7); the
+        -- stored rows of the keys read only (joined to every stored row, DuckDB hashed all
+        -- 613k of a scale-10 club for a few hundred read: 0.15 s), the keys as a list unnested,
+        -- which DuckDB takes for few (macros.identity_records_gone), and only the columns
+        -- compared (it reads them of every row the keys' range spans)
         changed as (
 
             select written.*
             from macros.identity_record_keys('fields_read') as written
-            left join intermediate.int_identity_records as stored
+            left join (
+                select
+                    record_key, customer_profile_id, external_user_id, email, phone_e164, phone_key,
+                    first_name, last_name, birth_date, street_key, postcode_key, city_key,
+                from intermediate.int_identity_records
+                where record_key in (select unnest(list(system || ':' || record_id)) from fields_read)
+            ) as stored
                 on stored.record_key = written.record_key
             where stored.record_key is null
                 or stored.customer_profile_id is distinct from written.customer_profile_id
@@ -75,8 +85,11 @@ computed_fields as (
 
             select record_key, customer_profile_id, first_name, last_name
             from intermediate.int_identity_records
-            where record_key in (select record_key from changed)
-                or record_key not in (select system || ':' || record_id from fields)
+            where record_key in (
+                select record_key from changed
+                union all
+                select record_key from macros.identity_records_gone('intermediate.int_identity_records', ['intermediate.int_identity_ticketing_fields', 'intermediate.int_identity_engagement_fields'])
+            )
 
         ),
 
@@ -134,6 +147,27 @@ computed_fields as (
         union all
         select system || ':' || record_id from fields
         where customer_profile_id in (select customer_profile_id from touched)
+    )
+
+),
+
+-- Their fields rows, found by key and read by row id: filtered by key, DuckDB read every column
+-- of every fields row (0.1 s of a scale-10 quiet build). Every row in a first build and
+-- --full-refresh, which drop these conditions (they read this model).
+computed_fields as (
+
+    select * from intermediate.int_identity_ticketing_fields
+    where rowid in (
+        select unnest(list(rowid)) from intermediate.int_identity_ticketing_fields
+        where system || ':' || record_id in (select record_key from computed_keys)
+            and exists (select 1 from intermediate.int_identity_records)
+    )
+    union all by name
+    select * from intermediate.int_identity_engagement_fields
+    where rowid in (
+        select unnest(list(rowid)) from intermediate.int_identity_engagement_fields
+        where system || ':' || record_id in (select record_key from computed_keys)
+            and exists (select 1 from intermediate.int_identity_records)
     )
 
 ),
