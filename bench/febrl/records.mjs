@@ -2,7 +2,7 @@
 // same person N) read and served as the two APIs send persons: each 4a row a ticketing user,
 // each 4b row an engagement customer profile. The files are not ours and are never shipped:
 // whoever runs bench/febrl.mjs downloads them. The related-first-names classification is the
-// one issue 45's goal is stated over.
+// one the identity goal on this set is stated over (recall over pairs whose first names are related).
 
 /** The header of both files, as the data set writes it. */
 export const FEBRL_COLUMNS = ['rec_id', 'given_name', 'surname', 'street_number', 'address_1', 'address_2', 'suburb', 'postcode', 'state', 'date_of_birth', 'soc_sec_id'];
@@ -122,11 +122,11 @@ export function jaroWinkler(a, b) {
   return jaro + prefix * 0.1 * (1 - jaro);
 }
 
-/** Issue 45's threshold for two first names that are a slip apart. */
+/** The goal's threshold for two first names that are a slip apart (Jaro-Winkler). */
 export const RELATED_JARO_WINKLER = 0.88;
 
 /**
- * How the first names of two records of one person relate, as issue 45's goal counts them:
+ * How the first names of two records of one person relate, as the related-names goal counts them:
  * 'missing' (one or both missing), 'same' (the same after folding), 'similar' (Jaro-Winkler at
  * least RELATED_JARO_WINKLER), 'swapped' (one record's first name is the other's surname),
  * 'initial' (one is a single letter the other starts with), else 'unrelated'. Every kind but

@@ -47,7 +47,7 @@ describe('febrlIdentities', () => {
 describe('firstNameRelation', () => {
   const name = (first: string | null, last = 'nordby') => ({ first, last });
 
-  it('tells the kinds issue 45 counts as related apart from unrelated names', () => {
+  it('tells the kinds the related-names goal counts as related apart from unrelated names', () => {
     expect(firstNameRelation(name('Kari'), name('kári'))).toBe('same');
     expect(firstNameRelation(name('kari'), name('karri'))).toBe('similar');
     expect(firstNameRelation(name('nordby', 'kari'), name('kari'))).toBe('swapped');
