@@ -67,9 +67,15 @@ export async function mergeTable(connection: DuckDBConnection, input: TableMerge
   const batchKind = positionsFromReader(files) ? 'view' : 'table';
   await connection.run(`create or replace temp ${batchKind} _fanlake_batch as\n${batchSelect(files, plan.target, POSITION)}`);
   await connection.run(winnersSql(table, keys, cursor));
+  // Only a winner whose cursor equals its table row's can hold the same values: picking the
+  // table rows of every winner read every column of about every row group of a large table
+  // (0.4-0.6 s for the 991 tickets of a quiet hour whose last_update moved on, none the same),
+  // while the cursor alone reads one column, and a new version mostly moves it on.
+  const everyWinner = `(select ${POSITION}, ${ROW} from ${WINNERS} where ${POSITION} is not null)`;
   const compared = cursor === undefined || isLineageColumn(cursor) ? undefined : CANDIDATES;
-  if (compared !== undefined) await connection.run(sameCursorSql(table, cursor!));
-  await connection.run(sameValuesSql(table, plan.target, compared));
+  if (compared !== undefined) await connection.run(winnersEqualSql(CANDIDATES, everyWinner, table, [cursor!], []));
+  const dataColumns = [...plan.target.keys()].filter((name) => !isLineageColumn(name));
+  await connection.run(winnersEqualSql(SAME, compared ?? everyWinner, table, dataColumns, [RUN_ID_COLUMN, EXTRACTED_AT_COLUMN]));
   const counts = await countOutcome(connection);
   await connection.run(`
 update ${table} as target
@@ -171,45 +177,24 @@ where _fanlake_rank = 1`;
 }
 
 /**
- * Winners from the batch whose values (lineage aside) equal the table row of their key. The
- * table's rows are picked by rowid before the join (a semi join), so the large side of the
- * join is the few rows with a winner's key, not the whole table. `candidates`: a table of the
- * winners that can be the same (sameCursorSql), instead of every winner with a table row.
+ * `into`: the winners of `winners` (position and table rowid) whose `columns` equal the table
+ * row of their key, with the batch's `carried` columns. The table's rows are picked by rowid
+ * before the join (a semi join), so the large side of the join is the few rows with a winner's
+ * key, not the whole table, and only the columns compared are read.
  */
-function sameValuesSql(table: string, target: ColumnTypes, candidates?: string): string {
-  const dataColumns = [...target.keys()].filter((name) => !isLineageColumn(name));
-  const sameValues = dataColumns.map((name) => `batch.${quoteIdent(name)} is not distinct from target.${quoteIdent(name)}`).join(' and ');
-  const compared = candidates ?? `(select ${POSITION}, ${ROW} from ${WINNERS} where ${POSITION} is not null)`;
+function winnersEqualSql(into: string, winners: string, table: string, columns: readonly string[], carried: readonly string[]): string {
+  const equal = columns.map((name) => `batch.${quoteIdent(name)} is not distinct from target.${quoteIdent(name)}`).join(' and ');
+  const read = columns.length === 0 ? '' : `, ${columns.map(quoteIdent).join(', ')}`;
   return `
-create or replace temp table _fanlake_same as
-select winner.${POSITION}, winner.${ROW}, batch.${RUN_ID_COLUMN}, batch.${EXTRACTED_AT_COLUMN}
-from ${compared} as winner
+create or replace temp table ${into} as
+select winner.${POSITION}, winner.${ROW}${carried.map((name) => `, batch.${name}`).join('')}
+from ${winners} as winner
 inner join ${BATCH} as batch on batch.${POSITION} = winner.${POSITION}
 inner join (
-    select rowid as ${ROW}, * from ${table}
-    where rowid in (select ${ROW} from ${compared})
+    select rowid as ${ROW}${read} from ${table}
+    where rowid in (select ${ROW} from ${winners})
 ) as target on target.${ROW} = winner.${ROW}
-where ${sameValues || 'true'}`;
-}
-
-/**
- * The winners from the batch whose cursor equals their table row's: only those can hold the
- * same values. Picking their table rows reads every column of about every row group of a
- * large table (0.4-0.6 s for the 991 tickets of a quiet hour whose last_update moved on, none
- * the same), while the cursor alone reads one column; a new version mostly moves it on.
- */
-function sameCursorSql(table: string, cursor: string): string {
-  const column = quoteIdent(cursor);
-  return `
-create or replace temp table _fanlake_same_candidates as
-select winner.${POSITION}, winner.${ROW}
-from ${WINNERS} as winner
-inner join ${BATCH} as batch on batch.${POSITION} = winner.${POSITION}
-inner join (
-    select rowid as ${ROW}, ${column} from ${table}
-    where rowid in (select ${ROW} from ${WINNERS} where ${POSITION} is not null)
-) as target on target.${ROW} = winner.${ROW}
-where batch.${column} is not distinct from target.${column}`;
+where ${equal || 'true'}`;
 }
 
 async function countOutcome(connection: DuckDBConnection): Promise<Omit<TableMergeOutcome, 'drift'>> {
