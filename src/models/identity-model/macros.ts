@@ -248,7 +248,12 @@ export function birthDateDifferenceWeight(config: IdentityModelConfig, model: St
   const different = config.levels.filter((level) => level.comparison === 'birth_date').at(-1);
   const stored = model?.levels.find((level) => level.comparison === 'birth_date' && level.levelIndex === different?.index);
   if (stored?.m === null || stored?.m === undefined || stored.u === null || stored.u === undefined || !(stored.m > 0 && stored.u > 0)) return undefined;
-  return Math.log2(stored.m / stored.u);
+  return levelWeight(stored);
+}
+
+/** A stored level's weight, log2(m/u) in bits, as macros.identity_model() gives it: level 0 (missing on a side) weighs 0. */
+function levelWeight(level: StoredModel['levels'][number]): number {
+  return level.levelIndex === 0 ? 0 : Math.log2(level.m! / level.u!);
 }
 
 /** See birthDateDifferenceWeight. */
@@ -622,7 +627,7 @@ export function identityModelMacros(config: IdentityModelConfig, model: StoredMo
             const configured = config.levels.find((known) => known.comparison === level.comparison && known.index === level.levelIndex);
             return [
               literal(model.version), literal(level.comparison), literal(level.levelIndex), literal(level.level), literal(level.m), literal(level.u),
-              literal(level.levelIndex === 0 ? 0 : Math.log2(level.m! / level.u!)), literal(configured?.termFrequency ?? false), literal(configured?.veto ?? false),
+              literal(levelWeight(level)), literal(configured?.termFrequency ?? false), literal(configured?.veto ?? false),
             ];
           })
         : [],
