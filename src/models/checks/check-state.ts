@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { DuckDBConnection, Json } from '@duckdb/node-api';
+import { type DuckDBConnection, DuckDBListValue, type Json } from '@duckdb/node-api';
 import { insertRows, queryRows, quoteIdent } from '../../core/duckdb.js';
 import { EXTRACTED_AT_COLUMN, RUN_ID_COLUMN } from '../../raw-contract/index.js';
 import { bookkeepingRelation, findBookkeeping } from '../../warehouse/bookkeeping.js';
@@ -48,7 +48,7 @@ export interface CheckInputs {
  * its builds record it (without one, written by an older fanlake: what its build state says),
  * a raw table's as its loads record it (a load that only saw records again leaves it); a seed,
  * loaded by every build, is summed (`contentSignature`). A view holds no rows: its state is its SQL as
- * the warehouse has it, the macros it calls and the states of what it reads, so a test of a
+ * the warehouse has it (read back the same in any session: `sessionFreeSql`), the macros it calls and the states of what it reads, so a test of a
  * view, or through one, runs again only when a table beneath it changed. A raw table no load
  * of this version has written yet is hashed instead (`rawContent`).
  */
@@ -130,15 +130,16 @@ export async function testInputs(connection: DuckDBConnection, tests: readonly P
   return { tests: out, states: known };
 }
 
-/** Every view of the warehouse, by relation in lower case: the query it runs, as DuckDB keeps it (undefined where it cannot be read back). */
+/**
+ * Every view of the warehouse, by relation in lower case: the query it runs, as DuckDB keeps it
+ * (undefined where it cannot be read back), in the form {@link sessionFreeSql} gives it.
+ */
 async function readViews(connection: DuckDBConnection): Promise<Map<string, string | undefined>> {
   const rows = await queryRows(connection, `select lower(schema_name || '.' || view_name) as relation, sql from duckdb_views() where database_name = current_database() and not internal`);
-  const views = new Map<string, string | undefined>();
-  for (const row of rows) {
-    // `CREATE VIEW <schema>.<name> AS <query>;`: fanlake names its views without " AS " in them
-    views.set(String(row.relation), /^CREATE (?:OR REPLACE )?VIEW .*? AS (.*?);?\s*$/s.exec(String(row.sql))?.[1]);
-  }
-  return views;
+  // `CREATE VIEW <schema>.<name> AS <query>;`: fanlake names its views without " AS " in them
+  const queries = rows.map((row) => /^CREATE (?:OR REPLACE )?VIEW .*? AS (.*?);?\s*$/s.exec(String(row.sql))?.[1]);
+  const read = await sessionFreeSql(connection, queries.filter((query): query is string => query !== undefined));
+  return new Map(rows.map((row, at) => [String(row.relation), queries[at] === undefined ? undefined : read.get(queries[at])]));
 }
 
 /**
@@ -151,11 +152,16 @@ async function readViews(connection: DuckDBConnection): Promise<Map<string, stri
 async function readMacros(connection: DuckDBConnection): Promise<{ state: string; readsRecords: (name: string) => boolean }> {
   const rows = await queryRows(
     connection,
-    `select function_name as name, string_agg(coalesce(macro_definition, ''), '\n' order by macro_definition) as definition
-     from duckdb_functions() where database_name = current_database() and schema_name = $1 group by all order by name`,
+    `select function_name as name, function_type = 'table_macro' as is_table, coalesce(macro_definition, '') as definition
+     from duckdb_functions() where database_name = current_database() and schema_name = $1`,
     [MACRO_SCHEMA],
   );
-  const definitions = new Map(rows.map((row) => [String(row.name), String(row.definition)]));
+  // a scalar macro's definition is an expression: read back as a select of it
+  const texts = rows.map((row) => (row.is_table === true || row.definition === '' ? String(row.definition) : `SELECT ${String(row.definition)}`));
+  const read = await sessionFreeSql(connection, texts);
+  const overloads = new Map<string, string[]>();
+  rows.forEach((row, at) => overloads.set(String(row.name), [...(overloads.get(String(row.name)) ?? []), read.get(texts[at]!)!]));
+  const definitions = new Map([...overloads].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, texts]) => [name, texts.sort().join('\n')]));
   const reading = new Map<string, boolean>();
   const readsRecords = (name: string): boolean => {
     const known = reading.get(name);
@@ -167,7 +173,26 @@ async function readMacros(connection: DuckDBConnection): Promise<{ state: string
     reading.set(name, direct || through);
     return direct || through;
   };
-  return { state: hashOf(rows.map((row) => `${String(row.name)}=${String(row.definition)}`).join('\n')), readsRecords };
+  return { state: hashOf([...definitions].map(([name, definition]) => `${name}=${definition}`).join('\n')), readsRecords };
+}
+
+/**
+ * Each SQL text as DuckDB writes it back after a round trip through its serialized form. DuckDB
+ * writes a view's or macro's query differently in the session that created it than after the
+ * file is opened again (UNION nesting, quoted type names, a CTE's MATERIALIZED): both give the
+ * same text after the round trip, so a state hashed from it does not depend on the session
+ * that reads it (`run` checks on the build's open warehouse, `check` on a fresh open). A text
+ * DuckDB cannot parse stays as it is.
+ */
+async function sessionFreeSql(connection: DuckDBConnection, texts: readonly string[]): Promise<Map<string, string>> {
+  const distinct = [...new Set(texts)];
+  if (distinct.length === 0) return new Map();
+  const reader = await connection.runAndReadAll(
+    `select list_transform($1::varchar[], text -> case when (json_serialize_sql(text)->>'error')::boolean then text else json_deserialize_sql(json_serialize_sql(text)) end) as texts`,
+    [new DuckDBListValue(distinct)],
+  );
+  const read = reader.getRowObjectsJson()[0]!.texts as string[];
+  return new Map(distinct.map((text, at) => [text, String(read[at])]));
 }
 
 /**
