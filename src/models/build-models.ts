@@ -99,6 +99,8 @@ export interface BuildModelsOptions extends DatabaseOptions {
   /** Names this build in meta.identity_fan_churn: the run's id under `fanlake run`; a new one when absent. */
   buildId?: string;
   onEvent?: (event: BuildEvent) => void;
+  /** The warehouse, already open (`run` shares it with the check); left open. Absent: the build opens and closes it. */
+  instance?: DuckDBInstance;
 }
 
 /**
@@ -124,7 +126,7 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
   // memory one query used is kept for the next, up to what DuckDB may use anyway, instead of
   // being returned and faulted in again (a second of system time in a full identity build at
   // scale 10; docs/decisions.md "Memory a build keeps between models").
-  const instance = await openDatabase(options.warehousePath ?? warehousePath(options.dataDir), { ...options, keptBlockMemory: options.keptBlockMemory ?? options.memoryLimit });
+  const instance = options.instance ?? (await openDatabase(options.warehousePath ?? warehousePath(options.dataDir), buildDatabaseOptions(options)));
   const main = await connect(instance);
   try {
     const identityModel = await IdentityModelState.read(main, identityConfig, identityThresholds, options.identityTraining ?? { mode: 'auto' });
@@ -278,8 +280,13 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
     return [...droppedResults, ...order.map((relation) => results.get(relation)!)];
   } finally {
     main.closeSync();
-    instance.closeSync();
+    if (options.instance === undefined) instance.closeSync();
   }
+}
+
+/** How a build opens the warehouse: with its budget, keeping the memory of one query for the next. */
+export function buildDatabaseOptions(options: DatabaseOptions): DatabaseOptions {
+  return { ...options, keptBlockMemory: options.keptBlockMemory ?? options.memoryLimit };
 }
 
 /**

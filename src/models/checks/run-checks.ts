@@ -1,4 +1,4 @@
-import type { DuckDBConnection, Json } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBInstance, Json } from '@duckdb/node-api';
 import { access } from 'node:fs/promises';
 import { openDatabase, queryRows, quoteIdent, withConnection } from '../../core/duckdb.js';
 import { inLanes, withLanes } from '../../core/lanes.js';
@@ -75,6 +75,8 @@ export interface RunChecksOptions extends DatabaseOptions {
    * the keys changed since (checks/keyed-tests.ts).
    */
   all?: boolean;
+  /** The warehouse, already open (`run` shares the build's); left open. Absent: the check opens and closes it. */
+  instance?: DuckDBInstance;
 }
 
 /** Whether a set of results should fail `check`: any error-level test that failed or could not run. */
@@ -96,7 +98,7 @@ export async function runChecks(options: RunChecksOptions): Promise<TestResult[]
     throw new FanlakeError(MODEL_ERROR_CODES.warehouseMissing, `no warehouse at ${warehousePath}; run fanlake load and build first`, { cause });
   });
   const now = options.now ?? new Date();
-  const instance = await openDatabase(warehousePath, options);
+  const instance = options.instance ?? (await openDatabase(warehousePath, options));
   try {
     return await withConnection(instance, async (connection) => {
       // A check that records moves what an earlier fanlake kept in raw first (a reader cannot).
@@ -169,7 +171,7 @@ export async function runChecks(options: RunChecksOptions): Promise<TestResult[]
       return results;
     });
   } finally {
-    instance.closeSync();
+    if (options.instance === undefined) instance.closeSync();
   }
 }
 

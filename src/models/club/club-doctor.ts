@@ -1,3 +1,4 @@
+import type { DuckDBInstance } from '@duckdb/node-api';
 import { access, appendFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CODE } from '../../core/error-codes.js';
@@ -48,7 +49,7 @@ const FILE_OF: Record<string, ClubMappingName> = {
  *
  * @throws FanlakeError `E_WAREHOUSE_MISSING` when nothing has been built yet.
  */
-export async function diagnoseClub(options: { dataDir: string; clubDir: string | undefined }): Promise<ClubDiagnosis> {
+export async function diagnoseClub(options: { dataDir: string; clubDir: string | undefined; instance?: DuckDBInstance }): Promise<ClubDiagnosis> {
   const files = await readClubFiles(options.clubDir);
   const path = warehousePath(options.dataDir);
   const notBuilt = (cause?: unknown) =>
@@ -56,8 +57,9 @@ export async function diagnoseClub(options: { dataDir: string; clubDir: string |
   await access(path).catch((cause: unknown) => {
     throw notBuilt(cause);
   });
+  // the warehouse `run` shares, or the file, read-only
   const seen = await withConnection(
-    path,
+    options.instance ?? path,
     (connection) => queryRows(connection, `select mapping, source, code_id, code_name, records from marts.club_codes order by mapping, source, code_id, code_name`),
     { accessMode: 'READ_ONLY' },
   ).catch((cause: unknown) => {

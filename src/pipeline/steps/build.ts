@@ -88,6 +88,7 @@ export async function buildStep(context: StepContext, options: BuildStepOptions 
     fullRefresh: options.fullRefresh,
     ...buildSettingsFrom(context.config),
     ...(options.runId === undefined ? {} : { buildId: options.runId }),
+    ...(context.warehouse === undefined ? {} : { instance: context.warehouse }),
     onEvent: identity.onEvent,
   });
   const summary = summarizeBuild(results);

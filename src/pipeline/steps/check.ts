@@ -47,8 +47,9 @@ function listed(result: TestResult): string {
 
 /** Runs the data tests of what changed since the last check (every test with `all`), carrying the others' last results. */
 export async function checkStep(context: StepContext, options: { all?: boolean } = {}): Promise<Omit<StepSummary, 'step' | 'seconds'>> {
-  const summary = summarizeCheck(await runChecks({ dataDir: context.config.dataDir, modelsDir: context.modelsDir, now: context.now, all: options.all, retentionDays: context.config['check.retentionDays'], ...duckdbBudget(context.config) }));
+  const instance = context.warehouse === undefined ? {} : { instance: context.warehouse };
+  const summary = summarizeCheck(await runChecks({ dataDir: context.config.dataDir, modelsDir: context.modelsDir, now: context.now, all: options.all, retentionDays: context.config['check.retentionDays'], ...duckdbBudget(context.config), ...instance }));
   // The doctor's verdict on the club's mappings follows the checks (nothing to say before a build).
-  const diagnosis = await diagnoseClub({ dataDir: context.config.dataDir, clubDir: context.config['club.dir'] }).catch(() => undefined);
+  const diagnosis = await diagnoseClub({ dataDir: context.config.dataDir, clubDir: context.config['club.dir'], ...instance }).catch(() => undefined);
   return diagnosis ? { ...summary, notes: [...summary.notes, doctorVerdict(diagnosis)] } : summary;
 }

@@ -1,3 +1,4 @@
+import type { DuckDBInstance } from '@duckdb/node-api';
 import type { Config } from '../../config/load-config.js';
 import { describeErrorRecord, type ErrorRecord, toErrorRecord } from '../../core/error-record.js';
 import { UsageError } from '../../core/errors.js';
@@ -10,6 +11,11 @@ export interface StepContext {
   readonly modelsDir?: string;
   /** Clock of freshness checks and report timestamps (tests pin it). */
   readonly now?: Date;
+  /**
+   * The warehouse, open for the steps that share it (`run`'s build and check); each step opens
+   * and closes it itself when absent. The steps leave it open: its owner closes it.
+   */
+  readonly warehouse?: DuckDBInstance;
 }
 
 /** Status of a stage from its parts: all good, none good, or some of each. */
