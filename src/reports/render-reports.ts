@@ -1,4 +1,4 @@
-import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBInstance, DuckDBValue } from '@duckdb/node-api';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -53,6 +53,8 @@ export interface RenderOptions {
    * (`fanlake run` checks them before its extract); loaded here when absent.
    */
   catalog?: ReportCatalog;
+  /** The warehouse, already open (`run` shares the one its build and check used); left open. Absent: opened read-only and closed. */
+  instance?: DuckDBInstance;
 }
 
 /** What became of one report. `failed` is an engine error confined to that report (exit 1). */
@@ -96,8 +98,8 @@ interface Drawn extends Executed {
  * Every query runs first, into the report's staging folder: a definition problem (bad file,
  * unknown relation or parameter, or a field missing from its query's columns) throws
  * UsageError before any rendering is published. An engine error fails that report only.
- * The queries of all the reports share one read-only open of the warehouse, so every page of
- * a rendering reads the same state of it; the caller holds the writer lock, which keeps
+ * The queries of all the reports share one read-only open of the warehouse (`run`'s own open,
+ * under its writer lock), so every page of a rendering reads the same state of it; the caller holds the writer lock, which keeps
  * fanlake's writers out meanwhile anyway. Two reports run at once (core/lanes.ts), each page drawn
  * while the next report's queries run; the results keep the reports' order.
  */
@@ -179,14 +181,14 @@ interface Inventory {
 }
 
 /**
- * Runs `fn` with the warehouse opened read-only and inventoried, one inventory per lane (each
+ * Runs `fn` with the warehouse opened read-only (or as the caller opened it) and inventoried, one inventory per lane (each
  * with a connection of its own: reports whose queries run at once, the page of one drawn
  * meanwhile too; core/lanes.ts), or with one empty inventory when there is no warehouse yet.
  */
 async function withWarehouseInventory(options: RenderOptions, fn: (lanes: Inventory[]) => Promise<void>): Promise<void> {
   const path = warehousePath(options.dataDir);
-  if (!existsSync(path)) return fn([{ relations: new Set(), freshness: [] }]);
-  const instance = await openDatabase(path, { ...options.budget, accessMode: 'READ_ONLY' });
+  if (options.instance === undefined && !existsSync(path)) return fn([{ relations: new Set(), freshness: [] }]);
+  const instance = options.instance ?? (await openDatabase(path, { ...options.budget, accessMode: 'READ_ONLY' }));
   try {
     await withConnection(instance, async (reader) => {
       const relations = await existingRelations(reader);
@@ -197,7 +199,7 @@ async function withWarehouseInventory(options: RenderOptions, fn: (lanes: Invent
       await withLanes(instance, reader, options.budget, (lanes) => fn(lanes.map((connection) => ({ reader: connection, relations, freshness }))));
     });
   } finally {
-    instance.closeSync();
+    if (options.instance === undefined) instance.closeSync();
   }
 }
 

@@ -59,6 +59,14 @@ export function summarizeReports(results: readonly ReportResult[]): Omit<StepSum
 
 /** Renders the chosen reports; a definition error (UsageError) ends the run with exit 2. */
 export async function reportStep(context: StepContext, options: ReportStepOptions): Promise<{ summary: Omit<StepSummary, 'step' | 'seconds'>; reports: ReportResult[] }> {
-  const reports = await renderReports({ ...renderOptionsFrom(context.config), modelsDir: context.modelsDir, names: options.names, params: options.params, catalog: options.catalog, now: context.now });
+  const reports = await renderReports({
+    ...renderOptionsFrom(context.config),
+    modelsDir: context.modelsDir,
+    names: options.names,
+    params: options.params,
+    catalog: options.catalog,
+    now: context.now,
+    ...(context.warehouse === undefined ? {} : { instance: context.warehouse }),
+  });
   return { summary: summarizeReports(reports), reports };
 }
