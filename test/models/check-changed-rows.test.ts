@@ -502,6 +502,16 @@ select ticket_id, user_id, status from staging.stg_tickets
     expect(ran(results)).toEqual([]);
   });
 
+  it("runs a custom test through a macro that reads fanlake's own records in meta at every check, which each build moves", async () => {
+    await ws.write({
+      'macros/builds.sql': 'create or replace macro macros.builds() as table select count(*) as builds from meta.build_state;\n',
+      'tests/tickets_after_a_build.sql': 'select ticket_id from marts.fct_tickets where ticket_id is null and (select builds from macros.builds()) > 0\n',
+    });
+    await build();
+    await check();
+    expect(ran(await check())).toEqual(['tests/tickets_after_a_build']);
+  });
+
   it('runs a custom test whose table a build changed, and the tests of the view beneath it', async () => {
     await run('tickets', TICKETS, '2024-05-02T10:00:00.000Z', [{ id: 7, id_user: null, status: 'lost', last_update: at }]);
     await loadWarehouse({ dataDir: ws.dataDir });
