@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { parseSelect } from '../models/sql-references.js';
+import { parseSelects } from '../models/sql-references.js';
 import type { SqlTree } from '../models/sql-references.js';
 import { closeMatches } from '../models/close-matches.js';
 import type { ReportDefinition } from './report-definition.js';
@@ -26,9 +26,12 @@ export async function checkQueries(
   const problems: string[] = [];
   const shapes = new Map<string, QueryShape>();
   const declared = new Set(report.meta.params.map((param) => param.name));
-  for (const query of report.queries.values()) {
+  const queries = [...report.queries.values()];
+  // one round trip to the parser for all of them: one each cost more than the parsing
+  const trees = await parseSelects(connection, queries.map((query) => query.sql));
+  for (const [at, query] of queries.entries()) {
     const where = `${report.file}: sql block ${query.name} at line ${query.line}`;
-    const parsed = await parseSelect(connection, query.sql);
+    const parsed = trees[at]!;
     if (!parsed.ok) {
       problems.push(`${where}: ${parsed.problem.replace('a model must', 'a query must')}`);
       continue;
