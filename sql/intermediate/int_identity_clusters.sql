@@ -1,7 +1,7 @@
 -- materialized: incremental
 -- unique_key: record_key
 -- incremental_delete: macros.record_number(record_key) not in (select record_number from intermediate.int_identity_records)
--- description: One row per record: its fan, the connected component of its links (int_identity_edges: the hard links and the identity model's, and the analysts' same-fan overrides) it belongs to, the part of it its fan is once its weakest links are cut where the component holds two records an analyst declared different (different-fan overrides) or two the model joined that contradict each other (macros.identity_contradicts: first names unrelated where the model in force weighs that at least the ambiguity weight against, else in a household's case: one e-mail or phone, or one surname, birth date and address, or birth dates different beyond any slip, a slip and a day-month swap at once included, or two customer profiles whose people agree on first names a slip apart; a hard link or a same-fan override may join them), and the strongest rule that linked it. A record that matches nobody is its own fan. Incremental: only the components holding a record whose links, or the names and birth date a contradiction is judged on, changed (link_signature) are recomputed; see docs/decisions.md.
+-- description: One row per record: its fan, the connected component of its links (int_identity_edges: the hard links and the identity model's, and the analysts' same-fan overrides) it belongs to, the part of it its fan is once its weakest links are cut where the component holds two records an analyst declared different (different-fan overrides) or two the model joined that contradict each other (macros.identity_contradicts: first names unrelated where the model in force weighs that at least the ambiguity weight against, else in a household's case: one e-mail or phone, or one surname with no other birth date or address, or birth dates different beyond any slip, a slip and a day-month swap at once included, or two customer profiles whose people agree on first names a slip apart; a hard link or a same-fan override may join them), and the strongest rule that linked it. A record that matches nobody is its own fan. Incremental: only the components holding a record whose links, or the names and birth date a contradiction is judged on, changed (link_signature) are recomputed; see docs/decisions.md.
 -- test: unique(record_key)
 -- test: not_null(record_key, fan_id, component_number, match_rule, link_signature)
 
@@ -261,7 +261,7 @@ components as (
 
 -- Two records of one component that are two people (macros.identity_contradicts: first names
 -- unrelated where the model says that tells people apart, else in a household's case: one e-mail
--- or phone, or one surname, birth date and address, or birth dates different beyond any slip, or profiles whose people agree on two
+-- or phone, or one surname with no other birth date or address, or birth dates different beyond any slip, or profiles whose people agree on two
 -- names a slip apart), in a component the model linked: the model chained
 -- them (Kari, a nameless mailbox record, a nameless phone record, Ola), or linked a father to
 -- his son of one name. No model link may join them; hard links and same-fan overrides may.

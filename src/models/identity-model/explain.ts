@@ -53,7 +53,7 @@ export interface PairExplanation {
    * names alone are two people (tellApart: the model weighs them at least the ambiguity weight
    * against), the model's weight of that level (null: none trained); unrelated: this pair's are;
    * apart: the rule holds them apart (always where tellApart, else only in a household's case: one
-   * e-mail or phone, or one surname, birth date and address).
+   * e-mail or phone, or one surname with no other birth date or address).
    */
   firstNames: { unrelated: boolean; apart: boolean; tellApart: boolean; differentWeight: number | null };
 }
@@ -229,8 +229,8 @@ function firstNameRule(firstNames: PairExplanation['firstNames'], ambiguityWeigh
   const weighed = firstNames.differentWeight === null ? 'no trained model weighs them yet' : `the model weighs unrelated first names ${firstNames.differentWeight.toFixed(2)} bits`;
   if (firstNames.tellApart) return `first names unrelated: two people (${weighed}, at least the ambiguity weight ${ambiguityWeight}): no fan holds both but through a hard link or an analyst`;
   return firstNames.apart
-    ? `first names unrelated in a household's case (one e-mail or phone, or one surname, birth date and address: partners, twins, siblings): two people whatever else agrees (${weighed}, weaker than the ambiguity weight ${ambiguityWeight}, so elsewhere they are evidence): no fan holds both but through a hard link (an externalId) or an analyst`
-    : `first names unrelated: evidence the model weighs, not two people (${weighed}, weaker than the ambiguity weight ${ambiguityWeight}; no e-mail or phone in common, and not one surname, birth date and address, as a household's would be)`;
+    ? `first names unrelated in a household's case (one e-mail or phone, or one surname with no other birth date or address: partners, twins, siblings): two people whatever else agrees (${weighed}, weaker than the ambiguity weight ${ambiguityWeight}, so elsewhere they are evidence): no fan holds both but through a hard link (an externalId) or an analyst`
+    : `first names unrelated: evidence the model weighs, not two people (${weighed}, weaker than the ambiguity weight ${ambiguityWeight}; no e-mail or phone in common, nor one surname with no other birth date or address, as a household's would be)`;
 }
 
 /** The birth-date rule applied to a pair whose birth dates differ (macros.identity_birth_dates_tell_apart). */

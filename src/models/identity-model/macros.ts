@@ -306,9 +306,10 @@ const APART_COMPARISONS = ['first_name', 'last_name', 'birth_date', 'email', 'ph
  * the model in force says they tell people apart (identity_first_names_tell_apart); elsewhere
  * only in a household's case, where agreement is the household's, not the person's, and no
  * weight can tell one person from two:
- * - the twin case: one surname (a word in common), one birth date and no other address (the same
- *   street line, postal code and town, a street line with a slip, or missing on a side), as
- *   twins and siblings of a household look;
+ * - the twin case: one surname (a word in common), and no other birth date or address: each the
+ *   same (one street line, postal code and town, or a street line with a slip) or missing on a
+ *   side, as twins and siblings of a household look (a record without a birth date kept the
+ *   chain cut between twins whose other records a middle name joined: the noisy seed 11);
  * - one e-mail address or phone number (a household's mailbox or phone: partners, parents and
  *   children), where an unrelated first name is the household's other person far more often than
  *   a nickname (the independent set: 304 pairs of two persons against 66 of one).
@@ -319,7 +320,7 @@ const APART_COMPARISONS = ['first_name', 'last_name', 'birth_date', 'email', 'ph
 function firstNamesApartMacro(levels: readonly ComparisonLevel[]): MacroDefinition {
   const unrelated = levels.filter((level) => level.comparison === 'first_name').at(-1)?.index ?? -1;
   const within = (comparison: ComparisonName, indexes: number[]) => (indexes.length === 0 ? 'false' : `${comparison} in (${indexes.join(', ')})`);
-  const twin = `${within('last_name', levelsByTest(levels, 'last_name', ['same']))} and ${within('birth_date', levelsByTest(levels, 'birth_date', ['same']))} and ${within('address', [0, ...levelsByTest(levels, 'address', ['same', 'street_edits'])])}`;
+  const twin = `${within('last_name', levelsByTest(levels, 'last_name', ['same']))} and ${within('birth_date', [0, ...levelsByTest(levels, 'birth_date', ['same'])])} and ${within('address', [0, ...levelsByTest(levels, 'address', ['same', 'street_edits'])])}`;
   const contact = `${within('email', levelsByTest(levels, 'email', ['same']))} or ${within('phone', levelsByTest(levels, 'phone', ['same_number', 'same']))}`;
   return {
     name: 'identity_first_names_apart',
@@ -327,7 +328,7 @@ function firstNamesApartMacro(levels: readonly ComparisonLevel[]): MacroDefiniti
     sql: `create or replace macro ${MACRO_SCHEMA}.identity_first_names_apart(${APART_COMPARISONS.join(', ')}) as
     first_name = ${unrelated} and (${MACRO_SCHEMA}.identity_first_names_tell_apart() or ${contact} or (${twin}));\n`,
     description:
-      'Whether a pair\'s levels (first_name, last_name, birth_date, email, phone, address: level indexes) say two people by their first names: unrelated (the level different) where the model in force weighs that at least identity_ambiguity_weight() bits against (identity_first_names_tell_apart), else only in a household\'s case: one e-mail or phone, or one surname and birth date and no other address (twins, siblings). Vetoes a model link (identity_is_vetoed) and contradicts (identity_contradicts).',
+      'Whether a pair\'s levels (first_name, last_name, birth_date, email, phone, address: level indexes) say two people by their first names: unrelated (the level different) where the model in force weighs that at least identity_ambiguity_weight() bits against (identity_first_names_tell_apart), else only in a household\'s case: one e-mail or phone, or one surname with no other birth date or address (each the same or missing on a side: twins, siblings). Vetoes a model link (identity_is_vetoed) and contradicts (identity_contradicts).',
   };
 }
 
@@ -411,7 +412,7 @@ function contradictsMacros(levels: readonly ComparisonLevel[]): MacroDefinition[
       file,
       sql: `create or replace macro ${MACRO_SCHEMA}.identity_contradicts(${L}, ${R}) as
     case when ${CROSSED} then ${MACRO_SCHEMA}.identity_contradicts_oriented(${L}, ${R}, true) or ${MACRO_SCHEMA}.identity_contradicts_oriented(${R}, ${L}, true) else ${MACRO_SCHEMA}.identity_contradicts_oriented(${L}, ${R}, false) end;\n`,
-      description: 'Whether two rows l and r of int_identity_comparables are two people whatever else they share: first names unrelated (the last level) where the model says that tells people apart, else in a household\'s case: one e-mail or phone, or one surname, birth date and address (identity_first_names_apart), or birth dates different (the last level) and more than a digit apart even with day and month swapped where the model says a birth date tells people apart (identity_birth_dates_tell_apart), or the people of their two customer profiles agreeing on two first names a slip apart; names taken crosswise, either way round (the same answer for l, r as for r, l). No fan holds both but through a hard link or an analyst\'s override.',
+      description: 'Whether two rows l and r of int_identity_comparables are two people whatever else they share: first names unrelated (the last level) where the model says that tells people apart, else in a household\'s case: one e-mail or phone, or one surname with no other birth date or address (identity_first_names_apart), or birth dates different (the last level) and more than a digit apart even with day and month swapped where the model says a birth date tells people apart (identity_birth_dates_tell_apart), or the people of their two customer profiles agreeing on two first names a slip apart; names taken crosswise, either way round (the same answer for l, r as for r, l). No fan holds both but through a hard link or an analyst\'s override.',
     },
   ];
 }
@@ -763,7 +764,7 @@ function firstNamesMacro(config: IdentityModelConfig, model: StoredModel | undef
     model,
     'first_name',
     'identity_first_names_tell_apart',
-    'Whether unrelated first names alone are two people (macros.identity_first_names_apart, macros.identity_worth_comparing): the model in force weighs the level different at least identity_ambiguity_weight() bits against; else only a household\'s case is (one e-mail or phone, or one surname, birth date and address). True before a model weighs it.',
+    'Whether unrelated first names alone are two people (macros.identity_first_names_apart, macros.identity_worth_comparing): the model in force weighs the level different at least identity_ambiguity_weight() bits against; else only a household\'s case is (one e-mail or phone, or one surname with no other birth date or address). True before a model weighs it.',
   );
 }
 
