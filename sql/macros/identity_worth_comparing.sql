@@ -1,4 +1,4 @@
--- description: The pairs of a table of pairs (pairs_table: lower_number, higher_number and any other columns, kept) that are worth the identity model's comparison, their records (l and r) read from a table of rows shaped like int_identity_comparables (records_table), by cheap tests: it shares an e-mail or a phone; or nothing in it says two people (both names alike, as written or crossed, or the first names forms of one name by the club's first_name_forms.csv, or a word of one the start or end of a word of the other, of three letters or more (the level name_part as shipped), the first names left out where macros.identity_first_names_tell_apart() says unrelated ones do not tell people apart; birth dates not different beyond the slips the model knows: two digits, a day, day and month swapped, where macros.identity_birth_dates_tell_apart() says a birth date tells people apart); or it agrees on at least three of four facts (birth date within a digit or day and month swapped, initials, a word of the name, the address: a street line in one postal code or town, a postal code or a town), as twins and a name changed by marriage do. A block under its cap holds more people by chance as the club grows (one birth date and first name, one street line in two towns): the pairs these tests drop are those, and they grow with the club while the pairs kept grow with its records (docs/decisions.md "Blocking that stays flat"). A table macro over the joined columns, not a scalar one handed two rows: DuckDB packs a row handed to a macro into a struct again at every field it reads, which cost most of the pairs' build. The tests are written so that a filter stops early: the cheap ones first, and "three of four facts" as "the initials and the address and one more, or one of those two and both others", so the words of the names are compared only for the few pairs where they decide.
+-- description: The pairs of a table of pairs (pairs_table: lower_number, higher_number and any other columns, kept) that are worth the identity model's comparison, their records (l and r) read from a table of rows shaped like int_identity_comparables (records_table), by cheap tests: it shares an e-mail or a phone; or nothing in it says two people (both names alike, as written or crossed, or the first names forms of one name by the club's first_name_forms.csv, or a word of one the start or end of a word of the other, of three letters or more (the level name_part as shipped); birth dates not different beyond the slips the model knows: two digits, a day, day and month swapped, where macros.identity_birth_dates_tell_apart() says a birth date tells people apart); or, where the model weighs unrelated first names as evidence (macros.identity_first_names_tell_apart() false), one street (street lines alike, the postal code or town the same) and birth date and last names alike, as written or crossed; or it agrees on at least three of four facts (birth date within a digit or day and month swapped, initials, a word of the name, the address: a street line in one postal code or town, a postal code or a town), as twins and a name changed by marriage do. A block under its cap holds more people by chance as the club grows (one birth date and first name, one street line in two towns): the pairs these tests drop are those, and they grow with the club while the pairs kept grow with its records (docs/decisions.md "Blocking that stays flat"). A table macro over the joined columns, not a scalar one handed two rows: DuckDB packs a row handed to a macro into a struct again at every field it reads, which cost most of the pairs' build. The tests are written so that a filter stops early: the cheap ones first, and "three of four facts" as "the initials and the address and one more, or one of those two and both others", so the words of the names are compared only for the few pairs where they decide.
 create or replace macro macros.identity_worth_comparing(pairs_table, records_table) as table
     select pairs.*
     from query_table(pairs_table) as pairs
@@ -20,10 +20,7 @@ create or replace macro macros.identity_worth_comparing(pairs_table, records_tab
             and (
                 (
                     (
-                        -- first names unrelated say two people only where the model says so (the twin case is
-                        -- kept by three of four facts below, and vetoed)
-                        not macros.identity_first_names_tell_apart()
-                        or macros.name_alike(l.first_name_spelling, r.first_name_spelling)
+                        macros.name_alike(l.first_name_spelling, r.first_name_spelling)
                         or coalesce(list_has_any(l.first_name_forms, r.first_name_tokens) or list_has_any(r.first_name_forms, l.first_name_tokens) or list_has_any(l.first_name_forms, r.first_name_forms), false)
                         -- a word of one the start or end of a word of the other: for one word each (most names) without the lambdas
                         or coalesce(
@@ -43,6 +40,16 @@ create or replace macro macros.identity_worth_comparing(pairs_table, records_tab
                 )
                 or (macros.name_alike(l.first_name_spelling, r.last_name_spelling) and macros.name_alike(l.last_name_spelling, r.first_name_spelling))
             )
+        )
+        -- where the model weighs unrelated first names as evidence: one street (street lines alike, the postal code or
+        -- the town the same) and birth date, and last names alike, as written or crossed (a slip in the last name is
+        -- no word in common, so three of four facts below miss it); a street and a birth date meet by chance rarely
+        -- (a town and a birth date with a common surname grew ninefold per record from scale 1 to 10)
+        or (
+            not macros.identity_first_names_tell_apart()
+            and coalesce(l.birth_date_key = r.birth_date_key, false)
+            and coalesce(jaro_winkler_similarity(l.street_key, r.street_key) >= 0.88 and (l.postcode_key = r.postcode_key or l.city_key = r.city_key), false)
+            and (macros.name_alike(l.last_name_spelling, r.last_name_spelling) or macros.name_alike(l.first_name_spelling, r.last_name_spelling) or macros.name_alike(l.last_name_spelling, r.first_name_spelling))
         )
         -- at least three of four facts: the initials, the address (macros.addresses_near), the birth date
         -- (macros.birth_dates_slipped), a word of the name in common; so at least one of the first two (rare in

@@ -294,7 +294,7 @@ export function formatExplanation(explained: PairExplanation): string {
   out.push(
     explained.blocks.length === 0
       ? 'no blocking rule makes them a candidate pair: the model never compares them (the figures above are what it would say)'
-      : `they share the blocks of ${explained.blocks.map((block) => `${block.rule} (${block.records} records${block.crowded ? `, crowded (over its cap of ${block.cap} when the model in force was put in force, or three times it now): compares nobody` : ''})`).join(', ')}${compared.length === 0 ? ': each crowded, so the model never compares them' : explained.worthComparing ? '' : `, but nothing cheap says they may be one person (${explained.firstNames.tellApart ? 'names' : 'last names'} unrelated${explained.birthDates.tellApart ? ' or birth dates different' : ''}, and fewer than three of birth date, initials, a name word and address in common), so the model never compares them`}`,
+      : `they share the blocks of ${explained.blocks.map((block) => `${block.rule} (${block.records} records${block.crowded ? `, crowded (over its cap of ${block.cap} when the model in force was put in force, or three times it now): compares nobody` : ''})`).join(', ')}${compared.length === 0 ? ': each crowded, so the model never compares them' : explained.worthComparing ? '' : `, but nothing cheap says they may be one person (names unrelated${explained.birthDates.tellApart ? ' or birth dates different' : ''}, and fewer than three of birth date, initials, a name word and address in common${explained.firstNames.tellApart ? '' : ', nor one street and birth date with last names alike'}), so the model never compares them`}`,
   );
   out.push(
     explained.fans[0] === explained.fans[1]

@@ -735,8 +735,7 @@ export function identityModelMacros(config: IdentityModelConfig, model: StoredMo
       sql: `create or replace macro ${MACRO_SCHEMA}.identity_ambiguity_weight() as ${config.training.ambiguity_weight}::double;\n`,
       description: 'Evidence against two records at least this strong (the sum of their negative weights, in bits) tells them apart like a veto (int_identity_ambiguous_links).',
     },
-    birthDatesMacro(config, model),
-    firstNamesMacro(config, model),
+    ...TELL_APART_RULES.map((rule) => tellApartMacro(config, model, rule.comparison, rule.name, rule.description)),
     {
       name: 'identity_review_threshold',
       file: `setting identityReviewThreshold (${thresholds.review})`,
@@ -746,27 +745,24 @@ export function identityModelMacros(config: IdentityModelConfig, model: StoredMo
   ];
 }
 
-/** identity_birth_dates_tell_apart: a constant, so a false one drops the birth-date tests from every pair's SQL. */
-function birthDatesMacro(config: IdentityModelConfig, model: StoredModel | undefined): MacroDefinition {
-  return tellApartMacro(
-    config,
-    model,
-    'birth_date',
-    'identity_birth_dates_tell_apart',
-    'Whether birth dates different beyond every slip are two people (macros.identity_contradicts, macros.identity_worth_comparing): the model in force weighs the level different at least identity_ambiguity_weight() bits against, so the club\'s records keep birth dates well; true before a model weighs it.',
-  );
-}
-
-/** identity_first_names_tell_apart: a constant, as the birth dates' is. */
-function firstNamesMacro(config: IdentityModelConfig, model: StoredModel | undefined): MacroDefinition {
-  return tellApartMacro(
-    config,
-    model,
-    'first_name',
-    'identity_first_names_tell_apart',
-    'Whether unrelated first names alone are two people (macros.identity_first_names_apart, macros.identity_worth_comparing): the model in force weighs the level different at least identity_ambiguity_weight() bits against; else only a household\'s case is (one e-mail or phone, or one surname with no other birth date or address). True before a model weighs it.',
-  );
-}
+/**
+ * The rules that follow the model in force, each a constant macro (so a false one drops its
+ * tests from every pair's SQL): whether a comparison's level `different` tells people apart.
+ */
+const TELL_APART_RULES: { comparison: ComparisonName; name: string; description: string }[] = [
+  {
+    comparison: 'birth_date',
+    name: 'identity_birth_dates_tell_apart',
+    description:
+      'Whether birth dates different beyond every slip are two people (macros.identity_contradicts, macros.identity_worth_comparing): the model in force weighs the level different at least identity_ambiguity_weight() bits against, so the club\'s records keep birth dates well; true before a model weighs it.',
+  },
+  {
+    comparison: 'first_name',
+    name: 'identity_first_names_tell_apart',
+    description:
+      'Whether unrelated first names alone are two people (macros.identity_first_names_apart, macros.identity_worth_comparing): the model in force weighs the level different at least identity_ambiguity_weight() bits against; else only a household\'s case is (one e-mail or phone, or one surname with no other birth date or address). True before a model weighs it.',
+  },
+];
 
 /** A constant macro: whether the comparison's level `different` tells people apart under the model in force (differentTellsApart). */
 function tellApartMacro(config: IdentityModelConfig, model: StoredModel | undefined, comparison: ComparisonName, name: string, description: string): MacroDefinition {
