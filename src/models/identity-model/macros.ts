@@ -256,7 +256,7 @@ export function birthDateDifferenceWeight(config: IdentityModelConfig, model: St
  * The weight the model in force gives a comparison's last level (`different`, its `else`), or
  * undefined with no model or a level it could not train (m or u missing or 0).
  */
-export function differentWeight(config: IdentityModelConfig, model: StoredModel | undefined, comparison: ComparisonName): number | undefined {
+function differentWeight(config: IdentityModelConfig, model: StoredModel | undefined, comparison: ComparisonName): number | undefined {
   const different = config.levels.filter((level) => level.comparison === comparison).at(-1);
   const stored = model?.levels.find((level) => level.comparison === comparison && level.levelIndex === different?.index);
   if (stored?.m === null || stored?.m === undefined || stored.u === null || stored.u === undefined || !(stored.m > 0 && stored.u > 0)) return undefined;
@@ -280,17 +280,6 @@ function differentTellsApart(config: IdentityModelConfig, model: StoredModel | u
 /** See birthDateDifferenceWeight. */
 export function birthDatesTellApart(config: IdentityModelConfig, model: StoredModel | undefined): boolean {
   return differentTellsApart(config, model, 'birth_date');
-}
-
-/**
- * Whether unrelated first names (the level `different`) alone tell two records apart, as birth
- * dates do (birthDatesTellApart): where the model in force weighs them at least the ambiguity
- * weight against. Where it weighs them less (Febrl 4's second file replaces a first name outright
- * in one pair of eleven), they are evidence, and only a household's case (identity_first_names_apart:
- * one e-mail or phone, or twins' surname, birth date and address) is two people.
- */
-export function firstNamesTellApart(config: IdentityModelConfig, model: StoredModel | undefined): boolean {
-  return differentTellsApart(config, model, 'first_name');
 }
 
 /** The levels of a comparison whose test is one of `tests`, by index. */
@@ -748,6 +737,10 @@ export function identityModelMacros(config: IdentityModelConfig, model: StoredMo
 /**
  * The rules that follow the model in force, each a constant macro (so a false one drops its
  * tests from every pair's SQL): whether a comparison's level `different` tells people apart.
+ * Unrelated first names as birth dates (birthDatesTellApart): where the model weighs them less
+ * than the ambiguity weight against (Febrl 4's second file replaces a first name outright in one
+ * pair of eleven: -3.4 bits), they are evidence, and only a household's case
+ * (identity_first_names_apart) is two people.
  */
 const TELL_APART_RULES: { comparison: ComparisonName; name: string; description: string }[] = [
   {
