@@ -1,7 +1,7 @@
 -- materialized: incremental
 -- unique_key: record_key
 -- incremental_delete: macros.record_number(record_key) not in (select record_number from intermediate.int_identity_records)
--- description: One row per record: its fan, the connected component of its links (int_identity_edges: the hard links and the identity model's, and the analysts' same-fan overrides) it belongs to, the part of it its fan is once its weakest links are cut where the component holds two records an analyst declared different (different-fan overrides) or two the model joined that contradict each other (macros.identity_contradicts: first names unrelated, or birth dates different beyond any slip, a slip and a day-month swap at once included, or two customer profiles whose people agree on first names a slip apart; a hard link or a same-fan override may join them), and the strongest rule that linked it. A record that matches nobody is its own fan. Incremental: only the components holding a record whose links, or the names and birth date a contradiction is judged on, changed (link_signature) are recomputed; see docs/decisions.md.
+-- description: One row per record: its fan, the connected component of its links (int_identity_edges: the hard links and the identity model's, and the analysts' same-fan overrides) it belongs to, the part of it its fan is once its weakest links are cut where the component holds two records an analyst declared different (different-fan overrides) or two the model joined that contradict each other (macros.identity_contradicts: first names unrelated where the model in force weighs that at least the ambiguity weight against, else in a household's case: one e-mail or phone, or one surname with no other birth date or address, or birth dates different beyond any slip, a slip and a day-month swap at once included, or two customer profiles whose people agree on first names a slip apart; a hard link or a same-fan override may join them), and the strongest rule that linked it. A record that matches nobody is its own fan. Incremental: only the components holding a record whose links, or the names and birth date a contradiction is judged on, changed (link_signature) are recomputed; see docs/decisions.md.
 -- test: unique(record_key)
 -- test: not_null(record_key, fan_id, component_number, match_rule, link_signature)
 
@@ -109,7 +109,13 @@ link_signatures as (
             list_sort(records.first_name_forms),
             records.birth_date_key,
             records.birth_date_digits,
-            records.people_first_name_spelling
+            records.people_first_name_spelling,
+            records.email,
+            records.phone_key,
+            records.phone_e164,
+            records.street_key,
+            records.postcode_key,
+            records.city_key
         ) as link_signature,
 
     from records
@@ -254,7 +260,8 @@ components as (
 ),
 
 -- Two records of one component that are two people (macros.identity_contradicts: first names
--- unrelated, or birth dates different beyond any slip, or profiles whose people agree on two
+-- unrelated where the model says that tells people apart, else in a household's case: one e-mail
+-- or phone, or one surname with no other birth date or address, or birth dates different beyond any slip, or profiles whose people agree on two
 -- names a slip apart), in a component the model linked: the model chained
 -- them (Kari, a nameless mailbox record, a nameless phone record, Ola), or linked a father to
 -- his son of one name. No model link may join them; hard links and same-fan overrides may.
@@ -288,6 +295,13 @@ comparables as (
         birth_date_key,
         birth_date_digits,
         people_first_name_spelling,
+        email,
+        phone_key,
+        phone_e164,
+        street_key,
+        street_letters,
+        postcode_key,
+        city_key,
 
     from intermediate.int_identity_records
     where rowid in (
@@ -312,6 +326,13 @@ model_members as materialized (
         comparables.birth_date_key,
         comparables.birth_date_digits,
         comparables.people_first_name_spelling,
+        comparables.email,
+        comparables.phone_key,
+        comparables.phone_e164,
+        comparables.street_key,
+        comparables.street_letters,
+        comparables.postcode_key,
+        comparables.city_key,
 
     from components
     semi join model_components

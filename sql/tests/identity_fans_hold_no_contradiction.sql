@@ -1,4 +1,4 @@
--- description: No fan holds two records that are two people (macros.identity_contradicts: first names unrelated, or birth dates different beyond any slip, a slip and a day-month swap at once included, where the model in force weighs a difference at least the ambiguity weight against (macros.identity_birth_dates_tell_apart), or two customer profiles whose people agree on first names a slip apart) unless hard links or the analysts' same-fan overrides alone join them: the model never chains two people into one fan (int_identity_clusters cuts such a component at its weakest model links and marts.fan_identity_review lists the links cut, reason chain_cut).
+-- description: No fan holds two records that are two people (macros.identity_contradicts: first names unrelated where the model in force weighs that at least the ambiguity weight against, else in a household's case: one e-mail or phone, or one surname with no other birth date or address (macros.identity_first_names_apart), or birth dates different beyond any slip, a slip and a day-month swap at once included, where the model in force weighs a difference at least the ambiguity weight against (macros.identity_birth_dates_tell_apart), or two customer profiles whose people agree on first names a slip apart) unless hard links or the analysts' same-fan overrides alone join them: the model never chains two people into one fan (int_identity_clusters cuts such a component at its weakest model links and marts.fan_identity_review lists the links cut, reason chain_cut).
 -- severity: error
 
 with recursive
@@ -22,6 +22,13 @@ members as materialized (
         records.birth_date_key,
         records.birth_date_digits,
         records.people_first_name_spelling,
+        records.email,
+        records.phone_key,
+        records.phone_e164,
+        records.street_key,
+        records.street_letters,
+        records.postcode_key,
+        records.city_key,
 
     from intermediate.int_identity_clusters as fans
     inner join intermediate.int_identity_records as records

@@ -46,7 +46,7 @@ let levelsRetrained: unknown[];
 let inForceBefore: unknown[];
 let modelsBefore: unknown[];
 let dueChurn: unknown;
-let birthDatesRetrained: Record<string, unknown>[];
+let rulesRetrained: Record<string, unknown>[];
 
 beforeAll(async () => {
   dataDir = tempDataDir();
@@ -68,9 +68,10 @@ beforeAll(async () => {
   dueChurn = (await queryWarehouse(dataDir, 'select records_moved::integer as moved, retrain_due from meta.identity_fan_churn order by built_at desc limit 1'))[0];
   await build(changedModels, true);
   levelsRetrained = await levels();
-  birthDatesRetrained = await queryWarehouse(
+  rulesRetrained = await queryWarehouse(
     dataDir,
-    `select macros.identity_birth_dates_tell_apart() as tell_apart, weight from macros.identity_model() where comparison = 'birth_date' and level = 'different'`,
+    `select comparison, case comparison when 'birth_date' then macros.identity_birth_dates_tell_apart() else macros.identity_first_names_tell_apart() end as tell_apart, weight
+     from macros.identity_model() where comparison in ('birth_date', 'first_name') and level = 'different' order by comparison`,
   );
 }, 120_000);
 
@@ -100,9 +101,10 @@ describe('the identity model in force', () => {
     expect(churn).toEqual({ model_version: 2, model_applied: true, retrain_due: null });
   });
 
-  it('has the birth-date rule of the model it put in force: birth dates tell people apart only where it weighs a difference at least 10 bits against', () => {
-    const [{ tell_apart: tellApart, weight }] = birthDatesRetrained as [{ tell_apart: boolean; weight: number }];
-    expect(tellApart).toBe(weight <= -10);
+  it('has the birth-date and first-name rules of the model it put in force: each tells people apart only where it weighs a difference at least 10 bits against', () => {
+    const rules = rulesRetrained as { comparison: string; tell_apart: boolean; weight: number }[];
+    expect(rules.map((rule) => rule.comparison)).toEqual(['birth_date', 'first_name']);
+    for (const { tell_apart: tellApart, weight } of rules) expect(tellApart).toBe(weight <= -10);
   });
 });
 

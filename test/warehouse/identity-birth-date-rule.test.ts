@@ -1,12 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { join } from 'node:path';
-import { withConnection } from '../../src/core/duckdb.js';
-import { explainPair, formatExplanation } from '../../src/models/identity-model/explain.js';
-import { buildModels, runChecks } from '../../src/models/index.js';
-import { tempDataDir } from '../helpers/cli.js';
+import { formatExplanation } from '../../src/models/identity-model/explain.js';
 import { queryWarehouse } from '../helpers/warehouse.js';
-import { born, profile, type RawRecords, user, writeRawTables } from './identity-fixture.js';
-import { storeClubModel } from './identity-model-fixture.js';
+import { born, profile, type RawRecords, user } from './identity-fixture.js';
+import { BACKDROP, explainOf, fansOf, noContradiction, placeWithClubModel } from './identity-rule-fixture.js';
 
 /**
  * Birth dates different beyond every slip are two people only where the model in force weighs
@@ -17,13 +13,9 @@ import { storeClubModel } from './identity-model-fixture.js';
  * 0.046, u 0.986: -4.4 bits).
  */
 
-const backdrop = [
-  ['Kari', 'Lunde'], ['Ola', 'Lunde'], ['Per', 'Haugen'], ['Tone', 'Haugen'],
-].map(([first, last], at) => user(900 + at, { name_first: first, name_last: last, email: `backdrop${at}@example.org`, phone: '' }));
-
 const RAW: RawRecords = {
   ticketing_users: [
-    ...backdrop,
+    ...BACKDROP,
     // one person, or father and son of one name: one name, e-mail, phone and address, another birth date
     user(401, { name_first: 'Siri', name_last: 'Dahl', email: 'siri.dahl@online.no', phone: '93000401', birthday: '1985-04-12', address: 'Lia 9', zip_code: '7040', city: 'Trondheim' }),
     // one name, nothing else in common: only the names say they may be one person
@@ -38,30 +30,10 @@ const RAW: RawRecords = {
 const SIRI: [string, string] = ['ticketing_user:401', 'engagement_customer_profile:4001'];
 const TOR: [string, string] = ['ticketing_user:411', 'engagement_customer_profile:4011'];
 
-/** The records built with the club model, its birth-date levels replaced by `birthDate`. */
-async function place(birthDate: Record<string, [number, number]>): Promise<string> {
-  const dataDir = tempDataDir();
-  const warehouse = join(dataDir, 'warehouse.duckdb');
-  await withConnection(warehouse, (connection) => storeClubModel(connection, { birth_date: birthDate }));
-  await writeRawTables(warehouse, RAW);
-  const results = await buildModels({ dataDir, select: ['+fan_identity_links', '+fan_identity_review'] });
-  expect(results.filter((result) => result.status !== 'ok').map((result) => `${result.model}: ${result.error?.message ?? result.reason}`)).toEqual([]);
-  return dataDir;
-}
-
-const fansOf = async (dataDir: string, keys: readonly string[]) =>
-  (await queryWarehouse(dataDir, `select fan_id from marts.fan_identity_links where system || ':' || record_id in (${keys.map((key) => `'${key}'`).join(', ')})`)).map((row) => row.fan_id);
-const explain = (dataDir: string, [a, b]: readonly [string, string]) => withConnection(join(dataDir, 'warehouse.duckdb'), (connection) => explainPair(connection, a, b));
-
-const noContradiction = async (dataDir: string) => {
-  const results = await runChecks({ dataDir, all: true });
-  return results.filter((result) => result.name.includes('identity_fans_hold_no_contradiction')).map((result) => result.status);
-};
-
 describe('birth dates the club keeps well (the model weighs a difference -10.4 bits)', () => {
   let dataDir: string;
   beforeAll(async () => {
-    dataDir = await place({});
+    dataDir = await placeWithClubModel(RAW, {});
   }, 120_000);
 
   it('the model links the two records, and the chain rule cuts them into two fans, the link listed for review', async () => {
@@ -74,12 +46,12 @@ describe('birth dates the club keeps well (the model weighs a difference -10.4 b
   });
 
   it('never compares two records whose names alone agree and whose birth dates differ', async () => {
-    const explained = await explain(dataDir, TOR);
+    const explained = await explainOf(dataDir, TOR);
     expect(explained.worthComparing).toBe(false);
   });
 
   it('identity explain states the rule: two people, and the weight it rests on', async () => {
-    const explained = await explain(dataDir, SIRI);
+    const explained = await explainOf(dataDir, SIRI);
     expect(explained.birthDates).toEqual({ differ: true, tellApart: true, differentWeight: expect.closeTo(Math.log2(0.00072 / 0.984), 6), ambiguityWeight: -10 });
     expect(explained.chainCut).toBe(true);
     const text = formatExplanation(explained);
@@ -91,7 +63,7 @@ describe('birth dates the club keeps well (the model weighs a difference -10.4 b
 describe('birth dates the club keeps badly (the model weighs a difference -4.4 bits, as on Febrl 4)', () => {
   let dataDir: string;
   beforeAll(async () => {
-    dataDir = await place({ different: [0.046, 0.986] });
+    dataDir = await placeWithClubModel(RAW, { birth_date: { different: [0.046, 0.986] } });
   }, 120_000);
 
   it('keeps the person whose two records carry different birth dates as one fan', async () => {
@@ -104,13 +76,13 @@ describe('birth dates the club keeps badly (the model weighs a difference -4.4 b
   });
 
   it('compares two records whose names agree though their birth dates differ (the model weighs them)', async () => {
-    const explained = await explain(dataDir, TOR);
+    const explained = await explainOf(dataDir, TOR);
     expect(explained.worthComparing).toBe(true);
     expect(new Set(await fansOf(dataDir, TOR)).size).toBe(2);
   });
 
   it('identity explain states the rule: evidence, not two people', async () => {
-    const explained = await explain(dataDir, SIRI);
+    const explained = await explainOf(dataDir, SIRI);
     expect(explained.birthDates).toEqual({ differ: true, tellApart: false, differentWeight: expect.closeTo(Math.log2(0.046 / 0.986), 6), ambiguityWeight: -10 });
     expect([explained.modelLinks, explained.chainCut, explained.fans[0] === explained.fans[1]]).toEqual([true, false, true]);
     expect(formatExplanation(explained)).toContain('birth dates different: evidence the model weighs, not two people (the model weighs a difference -4.42 bits, weaker than the ambiguity weight -10');

@@ -24,7 +24,7 @@ const CLUB_LEVELS: Record<string, Record<string, [number, number]>> = {
   email: { exact: [0.782, 0.000225], different: [0.218, 0.99977] },
   phone: { exact: [0.898, 0.000302], same_digits: [0.01, 0.000004], one_digit: [0.0019, 0.0000043], different: [0.102, 0.9997] },
   address: {
-    same: [0.642, 0.000183], similar_street: [0.0903, 0.00003], street_town_swapped: [0.118, 0.0019], same_postcode_and_town_no_street: [0.0247, 0.00025],
+    same: [0.642, 0.000183], street_slip: [0.0603, 0.00001], similar_street: [0.03, 0.00002], street_town_swapped: [0.118, 0.0019], same_postcode_and_town_no_street: [0.0247, 0.00025],
     same_postcode_and_town: [0.0243, 0.00562], same_area: [0.184, 0.00383],
     different: [0.0587, 0.990],
   },

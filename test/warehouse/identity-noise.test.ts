@@ -150,7 +150,7 @@ describe('identity resolution through real-world noise', () => {
       `select * from marts.fan_identity_evidence where (from_key, to_key) in (('engagement_customer_profile:2020', 'ticketing_user:220'), ('engagement_customer_profile:2021', 'ticketing_user:221'))`,
     );
     const slips = rows.find((row) => row.to_key === 'ticketing_user:220')!;
-    expect(slips).toMatchObject({ birth_date_level: 'one_digit', phone_level: 'one_digit', address_level: 'similar_street', email_level: 'different' });
+    expect(slips).toMatchObject({ birth_date_level: 'one_digit', phone_level: 'one_digit', address_level: 'street_slip', email_level: 'different' });
     const swapped = rows.find((row) => row.to_key === 'ticketing_user:221')!;
     expect(swapped).toMatchObject({ names_crossed: true, first_name_level: 'one_edit', last_name_level: 'exact' });
   });

@@ -31,7 +31,7 @@ const TESTS: Record<ComparisonKind, Record<string, 'none' | 'similarity' | 'coun
   name: { same: 'none', jaro_winkler: 'similarity', edits: 'count', letters_dropped: 'count', name_part: 'count', short_form: 'none', initial: 'none', else: 'none' },
   date: { same: 'none', edits: 'count', days_apart: 'count', day_month_swapped: 'none', else: 'none' },
   text: { same: 'none', same_number: 'none', jaro_winkler: 'similarity', edits: 'count', else: 'none' },
-  address: { same: 'none', street_similar: 'similarity', street_town_swapped: 'similarity', postcode_and_city_without_street: 'none', postcode_and_city: 'none', postcode_or_city: 'none', else: 'none' },
+  address: { same: 'none', street_edits: 'count', street_similar: 'similarity', street_town_swapped: 'similarity', postcode_and_city_without_street: 'none', postcode_and_city: 'none', postcode_or_city: 'none', else: 'none' },
 };
 
 /** What a blocking rule's `block_on` may combine (with `+`): values records must share to be compared. */

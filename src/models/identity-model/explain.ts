@@ -2,6 +2,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { queryRows } from '../../core/duckdb.js';
 import { UsageError } from '../../core/errors.js';
 import { COMPARISONS, type ComparisonName } from './config.js';
+import { firstNamesApartCall } from './macros.js';
 
 /** One comparison of a pair: its level, its weight and what each record holds. */
 export interface ExplainedComparison {
@@ -47,6 +48,14 @@ export interface PairExplanation {
    * trained) and the ambiguity weight it is held against; differ: this pair's are.
    */
   birthDates: { differ: boolean; tellApart: boolean; differentWeight: number | null; ambiguityWeight: number };
+  /**
+   * The first-name rule in force (macros.identity_first_names_apart): whether unrelated first
+   * names alone are two people (tellApart: the model weighs them at least the ambiguity weight
+   * against), the model's weight of that level (null: none trained); unrelated: this pair's are;
+   * apart: the rule holds them apart (always where tellApart, else only in a household's case: one
+   * e-mail or phone, or one surname with no other birth date or address).
+   */
+  firstNames: { unrelated: boolean; apart: boolean; tellApart: boolean; differentWeight: number | null };
 }
 
 /**
@@ -86,6 +95,10 @@ export async function explainPair(connection: DuckDBConnection, recordA: string,
          macros.identity_ambiguity_weight() as ambiguity_weight,
          model.birth_date_weights[len(level_names.birth_date)] as birth_date_different_weight,
          compared.levels.birth_date = len(level_names.birth_date) - 1 as birth_dates_differ,
+         macros.identity_first_names_tell_apart() as first_names_tell_apart,
+         model.first_name_weights[len(level_names.first_name)] as first_name_different_weight,
+         compared.levels.first_name = len(level_names.first_name) - 1 as first_names_unrelated,
+         ${firstNamesApartCall((name) => `compared.levels.${name}`)} as first_names_apart,
          ${names.map((name) => `level_names.${name}[compared.levels.${name} + 1] as ${name}_level`).join(', ')},
          macros.identity_name_weight(model.first_name_weights, compared.levels.first_name, model.first_name_tf_level, model.first_name_tf_m, compared.levels.first_name_tf) as first_name_weight,
          macros.identity_name_weight(model.last_name_weights, compared.levels.last_name, model.last_name_tf_level, model.last_name_tf_m, compared.levels.last_name_tf) as last_name_weight,
@@ -111,7 +124,7 @@ export async function explainPair(connection: DuckDBConnection, recordA: string,
     const weight = Number(row![`${name}_weight`] ?? 0);
     const values = row![`${name}_values`] as [string | null, string | null];
     comparisons.push({ comparison: name, level: String(level), weight, values: [values[0] || null, values[1] || null] });
-    if (row![`${name}_vetoed`] === true) vetoedBy.push(`${name} ${String(level)}`);
+    if (row![`${name}_vetoed`] === true || (name === 'first_name' && row!.first_names_apart === true)) vetoedBy.push(`${name} ${String(level)}`);
   }
   const priorWeight = row!.prior_weight === null ? null : Number(row!.prior_weight);
   let matchWeight = priorWeight === null ? null : priorWeight + comparisons.reduce((sum, compared) => sum + compared.weight, 0);
@@ -202,7 +215,22 @@ export async function explainPair(connection: DuckDBConnection, recordA: string,
       differentWeight: nullableNumber(row!.birth_date_different_weight),
       ambiguityWeight: Number(row!.ambiguity_weight),
     },
+    firstNames: {
+      unrelated: row!.first_names_unrelated === true,
+      apart: row!.first_names_apart === true,
+      tellApart: row!.first_names_tell_apart === true,
+      differentWeight: nullableNumber(row!.first_name_different_weight),
+    },
   };
+}
+
+/** The first-name rule applied to a pair whose first names are unrelated (macros.identity_first_names_apart). */
+function firstNameRule(firstNames: PairExplanation['firstNames'], ambiguityWeight: number): string {
+  const weighed = firstNames.differentWeight === null ? 'no trained model weighs them yet' : `the model weighs unrelated first names ${firstNames.differentWeight.toFixed(2)} bits`;
+  if (firstNames.tellApart) return `first names unrelated: two people (${weighed}, at least the ambiguity weight ${ambiguityWeight}): no fan holds both but through a hard link or an analyst`;
+  return firstNames.apart
+    ? `first names unrelated in a household's case (one e-mail or phone, or one surname with no other birth date or address: partners, twins, siblings): two people whatever else agrees (${weighed}, weaker than the ambiguity weight ${ambiguityWeight}, so elsewhere they are evidence): no fan holds both but through a hard link (an externalId) or an analyst`
+    : `first names unrelated: evidence the model weighs, not two people (${weighed}, weaker than the ambiguity weight ${ambiguityWeight}; no e-mail or phone in common, nor one surname with no other birth date or address, as a household's would be)`;
 }
 
 /** The birth-date rule applied to a pair whose birth dates differ (macros.identity_birth_dates_tell_apart). */
@@ -255,16 +283,18 @@ export function formatExplanation(explained: PairExplanation): string {
     out.push(`match probability ${explained.matchProbability.toPrecision(4)}${explained.stored ? ' (as build stored it)' : ' (computed here)'}, ${verdict}`);
   }
   if (explained.ambiguousWith.length > 0) out.push(`the model's link is left out as ambiguous: a record of it is linked to ${explained.ambiguousWith.join('; ')}, which the model tells apart (review: ambiguous_link)`);
+  if (explained.firstNames.unrelated) out.push(firstNameRule(explained.firstNames, explained.birthDates.ambiguityWeight));
   if (explained.birthDates.differ) out.push(birthDateRule(explained.birthDates));
   if (explained.chainCut) {
+    const firstNames = explained.firstNames.tellApart ? 'first names unrelated' : "first names unrelated in a household's case";
     const birthDates = explained.birthDates.tellApart ? 'birth dates different beyond any slip, ' : '';
-    out.push(`the model's link was cut: their component held two people (first names unrelated, ${birthDates}or two profiles whose people agree on names a slip apart), and it was among the weakest links between them (review: chain_cut)`);
+    out.push(`the model's link was cut: their component held two people (${firstNames}, ${birthDates}or two profiles whose people agree on names a slip apart), and it was among the weakest links between them (review: chain_cut)`);
   }
   const compared = explained.blocks.filter((block) => !block.crowded);
   out.push(
     explained.blocks.length === 0
       ? 'no blocking rule makes them a candidate pair: the model never compares them (the figures above are what it would say)'
-      : `they share the blocks of ${explained.blocks.map((block) => `${block.rule} (${block.records} records${block.crowded ? `, crowded (over its cap of ${block.cap} when the model in force was put in force, or three times it now): compares nobody` : ''})`).join(', ')}${compared.length === 0 ? ': each crowded, so the model never compares them' : explained.worthComparing ? '' : `, but nothing cheap says they may be one person (names unrelated${explained.birthDates.tellApart ? ' or birth dates different' : ''}, and fewer than three of birth date, initials, a name word and address in common), so the model never compares them`}`,
+      : `they share the blocks of ${explained.blocks.map((block) => `${block.rule} (${block.records} records${block.crowded ? `, crowded (over its cap of ${block.cap} when the model in force was put in force, or three times it now): compares nobody` : ''})`).join(', ')}${compared.length === 0 ? ': each crowded, so the model never compares them' : explained.worthComparing ? '' : `, but nothing cheap says they may be one person (names unrelated${explained.birthDates.tellApart ? ' or birth dates different' : ''}, and fewer than three of birth date, initials, a name word and address in common${explained.firstNames.tellApart ? '' : ', nor one street and birth date with last names alike'}), so the model never compares them`}`,
   );
   out.push(
     explained.fans[0] === explained.fans[1]

@@ -158,6 +158,10 @@ function testSql(level: ComparisonLevel, crossed: Crossed): string {
   switch (level.test) {
     case 'same':
       return `${L}.street_key = ${R}.street_key and ${agrees('postcode_key')} and ${agrees('city_key')}`;
+    case 'street_edits':
+      // one street line with a slip (Griffiths Treet, Deaslandplace), the postal code and town agreeing where both have them:
+      // unlike another house of one street (12 and 89 Longman Street), which street_similar takes
+      return `${MACRO_SCHEMA}.within_edits(${L}.street_key, ${R}.street_key, ${threshold}) and ${agrees('postcode_key')} and ${agrees('city_key')}`;
     case 'street_similar':
       // not both the postal code and the town differ
       return `jaro_winkler_similarity(${L}.street_key, ${R}.street_key) >= ${threshold} and not (${differs('postcode_key')} and ${differs('city_key')})`;
@@ -245,8 +249,16 @@ function levelsMacro(levels: readonly ComparisonLevel[]): MacroDefinition {
  * or undefined when there is none.
  */
 export function birthDateDifferenceWeight(config: IdentityModelConfig, model: StoredModel | undefined): number | undefined {
-  const different = config.levels.filter((level) => level.comparison === 'birth_date').at(-1);
-  const stored = model?.levels.find((level) => level.comparison === 'birth_date' && level.levelIndex === different?.index);
+  return differentWeight(config, model, 'birth_date');
+}
+
+/**
+ * The weight the model in force gives a comparison's last level (`different`, its `else`), or
+ * undefined with no model or a level it could not train (m or u missing or 0).
+ */
+function differentWeight(config: IdentityModelConfig, model: StoredModel | undefined, comparison: ComparisonName): number | undefined {
+  const different = config.levels.filter((level) => level.comparison === comparison).at(-1);
+  const stored = model?.levels.find((level) => level.comparison === comparison && level.levelIndex === different?.index);
   if (stored?.m === null || stored?.m === undefined || stored.u === null || stored.u === undefined || !(stored.m > 0 && stored.u > 0)) return undefined;
   return levelWeight(stored);
 }
@@ -256,15 +268,68 @@ function levelWeight(level: StoredModel['levels'][number]): number {
   return level.levelIndex === 0 ? 0 : Math.log2(level.m! / level.u!);
 }
 
+/**
+ * Whether a comparison's last level (`different`) tells two records apart: the model in force
+ * weighs it at least the ambiguity weight against, or no model weighs it yet (the rule as shipped).
+ */
+function differentTellsApart(config: IdentityModelConfig, model: StoredModel | undefined, comparison: ComparisonName): boolean {
+  const weight = differentWeight(config, model, comparison);
+  return weight === undefined || weight <= config.training.ambiguity_weight;
+}
+
 /** See birthDateDifferenceWeight. */
 export function birthDatesTellApart(config: IdentityModelConfig, model: StoredModel | undefined): boolean {
-  const weight = birthDateDifferenceWeight(config, model);
-  return weight === undefined || weight <= config.training.ambiguity_weight;
+  return differentTellsApart(config, model, 'birth_date');
+}
+
+/** The levels of a comparison whose test is one of `tests`, by index. */
+const levelsByTest = (levels: readonly ComparisonLevel[], comparison: ComparisonName, tests: readonly string[]) =>
+  levels.filter((level) => level.comparison === comparison && tests.includes(level.test)).map((level) => level.index);
+
+/** The comparisons identity_first_names_apart reads, in the order of its arguments (and of identity_levels' struct). */
+const APART_COMPARISONS = ['first_name', 'last_name', 'birth_date', 'email', 'phone', 'address'] as const satisfies readonly ComparisonName[];
+
+/**
+ * identity_first_names_apart(first_name, last_name, birth_date, email, phone, address), over a
+ * pair's level indexes: whether its first names say two people. Unrelated first names do where
+ * the model in force says they tell people apart (identity_first_names_tell_apart); elsewhere
+ * only in a household's case, where agreement is the household's, not the person's, and no
+ * weight can tell one person from two:
+ * - the twin case: one surname (a word in common), and no other birth date or address: each the
+ *   same (one street line, postal code and town, or a street line with a slip) or missing on a
+ *   side, as twins and siblings of a household look (a record without a birth date kept the
+ *   chain cut between twins whose other records a middle name joined: the noisy seed 11);
+ * - one e-mail address or phone number (a household's mailbox or phone: partners, parents and
+ *   children), where an unrelated first name is the household's other person far more often than
+ *   a nickname (the independent set: 304 pairs of two persons against 66 of one).
+ * Only a hard link (an externalId) or an analyst joins them. The one rule identity_is_vetoed (the
+ * link, the ambiguity rule) and identity_contradicts (the chain cut, the data test) apply; its SQL
+ * is in the definition hash.
+ */
+function firstNamesApartMacro(levels: readonly ComparisonLevel[]): MacroDefinition {
+  const unrelated = levels.filter((level) => level.comparison === 'first_name').at(-1)?.index ?? -1;
+  const within = (comparison: ComparisonName, indexes: number[]) => (indexes.length === 0 ? 'false' : `${comparison} in (${indexes.join(', ')})`);
+  const twin = `${within('last_name', levelsByTest(levels, 'last_name', ['same']))} and ${within('birth_date', [0, ...levelsByTest(levels, 'birth_date', ['same'])])} and ${within('address', [0, ...levelsByTest(levels, 'address', ['same', 'street_edits'])])}`;
+  const contact = `${within('email', levelsByTest(levels, 'email', ['same']))} or ${within('phone', levelsByTest(levels, 'phone', ['same_number', 'same']))}`;
+  return {
+    name: 'identity_first_names_apart',
+    file: 'identity model sql/identity/comparison_levels.csv',
+    sql: `create or replace macro ${MACRO_SCHEMA}.identity_first_names_apart(${APART_COMPARISONS.join(', ')}) as
+    first_name = ${unrelated} and (${MACRO_SCHEMA}.identity_first_names_tell_apart() or ${contact} or (${twin}));\n`,
+    description:
+      'Whether a pair\'s levels (first_name, last_name, birth_date, email, phone, address: level indexes) say two people by their first names: unrelated (the level different) where the model in force weighs that at least identity_ambiguity_weight() bits against (identity_first_names_tell_apart), else only in a household\'s case: one e-mail or phone, or one surname with no other birth date or address (each the same or missing on a side: twins, siblings). Vetoes a model link (identity_is_vetoed) and contradicts (identity_contradicts).',
+  };
+}
+
+/** The call of identity_first_names_apart over the levels `levelOf` gives. */
+export function firstNamesApartCall(levelOf: (comparison: ComparisonName) => string): string {
+  return `${MACRO_SCHEMA}.identity_first_names_apart(${APART_COMPARISONS.map(levelOf).join(', ')})`;
 }
 
 /**
  * Two records no fan may hold both of unless a hard link or an analyst says so: their first
- * names unrelated (the comparison's last level, its `else`, sql/identity/comparison_levels.csv),
+ * names unrelated (the comparison's last level, its `else`, sql/identity/comparison_levels.csv)
+ * where the model says that tells people apart, else in a household's case (identity_first_names_apart),
  * or their birth dates different (the last level) and more than a digit apart even with day and
  * month swapped (two slips at once) where the model says birth dates tell people apart
  * (identity_birth_dates_tell_apart), or their profiles' people agreeing on two first names a slip
@@ -273,7 +338,7 @@ export function birthDatesTellApart(config: IdentityModelConfig, model: StoredMo
  */
 function contradictsSql(levels: readonly ComparisonLevel[], crossed: Crossed): string {
   const elseLevel = (comparison: ComparisonName) => levels.filter((level) => level.comparison === comparison).at(-1)?.index ?? -1;
-  return `(${levelSql('first_name', levels, crossed)}) = ${elseLevel('first_name')}
+  return `${firstNamesApartCall((comparison) => levelSql(comparison, levels, crossed))}
     or (${MACRO_SCHEMA}.identity_birth_dates_tell_apart() and (${levelSql('birth_date', levels, crossed)}) = ${elseLevel('birth_date')}
         and hamming(${L}.birth_date_digits, left(${R}.birth_date_digits, 4) || right(${R}.birth_date_digits, 2) || substr(${R}.birth_date_digits, 5, 2)) > 1)
     or (${namesHeldApartSql(levels, crossed)})`;
@@ -336,7 +401,7 @@ function contradictsMacros(levels: readonly ComparisonLevel[]): MacroDefinition[
       file,
       sql: `create or replace macro ${MACRO_SCHEMA}.identity_contradicts(${L}, ${R}) as
     case when ${CROSSED} then ${MACRO_SCHEMA}.identity_contradicts_oriented(${L}, ${R}, true) or ${MACRO_SCHEMA}.identity_contradicts_oriented(${R}, ${L}, true) else ${MACRO_SCHEMA}.identity_contradicts_oriented(${L}, ${R}, false) end;\n`,
-      description: 'Whether two rows l and r of int_identity_comparables are two people whatever else they share: first names unrelated (the last level), or birth dates different (the last level) and more than a digit apart even with day and month swapped where the model says a birth date tells people apart (identity_birth_dates_tell_apart), or the people of their two customer profiles agreeing on two first names a slip apart; names taken crosswise, either way round (the same answer for l, r as for r, l). No fan holds both but through a hard link or an analyst\'s override.',
+      description: 'Whether two rows l and r of int_identity_comparables are two people whatever else they share: first names unrelated (the last level) where the model says that tells people apart, else in a household\'s case: one e-mail or phone, or one surname with no other birth date or address (identity_first_names_apart), or birth dates different (the last level) and more than a digit apart even with day and month swapped where the model says a birth date tells people apart (identity_birth_dates_tell_apart), or the people of their two customer profiles agreeing on two first names a slip apart; names taken crosswise, either way round (the same answer for l, r as for r, l). No fan holds both but through a hard link or an analyst\'s override.',
     },
   ];
 }
@@ -564,12 +629,13 @@ function tableMacro(name: string, file: string, description: string, columns: [s
 const literal = (value: string | number | boolean | null) => (value === null ? 'null' : typeof value === 'string' ? quoteLiteral(value) : String(value));
 
 /**
- * The configuration with a definitionHash that covers the SQL its levels and blocking rules are
- * computed with (their tests, thresholds and the constants above), besides the files: a change of
+ * The configuration with a definitionHash that covers the SQL its levels, the first-name rule
+ * (identity_first_names_apart) and blocking rules are computed with (their tests, thresholds and
+ * the constants above), besides the files: a change of
  * that SQL in a new fanlake is a changed configuration too, so build reports a retrain as due.
  */
 export function withDefinitionHash(config: IdentityModelConfig): IdentityModelConfig {
-  const sql = [levelsMacro(config.levels), blockKeysMacro(config.blockingRules)].map((macro) => macro.sql);
+  const sql = [levelsMacro(config.levels), firstNamesApartMacro(config.levels), blockKeysMacro(config.blockingRules)].map((macro) => macro.sql);
   const definitionHash = createHash('sha256')
     .update(JSON.stringify([config.filesHash, CROSSED, ...sql]))
     .digest('hex')
@@ -593,6 +659,7 @@ export function identityModelMacros(config: IdentityModelConfig, model: StoredMo
     case when ${CROSSED} then ${MACRO_SCHEMA}.identity_levels_oriented(${L}, ${R}, true) else ${MACRO_SCHEMA}.identity_levels_oriented(${L}, ${R}, false) end;\n`,
       description: 'How two rows of intermediate.int_identity_comparables compare (see identity_levels_oriented); names written the other way round on one side are compared crosswise.',
     },
+    firstNamesApartMacro(config.levels),
     ...contradictsMacros(config.levels),
     ...pairMacros(config.levels),
     blockKeysMacro(config.blockingRules),
@@ -657,7 +724,7 @@ export function identityModelMacros(config: IdentityModelConfig, model: StoredMo
       sql: `create or replace macro ${MACRO_SCHEMA}.identity_ambiguity_weight() as ${config.training.ambiguity_weight}::double;\n`,
       description: 'Evidence against two records at least this strong (the sum of their negative weights, in bits) tells them apart like a veto (int_identity_ambiguous_links).',
     },
-    birthDatesMacro(config, model),
+    ...TELL_APART_RULES.map((rule) => tellApartMacro(config, model, rule.comparison, rule.name, rule.description)),
     {
       name: 'identity_review_threshold',
       file: `setting identityReviewThreshold (${thresholds.review})`,
@@ -667,17 +734,39 @@ export function identityModelMacros(config: IdentityModelConfig, model: StoredMo
   ];
 }
 
-/** identity_birth_dates_tell_apart: a constant, so a false one drops the birth-date tests from every pair's SQL. */
-function birthDatesMacro(config: IdentityModelConfig, model: StoredModel | undefined): MacroDefinition {
-  const weight = birthDateDifferenceWeight(config, model);
-  return {
+/**
+ * The rules that follow the model in force, each a constant macro (so a false one drops its
+ * tests from every pair's SQL): whether a comparison's level `different` tells people apart.
+ * Unrelated first names as birth dates (birthDatesTellApart): where the model weighs them less
+ * than the ambiguity weight against (Febrl 4's second file replaces a first name outright in one
+ * pair of eleven: -3.4 bits), they are evidence, and only a household's case
+ * (identity_first_names_apart) is two people.
+ */
+const TELL_APART_RULES: { comparison: ComparisonName; name: string; description: string }[] = [
+  {
+    comparison: 'birth_date',
     name: 'identity_birth_dates_tell_apart',
-    file: model
-      ? `identity model version ${model.version} (birth_date different ${weight === undefined ? 'untrained' : `${weight.toFixed(2)} bits`}, ambiguity_weight ${config.training.ambiguity_weight})`
-      : 'identity model (not trained yet)',
-    sql: `create or replace macro ${MACRO_SCHEMA}.identity_birth_dates_tell_apart() as ${birthDatesTellApart(config, model)};\n`,
     description:
       'Whether birth dates different beyond every slip are two people (macros.identity_contradicts, macros.identity_worth_comparing): the model in force weighs the level different at least identity_ambiguity_weight() bits against, so the club\'s records keep birth dates well; true before a model weighs it.',
+  },
+  {
+    comparison: 'first_name',
+    name: 'identity_first_names_tell_apart',
+    description:
+      'Whether unrelated first names alone are two people (macros.identity_first_names_apart, macros.identity_worth_comparing): the model in force weighs the level different at least identity_ambiguity_weight() bits against; else only a household\'s case is (one e-mail or phone, or one surname with no other birth date or address). True before a model weighs it.',
+  },
+];
+
+/** A constant macro: whether the comparison's level `different` tells people apart under the model in force (differentTellsApart). */
+function tellApartMacro(config: IdentityModelConfig, model: StoredModel | undefined, comparison: ComparisonName, name: string, description: string): MacroDefinition {
+  const weight = differentWeight(config, model, comparison);
+  return {
+    name,
+    file: model
+      ? `identity model version ${model.version} (${comparison} different ${weight === undefined ? 'untrained' : `${weight.toFixed(2)} bits`}, ambiguity_weight ${config.training.ambiguity_weight})`
+      : 'identity model (not trained yet)',
+    sql: `create or replace macro ${MACRO_SCHEMA}.${name}() as ${differentTellsApart(config, model, comparison)};\n`,
+    description,
   };
 }
 

@@ -170,4 +170,4 @@ async function adoptFilesHash(connection: DuckDBConnection, config: IdentityMode
 }
 
 /** The macros training rewrites. */
-const TRAINED_MACROS = new Set(['identity_model', 'identity_model_version', 'identity_prior_weight', 'identity_birth_dates_tell_apart', 'identity_model_term_frequencies', 'identity_model_rare_term_frequency', 'identity_model_crowded_blocks']);
+const TRAINED_MACROS = new Set(['identity_model', 'identity_model_version', 'identity_prior_weight', 'identity_birth_dates_tell_apart', 'identity_first_names_tell_apart', 'identity_model_term_frequencies', 'identity_model_rare_term_frequency', 'identity_model_crowded_blocks']);
