@@ -50,6 +50,15 @@ merchandise_by_fan as (
 
 ),
 
+-- the accounts that buy or hold a changed ticket, both found in one pass over the tickets
+changed_ticket_users as (
+
+    select unnest([tickets.buyer_user_id, tickets.holder_user_id]) as user_id
+    from marts.fct_tickets as tickets
+    where tickets.ticket_id in (select ticket_id from changed_tickets)
+
+),
+
 -- fans a change touches without reading this model: a record moved or changed, a ticket's buyer or holder now
 touched_fans as (
 
@@ -59,18 +68,9 @@ touched_fans as (
     union
 
     select ticketing_users.fan_id
-    from marts.fct_tickets as tickets
+    from changed_ticket_users
     inner join ticketing_users
-        on ticketing_users.user_id = tickets.buyer_user_id
-    where tickets.ticket_id in (select ticket_id from changed_tickets)
-
-    union
-
-    select ticketing_users.fan_id
-    from marts.fct_tickets as tickets
-    inner join ticketing_users
-        on ticketing_users.user_id = tickets.holder_user_id
-    where tickets.ticket_id in (select ticket_id from changed_tickets)
+        on ticketing_users.user_id = changed_ticket_users.user_id
 
 ),
 
@@ -84,7 +84,8 @@ computed_fans as (
         or fan_id in (
             select stored.fan_id
             from (select fan_id, unnest(counted_ticket_ids) as ticket_id from intermediate.int_fan_purchases) as stored
-            where stored.ticket_id in (select ticket_id from changed_tickets)
+            -- as a list unnested: DuckDB hashes the few changed tickets, not the stored lists' million
+            where stored.ticket_id in (select unnest(list(ticket_id)) from changed_tickets)
         )
         or fan_id in (
             select fan_id from (
