@@ -21,20 +21,19 @@ changed_fans as (
 
 -- The event standing for each record's present state: its latest decision. Read from each
 -- system's table, not through the int_consent_events view, so that either one built in full
--- (a changed consent text) builds this model in full too.
+-- (a changed consent text) builds this model in full too. The changed fans as a list
+-- unnested: DuckDB hashes them, not the 900k events (as a semi join it hashed the events).
 consent_events as (
 
     select * from intermediate.int_ticketing_consent_events
-    semi join changed_fans
-        on changed_fans.fan_id = int_ticketing_consent_events.fan_id
     where is_current_state
+        and fan_id in (select unnest(list(fan_id)) from changed_fans)
 
     union all
 
     select * from intermediate.int_engagement_consent_events
-    semi join changed_fans
-        on changed_fans.fan_id = int_engagement_consent_events.fan_id
     where is_current_state
+        and fan_id in (select unnest(list(fan_id)) from changed_fans)
 
 ),
 
