@@ -9,11 +9,12 @@
 
 with
 
--- The records of the fans changed since this model's last build; every record in its first
--- build and --full-refresh (which drop the condition that reads this table).
-clusters as (
+-- The user accounts of the fans changed since this model's last build; every account in its
+-- first build and --full-refresh (which drop the condition that reads this table). By the
+-- account's id: a join on the record's text cast every permission's user id to text.
+ticketing_users as (
 
-    select * from intermediate.int_identity_clusters
+    select * from intermediate.int_ticketing_user_fans
     where fan_id in (select fan_id from intermediate.int_fan_changes where changed_at > coalesce(macros.model_built_at('intermediate.int_ticketing_consent_events'), '-infinity'))
         or not exists (select 1 from intermediate.int_ticketing_consent_events)
 
@@ -41,7 +42,7 @@ known_ids as (
 answers as (
 
     select
-        clusters.fan_id,
+        ticketing_users.fan_id,
         cast(user_permissions.user_id as varchar) || ':' || cast(user_permissions.consent_type_id as varchar) as record_id,
         user_permissions.consent_type_id as consent_id,
         user_permissions.consent_name,
@@ -49,9 +50,8 @@ answers as (
         user_permissions.updated_at as decided_at,
 
     from user_permissions
-    inner join clusters
-        on clusters.system = 'ticketing_user'
-        and clusters.record_id = cast(user_permissions.user_id as varchar)
+    inner join ticketing_users
+        on ticketing_users.user_id = user_permissions.user_id
     where user_permissions.has_consented is not null
 
 ),
