@@ -14,6 +14,20 @@ clusters as (
 
 ),
 
+-- the consents loaded or vanished since this model's last build, found before they are joined:
+-- one condition with both, DuckDB joined every consent to its fan first
+changed_consents as (
+
+    select customer_profile_id from staging.stg_engagement__consents
+    where _extracted_at in (select extracted_at from macros.loaded_since('engagement', 'consents', 'intermediate.int_fan_changes'))
+
+    union all
+
+    select customer_profile_id from staging.stg_engagement__consents
+    where vanished_at in (select extracted_at from macros.loaded_since('engagement', 'consents', 'intermediate.int_fan_changes'))
+
+),
+
 -- the fans a change since this model's last build touches
 changed_fans as (
 
@@ -32,12 +46,10 @@ changed_fans as (
     union
 
     select clusters.fan_id
-    from staging.stg_engagement__consents as consents
+    from changed_consents
     inner join clusters
         on clusters.system = 'engagement_customer_profile'
-        and clusters.record_id = cast(consents.customer_profile_id as varchar)
-    where consents._extracted_at in (select extracted_at from macros.loaded_since('engagement', 'consents', 'intermediate.int_fan_changes'))
-        or consents.vanished_at in (select extracted_at from macros.loaded_since('engagement', 'consents', 'intermediate.int_fan_changes'))
+        and clusters.record_id = cast(changed_consents.customer_profile_id as varchar)
 
 ),
 
