@@ -50,6 +50,15 @@ merchandise_by_fan as (
 
 ),
 
+-- the accounts that buy or hold a changed ticket, both found in one pass over the tickets
+changed_ticket_users as (
+
+    select unnest([tickets.buyer_user_id, tickets.holder_user_id]) as user_id
+    from marts.fct_tickets as tickets
+    where tickets.ticket_id in (select ticket_id from changed_tickets)
+
+),
+
 -- fans a change touches without reading this model: a record moved or changed, a ticket's buyer or holder now
 touched_fans as (
 
@@ -59,18 +68,9 @@ touched_fans as (
     union
 
     select ticketing_users.fan_id
-    from marts.fct_tickets as tickets
+    from changed_ticket_users
     inner join ticketing_users
-        on ticketing_users.user_id = tickets.buyer_user_id
-    where tickets.ticket_id in (select ticket_id from changed_tickets)
-
-    union
-
-    select ticketing_users.fan_id
-    from marts.fct_tickets as tickets
-    inner join ticketing_users
-        on ticketing_users.user_id = tickets.holder_user_id
-    where tickets.ticket_id in (select ticket_id from changed_tickets)
+        on ticketing_users.user_id = changed_ticket_users.user_id
 
 ),
 
@@ -84,7 +84,8 @@ computed_fans as (
         or fan_id in (
             select stored.fan_id
             from (select fan_id, unnest(counted_ticket_ids) as ticket_id from intermediate.int_fan_purchases) as stored
-            where stored.ticket_id in (select ticket_id from changed_tickets)
+            -- as a list unnested: DuckDB hashes the few changed tickets, not the stored lists' million
+            where stored.ticket_id in (select unnest(list(ticket_id)) from changed_tickets)
         )
         or fan_id in (
             select fan_id from (
@@ -110,8 +111,7 @@ computed_fans as (
 computed_users as (
 
     select user_id, fan_id from ticketing_users
-    semi join computed_fans
-        on computed_fans.fan_id = ticketing_users.fan_id
+    where fan_id in (select unnest(list(fan_id)) from computed_fans)
 
 ),
 
@@ -158,7 +158,9 @@ fan_tickets as (
         fan_tickets_only.*,
         buyers.fan_id as buyer_fan_id,
         holders.fan_id as holder_fan_id,
-        ticket_kinds.ticket_kind,
+        -- a season ticket counts once, as its sale; the seats it gives on each match are not purchases
+        fan_tickets_only.is_sold and ticket_kinds.ticket_kind <> 'season_ticket_seat' as is_counted_purchase,
+        -- real matches only, on tickets of completed orders (int_ticket_kinds)
         ticket_kinds.is_counted_attendance,
 
     from fan_tickets_only
@@ -171,7 +173,6 @@ fan_tickets as (
 
 ),
 
--- a season ticket counts once, as its sale; the seats it gives on each match are not purchases
 ticket_purchases as (
 
     select
@@ -180,28 +181,48 @@ ticket_purchases as (
         cast(sum(ticket_price) as decimal(18, 2)) as ticket_spend,
         min(ordered_at) as first_ticket_purchase_at,
         max(ordered_at) as last_ticket_purchase_at,
-        list(ticket_id) as ticket_ids,
 
     from fan_tickets
     where buyer_fan_id is not null
-        and is_sold
-        and ticket_kind <> 'season_ticket_seat'
+        and is_counted_purchase
     group by buyer_fan_id
 
 ),
 
--- real matches only, on tickets of completed orders (int_ticket_kinds)
 attendance as (
 
     select
         holder_fan_id as fan_id,
         count(distinct match_id) as matches_attended,
-        list(ticket_id) as ticket_ids,
 
     from fan_tickets
     where holder_fan_id is not null
         and is_counted_attendance
     group by holder_fan_id
+
+),
+
+-- the tickets each fan's figures count, bought or attended, once each, in a set order (two
+-- builds of the same tickets write the same list): one grouping of the fans' tickets, which
+-- cost less than a list of each kind made distinct and sorted for each fan
+counted_tickets as (
+
+    select
+        fan_id,
+        list(ticket_id order by ticket_id) as counted_ticket_ids,
+
+    from (
+        select buyer_fan_id as fan_id, ticket_id from fan_tickets
+        where buyer_fan_id is not null
+            and is_counted_purchase
+
+        union
+
+        select holder_fan_id as fan_id, ticket_id from fan_tickets
+        where holder_fan_id is not null
+            and is_counted_attendance
+    )
+    group by fan_id
 
 ),
 
@@ -218,8 +239,7 @@ final as (
         merchandise_purchases.merchandise_spend,
         merchandise_purchases.first_merchandise_purchase_at,
         merchandise_purchases.last_merchandise_purchase_at,
-        -- in a set order: two builds of the same tickets write the same list
-        list_sort(list_distinct(list_concat(coalesce(ticket_purchases.ticket_ids, []), coalesce(attendance.ticket_ids, [])))) as counted_ticket_ids,
+        coalesce(counted_tickets.counted_ticket_ids, []) as counted_ticket_ids,
         now() as changed_at,
 
     from computed_fans
@@ -229,6 +249,8 @@ final as (
         on attendance.fan_id = computed_fans.fan_id
     left join merchandise_purchases
         on merchandise_purchases.fan_id = computed_fans.fan_id
+    left join counted_tickets
+        on counted_tickets.fan_id = computed_fans.fan_id
 
 )
 

@@ -26,13 +26,16 @@ consent_texts as (
 
 ),
 
-tickets as (
+-- not materialized: read three times, each for a code or two; a shared copy held the code
+-- columns of every ticket
+tickets as not materialized (
 
     select * from staging.stg_ticketing__tickets
 
 ),
 
-merchandise as (
+-- not materialized: read twice, as the tickets are
+merchandise as not materialized (
 
     select * from staging.stg_ticketing__merchandise
 

@@ -79,12 +79,16 @@ app_users as (
     select distinct
         ticketing_users.fan_id,
 
-    from tickets
-    inner join app_sales_channels
-        on app_sales_channels.resource = 'tickets'
-        and app_sales_channels.channel = tickets.order_channel
+    -- the app's buying accounts first (far fewer than its tickets), then their fans
+    from (
+        select distinct tickets.buyer_user_id
+        from tickets
+        inner join app_sales_channels
+            on app_sales_channels.resource = 'tickets'
+            and app_sales_channels.channel = tickets.order_channel
+    ) as app_buyers
     inner join ticketing_users
-        on ticketing_users.user_id = tickets.buyer_user_id
+        on ticketing_users.user_id = app_buyers.buyer_user_id
 
     union
 

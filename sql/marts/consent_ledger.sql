@@ -41,23 +41,43 @@ clusters as not materialized (
 
 ),
 
+-- each ticketing account's fan, by the account's id: a join on the number, not on its text
+ticketing_users as (
+
+    select * from intermediate.int_ticketing_user_fans
+
+),
+
 consent_events as (
 
     select * from intermediate.int_consent_events
 
 ),
 
--- each record's mapping state, once however many channels or decisions it has
-event_records as (
+-- each record's mapping state, once however many channels or decisions it has: one distinct
+-- count by state (three distinct counts, one a state, each hashed every event)
+event_record_states as (
 
     select
         source_system as system,
-        count(distinct record_id) filter (where mapping_state = 'mapped') as mapped,
-        count(distinct record_id) filter (where mapping_state = 'unmapped') as unmapped,
-        count(distinct record_id) filter (where mapping_state = 'contradicting') as contradicting,
+        mapping_state,
+        count(distinct record_id) as records,
 
     from consent_events
-    group by source_system
+    group by source_system, mapping_state
+
+),
+
+event_records as (
+
+    select
+        system,
+        coalesce(max(records) filter (where mapping_state = 'mapped'), 0) as mapped,
+        coalesce(max(records) filter (where mapping_state = 'unmapped'), 0) as unmapped,
+        coalesce(max(records) filter (where mapping_state = 'contradicting'), 0) as contradicting,
+
+    from event_record_states
+    group by system
 
 ),
 
@@ -65,15 +85,14 @@ ticketing_exclusions as (
 
     select
         'ticketing' as system,
-        count(*) filter (where clusters.fan_id is null) as unknown_fan,
-        count(*) filter (where clusters.fan_id is not null and user_permissions.has_consented is null) as no_decision,
+        count(*) filter (where ticketing_users.fan_id is null) as unknown_fan,
+        count(*) filter (where ticketing_users.fan_id is not null and user_permissions.has_consented is null) as no_decision,
         0 as disabled_text,
         0 as vanished,
 
     from user_permissions
-    left join clusters
-        on clusters.system = 'ticketing_user'
-        and clusters.record_id = cast(user_permissions.user_id as varchar)
+    left join ticketing_users
+        on ticketing_users.user_id = user_permissions.user_id
 
 ),
 

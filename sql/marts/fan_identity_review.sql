@@ -219,13 +219,20 @@ candidates as (
 
 ),
 
--- what each side of a listed pair holds, to tell a namesake from the same fan
+-- what each side of a listed pair holds, to tell a namesake from the same fan: only the columns
+-- macros.identity_record_values reads (given the whole row, DuckDB read every column of every
+-- record, name lists included, before keeping the few listed)
 record_values as (
 
     select
         record_key,
         macros.identity_record_values(records) as compared_values,
-    from records
+    from (
+        select
+            record_key, first_name_spelling, last_name_spelling, birth_date_key, email, phone_key,
+            street_key, postcode_key, city_key, external_user_id, customer_profile_id,
+        from intermediate.int_identity_records
+    ) as records
     where record_key in (select record_a from candidates union select record_b from candidates)
 
 ),

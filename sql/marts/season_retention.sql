@@ -31,20 +31,32 @@ seasons as not materialized (
 
 ),
 
-season_buyers as (
+-- each season's buying accounts first (a few hundred thousand of the 890k sold tickets),
+-- then their fans
+season_accounts as (
 
     select distinct
         seasons.season_number,
-        ticketing_users.fan_id,
+        tickets.buyer_user_id,
 
     from tickets
     inner join matches
         on matches.match_id = tickets.match_id
     inner join seasons
         on seasons.season = matches.season
-    inner join ticketing_users
-        on ticketing_users.user_id = tickets.buyer_user_id
     where tickets.is_sold
+
+),
+
+season_buyers as (
+
+    select distinct
+        season_accounts.season_number,
+        ticketing_users.fan_id,
+
+    from season_accounts
+    inner join ticketing_users
+        on ticketing_users.user_id = season_accounts.buyer_user_id
 
 ),
 
