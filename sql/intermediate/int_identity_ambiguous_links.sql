@@ -15,7 +15,7 @@ pairs as (
 
 records as (
 
-    select record_key, entity_key, system, record_id, customer_profile_id, external_user_id from intermediate.int_identity_records
+    select record_key, record_number, entity_key, system, record_id, customer_profile_id, external_user_id from intermediate.int_identity_records
 
 ),
 
@@ -81,8 +81,9 @@ link_ends as (
         where record_key in (select record_key from recomputed)
             or not exists (select 1 from intermediate.int_identity_ambiguous_links)
     ) as ends
+    -- by number: a join on the 613k keys' text cost twice as much
     inner join records
-        on records.record_key = ends.other_key
+        on records.record_number = ends.other_number
 
 ),
 

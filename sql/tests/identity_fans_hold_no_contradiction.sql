@@ -55,7 +55,7 @@ contradicting as (
         least(lower_members.record_key, higher_members.record_key) as from_key,
         greatest(lower_members.record_key, higher_members.record_key) as to_key,
 
-    from macros.identity_group_contradictions('members') as contradictions
+    from macros.identity_group_contradictions('members', 'members') as contradictions
     inner join members as lower_members
         on lower_members.record_number = contradictions.lower_number
     inner join members as higher_members
