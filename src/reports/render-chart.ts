@@ -3,6 +3,7 @@ import type { TopLevelSpec } from 'vega-lite';
 import type { CellValue } from './format-values.js';
 import { defaultFormat, vegaNumberLocale } from './format-values.js';
 import type { ChartBlock } from './report-definition.js';
+import { chartKey, type DrawnCharts } from './drawn-charts.js';
 
 type Channel = ChartBlock['x'];
 
@@ -23,13 +24,15 @@ export function loadChartEngines(): NonNullable<typeof chartEngines> {
 /**
  * Draws a chart block as inline SVG on the server: the block becomes a Vega-Lite spec, Vega
  * renders it headless (`renderer: 'none'`, no DOM, no network) and escapes every text it
- * writes. The page then needs no JavaScript to show it.
+ * writes. The page then needs no JavaScript to show it. With `drawn`, a chart drawn before from
+ * the same spec, locale and engines is taken from it instead of drawn again.
  */
 export async function renderChartSvg(
   chart: ChartBlock,
   rows: readonly Record<string, CellValue>[],
   columnTypes: ReadonlyMap<string, string>,
   locale: { locale: string; currency: string; timeZone: string },
+  drawn?: DrawnCharts,
 ): Promise<string> {
   const encode = (channel: Channel) => ({
     field: channel.field,
@@ -54,15 +57,23 @@ export async function renderChartSvg(
     config: { font: 'system-ui, sans-serif', view: { stroke: null } },
   };
   const [vega, vegaLite] = await loadChartEngines();
+  const numberLocale = vegaNumberLocale(locale.locale, locale.currency);
+  // the instants in the rows are wall-clock text already; the process's zone is in the key all
+  // the same, as Vega reads such text in it
+  const key = drawn && chartKey([vega.version, vegaLite.version, Intl.DateTimeFormat().resolvedOptions().timeZone, numberLocale, spec]);
+  const kept = key === undefined ? undefined : await drawn!.get(key);
+  if (kept !== undefined) return kept;
   const compiled = vegaLite.compile(spec).spec;
   const view = new vega.View(vega.parse(compiled), {
     renderer: 'none',
     // A locale definition ({ number }), not the formatters vega.locale() returns: the View
     // ignores those silently. The time half stays Vega's default.
-    locale: { number: vegaNumberLocale(locale.locale, locale.currency) } as unknown as Vega.LocaleFormatters,
+    locale: { number: numberLocale } as unknown as Vega.LocaleFormatters,
   });
   try {
-    return await view.toSVG();
+    const svg = await view.toSVG();
+    if (key !== undefined) await drawn!.put(key, svg);
+    return svg;
   } finally {
     view.finalize();
   }

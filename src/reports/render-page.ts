@@ -3,6 +3,7 @@ import { defaultFormat } from './format-values.js';
 import type { CellValue, ValueFormatter } from './format-values.js';
 import { escapeHtml, PAGE_CSS } from './html.js';
 import { renderChartSvg } from './render-chart.js';
+import type { DrawnCharts } from './drawn-charts.js';
 import type { DisplayBlock, FiguresBlock, ReportDefinition, TableColumn, ValueFormat } from './report-definition.js';
 
 /** What became of one query: its rows, or why its section cannot be shown. */
@@ -33,6 +34,8 @@ export interface PageInput {
   sources: readonly SourceFreshness[];
   /** Rows shown per table; the data files hold them all. */
   maxRows: number;
+  /** Charts drawn before, taken when a chart's spec is the same (drawn-charts.ts); absent: every chart is drawn. */
+  drawnCharts?: DrawnCharts;
 }
 
 /**
@@ -97,7 +100,7 @@ async function renderBlock(block: DisplayBlock, input: PageInput, figures: Figur
   }
   if (dataset.rowCount === 0) return `<section id="${block.id}">${heading}<p class="notice">${escapeHtml(block.spec.empty ?? 'No data yet for this section.')}</p></section>`;
   if (block.kind === 'chart') {
-    const svg = await renderChartSvg(block.spec, dataset.rows, types, input.formatter.options);
+    const svg = await renderChartSvg(block.spec, dataset.rows, types, input.formatter.options, input.drawnCharts);
     return `<section class="chart" id="${block.id}">
 <figure>
 <figcaption><h2>${escapeHtml(block.spec.title)}</h2></figcaption>

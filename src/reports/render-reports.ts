@@ -22,6 +22,7 @@ import type { Figure, QueryOutcome, SourceFreshness } from './render-page.js';
 import { listRenderings, publishRendering, readRenderingRecord, renderingFolderName, writeRenderingRecord } from './renderings.js';
 import type { RenderingRecord } from './renderings.js';
 import { queryScalar, queryToParquet, readDataset } from './run-query.js';
+import { ChartFolder, chartFolderOf } from './drawn-charts.js';
 import { CODE } from '../core/error-codes.js';
 
 /** Options of {@link renderReports}; the CLI fills them from settings and flags. */
@@ -83,6 +84,8 @@ interface Executed {
   params: BoundParam[];
   outcomes: Map<string, QueryOutcome>;
   sources: SourceFreshness[];
+  /** The charts the report's last rendering drew, kept for the charts drawn the same again. */
+  charts: ChartFolder;
 }
 
 /** An executed report and its page, drawn while the next report's queries run (see {@link startPage}). */
@@ -248,7 +251,7 @@ async function execute(
 
   const read = new Set([...report.shapes.values()].flatMap((shape) => shape.relations).flatMap((relation) => catalog.sourcesOf.get(relation) ?? []).map((raw) => raw.replace(/^raw\./, '').split('_')[0]!));
   const sources = read.size === 0 ? inventory.freshness : inventory.freshness.filter((source) => read.has(source.source));
-  return { report, staging, params, outcomes, sources };
+  return { report, staging, params, outcomes, sources, charts: new ChartFolder(chartFolderOf(join(staging, '..'))) };
 }
 
 /**
@@ -314,6 +317,7 @@ function startPage(run: Executed, now: Date, formatter: ValueFormatter, options:
     renderedAt: now,
     sources: run.sources,
     maxRows: options.maxRows ?? DEFAULT_MAX_ROWS,
+    drawnCharts: run.charts,
   });
   page.catch(() => undefined);
   return page;
@@ -339,6 +343,8 @@ async function publish(run: Drawn, outDir: string, folder: string, now: Date, fo
   await writeFile(join(run.staging, 'summary.md'), digest);
   await writeRenderingRecord(run.staging, record);
   const dir = await publishRendering(reportDir, run.staging, folder, options.keep ?? DEFAULT_KEEP);
+  // what the next rendering may take: this one's charts
+  await run.charts.save();
   return { name: report.name, status: 'ok', dir, digest, personalData: report.meta.personalData };
 }
 
