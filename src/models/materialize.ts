@@ -245,8 +245,8 @@ async function mergeByKey(
     const changedKeys = await ChangedKeys.start(connection, model.relation, target, keys);
     // an increment names every key it may change (a table's new rows name them all, changed or not)
     if (mode.incrementRows !== undefined) changedKeys.expect(mode.incrementRows);
-    const deleted = model.incrementalDelete === undefined ? 0 : await changedKeys.deleteWhere(model.incrementalDelete);
     try {
+      const deleted = model.incrementalDelete === undefined ? 0 : await changedKeys.deleteWhere(model.incrementalDelete);
       // One comparison of the new rows with the table finds every key the write changes: new
       // keys, rows whose other columns differ (is_substantive: in other than lineage columns,
       // which is what the children see as a change) and, with deleteGoneKeys, the stored keys
@@ -271,7 +271,7 @@ async function mergeByKey(
         `select count(*) as changed, count(*) filter (where is_substantive) as substantive, count(*) filter (where not is_new) as stored from ${difference}`,
       );
       if (Number(counts!.changed) > 0) {
-        await changedKeys.keep(`select ${keys.map(quoteIdent).join(', ')} from ${difference}`);
+        changedKeys.keep(`select ${keys.map(quoteIdent).join(', ')} from ${difference}`, Number(counts!.changed));
         // A changed row is deleted and its new version inserted, not updated: DuckDB's
         // checkpoint stores again every column segment an update touched, so a few updates
         // spread over a large table cost a checkpoint of all of it, while deleted rows are
@@ -290,6 +290,7 @@ async function mergeByKey(
       return deleted + Number(counts!.substantive);
     } finally {
       await connection.run(`drop table if exists ${difference}`);
+      await changedKeys.close();
     }
   });
   return changedRows > 0;

@@ -68,9 +68,15 @@ export function loadedState(changes: ReadonlyMap<string, ModelChanges>, relation
 
 /** Records that `relation` was written in full: its keys so far mean nothing to a check. */
 export async function recordWrittenInFull(connection: DuckDBConnection, relation: string): Promise<void> {
-  const generation = await nextGeneration(connection, relation);
-  await connection.run(`update ${CHANGES} set whole_since = generation where relation = ${quoteLiteral(relation.toLowerCase())}`);
-  await connection.run(`delete from ${KEYS} where relation = ${quoteLiteral(relation.toLowerCase())} and generation < ${generation}`);
+  // its generation moved on and marked written in full in one statement, as nextGeneration moves it
+  const [row] = await queryRows(
+    connection,
+    `insert into ${CHANGES} (relation, generation, whole_since) values ($1, 1, 1)
+     on conflict (relation) do update set generation = ${CHANGES}.generation + 1, whole_since = ${CHANGES}.generation + 1
+     returning generation`,
+    [relation.toLowerCase()],
+  );
+  await connection.run(`delete from ${KEYS} where relation = ${quoteLiteral(relation.toLowerCase())} and generation < ${Number(row!.generation)}`);
 }
 
 /**
@@ -103,10 +109,15 @@ export async function recordRawErasure(connection: DuckDBConnection, relation: s
  * `deleteWhere` and `keep` for its statements, then `finish`, all inside the write's
  * transaction. The keys are read before each statement, not by `returning`: DuckDB fetches
  * the rows a DELETE or MERGE returns one at a time, about 55 µs each (0.7 s for the 12,396
- * tickets of a quiet hour's int_ticket_kinds, whose merge took 0.04 s).
+ * tickets of a quiet hour's int_ticket_kinds, whose merge took 0.04 s). They stay where the
+ * write found them (its scratch tables, which must live until `finish`) and are recorded from
+ * there in one statement: copying them into a table of their own cost three statements a write.
  */
 export class ChangedKeys {
-  private table: string | undefined;
+  /** Queries of the key columns of the rows kept so far. */
+  private readonly kept: string[] = [];
+  /** Scratch tables of `deleteWhere`, dropped by `close`. */
+  private readonly scratch: string[] = [];
   private collected = 0;
   private overflow = false;
 
@@ -120,9 +131,8 @@ export class ChangedKeys {
 
   /** `target` as SQL names it, `keys` as its columns spell them. */
   static async start(connection: DuckDBConnection, relation: string, target: string, keys: readonly string[]): Promise<ChangedKeys> {
-    const [row] = await queryRows(connection, `select count(*) as n from ${target}`);
-    const pending = await pendingKeys(connection, relation);
-    const limit = Math.max(FEWEST_KEPT, Math.floor(Number(row!.n) * MOST_KEYED_SHARE)) - pending;
+    const [row] = await queryRows(connection, `select (select count(*) from ${target}) as n, (select count(*) from ${KEYS} where relation = $1) as pending`, [relation.toLowerCase()]);
+    const limit = Math.max(FEWEST_KEPT, Math.floor(Number(row!.n) * MOST_KEYED_SHARE)) - Number(row!.pending);
     return new ChangedKeys(connection, relation, target, keys, limit);
   }
 
@@ -132,15 +142,18 @@ export class ChangedKeys {
   }
 
   /**
-   * Adds the keys `keys` selects (the key columns, in the table's order, of rows a statement
-   * is about to delete or write) to those collected, or, past the limit, counts the write as
-   * one in full; nothing once it does.
+   * Adds the `rows` keys `keys` selects (the key columns, in the table's order, of rows a
+   * statement is about to delete or write; what it reads must stay until `finish`) to those
+   * collected, or, past the limit, counts the write as one in full; nothing once it does.
    */
-  async keep(keys: string): Promise<void> {
+  keep(keys: string, rows: number): void {
     if (this.overflow) return;
-    const rows = Number((await this.connection.run(`insert into temp.main.${quoteIdent(await this.keyTable())} ${keys}`)).rowsChanged);
-    if (this.collected + rows > this.limit) this.overflow = true;
-    else this.collected += rows;
+    if (this.collected + rows > this.limit) {
+      this.overflow = true;
+      return;
+    }
+    this.collected += rows;
+    if (rows > 0) this.kept.push(keys);
   }
 
   /**
@@ -152,40 +165,30 @@ export class ChangedKeys {
     const deleteAll = `delete from ${this.target} where ${condition}`;
     if (this.overflow) return Number((await this.connection.run(deleteAll)).rowsChanged);
     const columns = this.keys.map(quoteIdent).join(', ');
-    const deletingName = quoteIdent(`${await this.keyTable()}__deleting`);
+    const deletingName = quoteIdent(`__fanlake_deleting__${this.relation.toLowerCase().replaceAll('.', '__')}`);
     const deleting = `temp.main.${deletingName}`;
-    try {
-      // the rows by rowid, stable within the transaction: a join on the key read the table's keys again (30-50 ms on a large table)
-      await this.connection.run(`create or replace temp table ${deletingName} as select ${columns}, rowid as ${ROW} from ${this.target} where ${condition}`);
-      const rows = Number((await this.connection.run(`delete from ${this.target} where rowid in (select ${ROW} from ${deleting})`)).rowsChanged);
-      await this.keep(`select ${columns} from ${deleting}`);
-      return rows;
-    } finally {
-      await this.connection.run(`drop table if exists ${deleting}`);
-    }
+    this.scratch.push(deleting);
+    // the rows by rowid, stable within the transaction: a join on the key read the table's keys again (30-50 ms on a large table)
+    await this.connection.run(`create or replace temp table ${deletingName} as select ${columns}, rowid as ${ROW} from ${this.target} where ${condition}`);
+    const rows = Number((await this.connection.run(`delete from ${this.target} where rowid in (select ${ROW} from ${deleting})`)).rowsChanged);
+    this.keep(`select ${columns} from ${deleting}`, rows);
+    return rows;
   }
 
   /** Records what was collected: the keys under a new generation, or the table as written in full. */
   async finish(): Promise<void> {
-    try {
-      if (this.overflow) return await recordWrittenInFull(this.connection, this.relation);
-      if (this.collected === 0) return;
-      const generation = await nextGeneration(this.connection, this.relation);
-      const fields = this.keys.map((key) => `${quoteLiteral(key)}: ${quoteIdent(key)}`).join(', ');
-      await this.connection.run(
-        `insert into ${KEYS} select distinct ${quoteLiteral(this.relation.toLowerCase())}, ${generation}, to_json({${fields}}) from temp.main.${quoteIdent(this.table!)}`,
-      );
-    } finally {
-      if (this.table !== undefined) await this.connection.run(`drop table if exists temp.main.${quoteIdent(this.table)}`);
-    }
+    if (this.overflow) return recordWrittenInFull(this.connection, this.relation);
+    if (this.collected === 0) return;
+    const generation = await nextGeneration(this.connection, this.relation);
+    const fields = this.keys.map((key) => `${quoteLiteral(key)}: ${quoteIdent(key)}`).join(', ');
+    await this.connection.run(
+      `insert into ${KEYS} select distinct ${quoteLiteral(this.relation.toLowerCase())}, ${generation}, to_json({${fields}}) from (${this.kept.join(' union all ')})`,
+    );
   }
 
-  private async keyTable(): Promise<string> {
-    if (this.table === undefined) {
-      this.table = `__fanlake_changed_keys__${this.relation.toLowerCase().replaceAll('.', '__')}`;
-      await this.connection.run(`create or replace temp table ${quoteIdent(this.table)} as select ${this.keys.map(quoteIdent).join(', ')} from ${this.target} limit 0`);
-    }
-    return this.table;
+  /** Drops the scratch tables of `deleteWhere`; call it after `finish`, or when the write failed. */
+  async close(): Promise<void> {
+    for (const table of this.scratch.splice(0)) await this.connection.run(`drop table if exists ${table}`);
   }
 }
 

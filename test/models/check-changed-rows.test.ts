@@ -132,7 +132,7 @@ describe('check of the rows that changed', () => {
     await withConnection(ws.warehouse, async (connection) => {
       await inTransaction(connection, async () => {
         const keys = await ChangedKeys.start(connection, 'marts.dim_member', 'marts.dim_member', ['member_id']);
-        await keys.keep('select member_id from marts.dim_member where member_id = 5');
+        keys.keep('select member_id from marts.dim_member where member_id = 5', 1);
         await connection.run('insert into marts.dim_member select * from marts.dim_member where member_id = 5');
         await keys.finish();
       });
