@@ -343,8 +343,9 @@ async function publish(run: Drawn, outDir: string, folder: string, now: Date, fo
   await writeFile(join(run.staging, 'summary.md'), digest);
   await writeRenderingRecord(run.staging, record);
   const dir = await publishRendering(reportDir, run.staging, folder, options.keep ?? DEFAULT_KEEP);
-  // what the next rendering may take: this one's charts
-  await run.charts.save();
+  // what the next rendering may take: this one's charts (the rendering is published whatever
+  // becomes of them: a chart not kept is drawn again)
+  await run.charts.save().catch(() => undefined);
   return { name: report.name, status: 'ok', dir, digest, personalData: report.meta.personalData };
 }
 
