@@ -3,9 +3,10 @@
 // (than b83438f, the matching when it was filed). One run of each says little on a shared
 // machine, so the two alternate for a number of rounds, each from a copy of the same loaded
 // warehouse, and every round prints its own ratio.
-// With --trained, this checkout's identity model is trained once on the loaded warehouse first
-// (its time printed), so each round measures a full build with a stored model, as every build
-// but the first is; without it each round of this checkout trains too.
+// With --trained, this checkout's identity model is trained once on the loaded warehouse and put
+// in force (`identity train --apply`, which builds once: its time printed), so each round
+// measures a full build with a model in force and its statistics frozen, as every build but the
+// first is; without it each round of this checkout trains too.
 // With --loaded <data dir>, a warehouse loaded (and trained) earlier is used as it is, instead of
 // extracting and loading one.
 // With --also <checkout>, a third version with an identity model of its own (an earlier commit of
@@ -52,10 +53,10 @@ try {
   const alsoLoaded = join(root, 'also-loaded');
   if (also) cpSync(loaded, alsoLoaded, { recursive: true });
   if (process.argv.includes('--trained')) {
-    const trained = await runOk(['identity', 'train'], { FANLAKE_DATA_DIR: loaded });
-    console.log(`identity model trained on the loaded warehouse: ${fmt(trained.wallMs / 1000, 1)} s wall, ${fmt(trained.cpuMs / 1000, 1)} s CPU (with the build of the records and pairs it needs)`);
+    const trained = await runOk(['identity', 'train', '--apply'], { FANLAKE_DATA_DIR: loaded });
+    console.log(`identity model trained and put in force on the loaded warehouse: ${fmt(trained.wallMs / 1000, 1)} s wall, ${fmt(trained.cpuMs / 1000, 1)} s CPU (with its builds)`);
     if (also) {
-      const alsoTrained = await runOk(['identity', 'train'], { FANLAKE_DATA_DIR: alsoLoaded }, { bin: join(resolve(also), 'bin', 'fanlake') });
+      const alsoTrained = await runOk(['identity', 'train', '--apply'], { FANLAKE_DATA_DIR: alsoLoaded }, { bin: join(resolve(also), 'bin', 'fanlake') });
       console.log(`and by ${also}: ${fmt(alsoTrained.wallMs / 1000, 1)} s wall, ${fmt(alsoTrained.cpuMs / 1000, 1)} s CPU`);
     }
   }
