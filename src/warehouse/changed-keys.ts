@@ -68,15 +68,8 @@ export function loadedState(changes: ReadonlyMap<string, ModelChanges>, relation
 
 /** Records that `relation` was written in full: its keys so far mean nothing to a check. */
 export async function recordWrittenInFull(connection: DuckDBConnection, relation: string): Promise<void> {
-  // its generation moved on and marked written in full in one statement, as nextGeneration moves it
-  const [row] = await queryRows(
-    connection,
-    `insert into ${CHANGES} (relation, generation, whole_since) values ($1, 1, 1)
-     on conflict (relation) do update set generation = ${CHANGES}.generation + 1, whole_since = ${CHANGES}.generation + 1
-     returning generation`,
-    [relation.toLowerCase()],
-  );
-  await connection.run(`delete from ${KEYS} where relation = ${quoteLiteral(relation.toLowerCase())} and generation < ${Number(row!.generation)}`);
+  const generation = await nextGeneration(connection, relation, { writtenInFull: true });
+  await connection.run(`delete from ${KEYS} where relation = ${quoteLiteral(relation.toLowerCase())} and generation < ${generation}`);
 }
 
 /**
@@ -192,17 +185,15 @@ export class ChangedKeys {
   }
 }
 
-async function pendingKeys(connection: DuckDBConnection, relation: string): Promise<number> {
-  const [row] = await queryRows(connection, `select count(*) as n from ${KEYS} where relation = $1`, [relation.toLowerCase()]);
-  return Number(row!.n);
-}
-
-/** Moves `relation`'s generation on by one and returns it (1 for its first recorded write). */
-async function nextGeneration(connection: DuckDBConnection, relation: string): Promise<number> {
+/**
+ * Moves `relation`'s generation on by one and returns it (1 for its first recorded write);
+ * `writtenInFull` marks the table whole since that generation in the same statement.
+ */
+async function nextGeneration(connection: DuckDBConnection, relation: string, { writtenInFull = false } = {}): Promise<number> {
   const [row] = await queryRows(
     connection,
-    `insert into ${CHANGES} (relation, generation, whole_since) values ($1, 1, 0)
-     on conflict (relation) do update set generation = ${CHANGES}.generation + 1
+    `insert into ${CHANGES} (relation, generation, whole_since) values ($1, 1, ${writtenInFull ? 1 : 0})
+     on conflict (relation) do update set generation = ${CHANGES}.generation + 1${writtenInFull ? `, whole_since = ${CHANGES}.generation + 1` : ''}
      returning generation`,
     [relation.toLowerCase()],
   );
