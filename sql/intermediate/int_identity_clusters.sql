@@ -1,7 +1,8 @@
 -- materialized: incremental
 -- unique_key: record_key
--- incremental_delete: macros.record_number(record_key) not in (select record_number from intermediate.int_identity_records)
--- description: One row per record: its fan, the connected component of its links (int_identity_edges: the hard links and the identity model's, and the analysts' same-fan overrides) it belongs to, the part of it its fan is once its weakest links are cut where the component holds two records an analyst declared different (different-fan overrides) or two the model joined that contradict each other (macros.identity_contradicts: first names unrelated where the model in force weighs that at least the ambiguity weight against, else in a household's case: one e-mail or phone, or one surname with no other birth date or address, or birth dates different beyond any slip, a slip and a day-month swap at once included, or two customer profiles whose people agree on first names a slip apart; a hard link or a same-fan override may join them), and the strongest rule that linked it. A record that matches nobody is its own fan. Incremental: only the components holding a record whose links, or the names and birth date a contradiction is judged on, changed (link_signature) are recomputed; see docs/decisions.md.
+-- incremental_delete: record_key in (select record_key from macros.identity_records_dropped('intermediate.int_identity_clusters', 'intermediate.int_identity_records'))
+-- lineage_columns: changed_at
+-- description: One row per record: its fan, the connected component of its links (int_identity_edges: the hard links and the identity model's, and the analysts' same-fan overrides) it belongs to, the part of it its fan is once its weakest links are cut where the component holds two records an analyst declared different (different-fan overrides) or two the model joined that contradict each other (macros.identity_contradicts: first names unrelated where the model in force weighs that at least the ambiguity weight against, else in a household's case: one e-mail or phone, or one surname with no other birth date or address, or birth dates different beyond any slip, a slip and a day-month swap at once included, or two customer profiles whose people agree on first names a slip apart; a hard link or a same-fan override may join them), and the strongest rule that linked it. A record that matches nobody is its own fan. Incremental: only the components holding a record whose links, or the names and birth date a contradiction is judged on, changed (link_signature) are recomputed, and changed_at says when a build last computed the record's row (int_fan_contacts reads only those); see docs/decisions.md.
 -- test: unique(record_key)
 -- test: not_null(record_key, fan_id, component_number, match_rule, link_signature)
 
@@ -169,7 +170,8 @@ affected as (
             where stored.component_number in (
                 select touched_stored.component_number from intermediate.int_identity_clusters as touched_stored
                 where touched_stored.record_key in (select record_key from touched)
-                    or macros.record_number(touched_stored.record_key) not in (select record_number from intermediate.int_identity_records)
+                    -- a removed record (macros.identity_records_dropped: looked for only when the row counts say some are gone)
+                    or touched_stored.record_key in (select record_key from macros.identity_records_dropped('intermediate.int_identity_clusters', 'intermediate.int_identity_records'))
             )
         )
 
@@ -549,6 +551,9 @@ final as (
         coalesce(strongest_rules.match_rule, 'unmatched') as match_rule,
         coalesce(strongest_rules.rule_rank, 9) as rule_rank,
         link_signatures.link_signature,
+        -- every row whose fan, rule or records changed is computed again: int_fan_contacts reads
+        -- the fans of rows computed since its last build, not every fan's records
+        now() as changed_at,
 
     from parts
     inner join cluster_fans

@@ -19,6 +19,7 @@ const MARTS = [
   'intermediate.int_identity_engagement_fields',
   'intermediate.int_identity_name_words',
   'intermediate.int_identity_records',
+  'intermediate.int_identity_record_changes',
   'intermediate.int_identity_term_frequencies',
   'intermediate.int_identity_pairs',
   'intermediate.int_identity_edges',
@@ -117,6 +118,17 @@ beforeAll(async () => {
       .filter((user, at) => at % 100 === 50 && ![first, second, splitUser.split(':')[1]].includes(String(user.id)))
       .map((user, at) => (at % 2 === 0 ? { ...user, email: `changed.${user.id}@example.org` } : { ...user, name_last: `${user.name_last ?? ''}e` }))
       .map((user) => ({ ...user, last_update: lastUpdate })),
+    // new users, more than the records the removed profiles take with them: the identity models
+    // find records gone by their row counts (macros.identity_records_dropped), which new ones balance
+    ...Array.from({ length: 80 }, (_, at) => ({
+      ...users[at * 7]!,
+      id: Math.max(...users.map((user) => Number(user.id))) + 1 + at,
+      name_first: 'Nyfrid',
+      name_last: `Nykommer${at}`,
+      email: `nykommer.${at}@example.org`,
+      phone: '',
+      last_update: lastUpdate,
+    })),
   ];
   sim.addTicketingVerbatim('users', changedUsers, now);
   const members = [...sim.ticketingRecords('members')].filter((_, at) => at % 100 === 50);
@@ -169,6 +181,11 @@ describe('incremental identity resolution', () => {
     // records went (removed profiles and their people), which shifted a dense number
     expect(stayed.length).toBeLessThan(numbersBefore.size);
     expect(stayed.filter((key) => numbersAfter.get(key) !== numbersBefore.get(key))).toEqual([]);
+    // new records outnumber those gone, so the row counts alone would not show the gone ones
+    const gone = [...numbersBefore.keys()].filter((key) => !numbersAfter.has(key)).length;
+    const added = [...numbersAfter.keys()].filter((key) => !numbersBefore.has(key)).length;
+    expect(gone).toBeGreaterThan(0);
+    expect(added).toBeGreaterThan(gone);
   });
 
   it('keeps the fan_id of every fan whose records did not change', () => {
