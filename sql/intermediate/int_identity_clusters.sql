@@ -2,7 +2,7 @@
 -- unique_key: record_key
 -- incremental_delete: record_key in (select record_key from macros.identity_records_dropped('intermediate.int_identity_clusters', 'intermediate.int_identity_records'))
 -- lineage_columns: changed_at
--- description: One row per record: its fan, the connected component of its links (int_identity_edges: the hard links and the identity model's, and the analysts' same-fan overrides) it belongs to, the part of it its fan is once its weakest links are cut where the component holds two records an analyst declared different (different-fan overrides) or two the model joined that contradict each other (macros.identity_contradicts: first names unrelated where the model in force weighs that at least the ambiguity weight against, else in a household's case: one e-mail or phone, or one surname with no other birth date or address, or birth dates different beyond any slip, a slip and a day-month swap at once included, or two customer profiles whose people agree on first names a slip apart; a hard link or a same-fan override may join them), and the strongest rule that linked it. A record that matches nobody is its own fan. Incremental: only the components holding a record whose links, or the names and birth date a contradiction is judged on, changed (link_signature) are recomputed, and changed_at says when a build last computed the record's row (int_fan_contacts reads only those); see docs/decisions.md.
+-- description: One row per record: its fan, the connected component of its links (int_identity_edges: the hard links and the identity model's, and the analysts' same-fan overrides) it belongs to, the part of it its fan is once its weakest links are cut where the component holds two records an analyst declared different (different-fan overrides) or two the model joined that contradict each other (macros.identity_contradicts: first names unrelated where the model in force weighs that at least the ambiguity weight against, else in a household's case: one e-mail or phone, or one surname with no other birth date or address, or birth dates different beyond any slip, a slip and a day-month swap at once included, or two customer profiles whose people agree on first names a slip apart; a hard link or a same-fan override may join them), and the strongest rule that linked it. A record that matches nobody is its own fan. Incremental: only the components holding a record whose links changed (link_signature) or that int_identity_records computed since (its changed_at: the names and birth date a contradiction is judged on) are recomputed, and changed_at says when a build last computed the record's row (int_fan_contacts reads only those); see docs/decisions.md.
 -- test: unique(record_key)
 -- test: not_null(record_key, fan_id, component_number, match_rule, link_signature)
 
@@ -67,9 +67,10 @@ link_ends as (
 
 ),
 
--- All a record's fan depends on is its links: a hash of each of its links to larger record keys
--- (the other key and how it was made; not the model's probability, which moves a little for
--- every link when the names' term frequencies do, and decides nothing here) and of each
+-- All a record's fan depends on beside its values (changed, below) is its links: a hash of each
+-- of its links to larger record keys (the other key and how it was made; not the model's
+-- probability, which moves a little for every link when the names' term frequencies do, and
+-- decides nothing here) and of each
 -- analysts' decision naming it, summed so their order does not matter (a sorted list of every
 -- record's links cost twice as much). A link to a smaller key changes the other end's
 -- signature, and its whole component (this record too) is recomputed.
@@ -89,25 +90,7 @@ link_signatures as (
     select
         records.record_key,
         records.record_number,
-        -- The values macros.identity_contradicts reads count too: a record renamed with its
-        -- links unchanged may now contradict its fan, and its component must be judged again.
-        hash(
-            coalesce(record_links.links_signature, 0),
-            coalesce(decided.decision_signature, 0),
-            records.first_name_spelling,
-            records.last_name_spelling,
-            -- sorted: the forms are aggregated in no set order, and the signature must not move with it
-            list_sort(records.first_name_forms),
-            records.birth_date_key,
-            records.birth_date_digits,
-            records.people_first_name_spelling,
-            records.email,
-            records.phone_key,
-            records.phone_e164,
-            records.street_key,
-            records.postcode_key,
-            records.city_key
-        ) as link_signature,
+        hash(coalesce(record_links.links_signature, 0), coalesce(decided.decision_signature, 0)) as link_signature,
 
     from intermediate.int_identity_records as records
     left join record_links
@@ -127,16 +110,26 @@ link_signatures as (
 
 ),
 
--- Records whose links changed since the last build, or that are new. The first build (and
--- --full-refresh) drops the conditions that read this table, so every record counts as changed.
+-- Records whose links changed since the last build, or that are new, and the records
+-- int_identity_records computed since (their changed_at): the values macros.identity_contradicts
+-- reads count too, as a record renamed with its links unchanged may now contradict its fan, and
+-- every record whose values changed was computed since (hashing every record's values cost a
+-- quiet build 0.2 s). The first build (and --full-refresh) drops this condition, which reads
+-- this table, so every record counts as changed.
 changed as (
 
     select record_number, record_key from link_signatures
     where not exists (
-        select 1 from intermediate.int_identity_clusters as stored
-        where stored.record_key = link_signatures.record_key
-            and stored.link_signature = link_signatures.link_signature
-    )
+            select 1 from intermediate.int_identity_clusters as stored
+            where stored.record_key = link_signatures.record_key
+                and stored.link_signature = link_signatures.link_signature
+        )
+        -- the stamped records as a list unnested, which DuckDB takes for few
+        or record_number in (
+            select unnest(list(record_number)) from intermediate.int_identity_records
+            where changed_at > coalesce(macros.model_built_at('intermediate.int_identity_clusters'), '-infinity')
+                and exists (select 1 from intermediate.int_identity_clusters)
+        )
 
 ),
 
