@@ -154,25 +154,65 @@ export async function queryColumnsAndRows(
   return { columns: reader.columnNames(), rows: reader.getRowsJson() };
 }
 
-/** Rows one statement of {@link insertRows} carries at most. */
+/** Rows one statement of {@link insertRows} carries at most, bound one parameter per value. */
 const ROWS_PER_INSERT = 1000;
 
 /**
- * Inserts rows with one statement per thousand: `${into} values <row>, <row>, ...`, where `row`
- * is one row's tuple with its values as $1 to $n (casts included), numbered on for each row. A
- * statement per row costs DuckDB a parse and a plan each, which for bookkeeping rows (a `check`
- * records one per test, twice) cost more than writing them.
+ * Inserts rows: `${into} <rows>`, each row `row`'s tuple with its values as $1 to $n (casts
+ * included). The rows travel as one JSON parameter, unnested into `row`'s expressions, when each
+ * column's values are of one kind JSON holds exactly (text, booleans, safe integers or fractions;
+ * nulls among them), typed as a parameter would have bound them; otherwise one statement per
+ * thousand rows binds each value. A statement per row costs DuckDB a parse and a plan each, and
+ * a statement binding thousands of parameters took 0.06-0.18 s to plan for the 266 results of a
+ * check, where the JSON takes 0.005-0.02 s. `doubles`: the $n (1-based) whose values the caller
+ * knows DuckDB stores as DOUBLE (a DOUBLE column, or a cast to one), where integers and fractions
+ * may mix: they travel as DOUBLE, as the insert would store them anyway.
  *
  * @example
  * await insertRows(connection, 'insert into meta.t', '($1, cast($2 as timestamptz))', [['a', '2026-01-01T00:00:00Z']]);
  */
-export async function insertRows(connection: DuckDBConnection, into: string, row: string, rows: readonly (readonly DuckDBValue[])[]): Promise<void> {
+export async function insertRows(connection: DuckDBConnection, into: string, row: string, rows: readonly (readonly DuckDBValue[])[], doubles: readonly number[] = []): Promise<void> {
+  if (rows.length === 0) return;
   const width = Math.max(0, ...[...row.matchAll(/\$(\d+)/g)].map((match) => Number(match[1])));
+  const types = jsonColumnTypes(rows, width, new Set(doubles.map((n) => n - 1)));
+  if (types !== undefined && row.startsWith('(') && row.endsWith(')')) {
+    const structure = `[{${types.map((type, at) => `"c${at + 1}":"${type}"`).join(',')}}]`;
+    const values = JSON.stringify(rows.map((values) => Object.fromEntries(types.map((_, at) => [`c${at + 1}`, values[at] ?? null]))));
+    const select = row.slice(1, -1).replace(/\$(\d+)/g, (_, n: string) => `_fanlake_rows.c${n}`);
+    await connection.run(`${into} select ${select} from (select unnest(from_json($1, ${quoteLiteral(structure)}), recursive := true)) as _fanlake_rows`, [values]);
+    return;
+  }
   for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
     const chunk = rows.slice(start, start + ROWS_PER_INSERT);
     const tuples = chunk.map((_, at) => row.replace(/\$(\d+)/g, (_, n: string) => `$${at * width + Number(n)}`));
     await connection.run(`${into} values ${tuples.join(', ')}`, chunk.flat());
   }
+}
+
+/**
+ * The JSON type of each of `width` columns, as DuckDB types a bound value of it (text VARCHAR,
+ * an integer BIGINT, a fraction DOUBLE, a boolean BOOLEAN, nulls alone NULL), or undefined when
+ * a column mixes kinds (integers and fractions among them) or holds what JSON cannot carry exactly.
+ */
+function jsonColumnTypes(rows: readonly (readonly DuckDBValue[])[], width: number, doubles: ReadonlySet<number>): string[] | undefined {
+  const types: string[] = Array.from({ length: width }, () => 'NULL');
+  for (const values of rows) {
+    if (values.length !== width) return undefined;
+    for (let at = 0; at < width; at++) {
+      const value = values[at];
+      let type: string;
+      if (value === null) continue;
+      if (typeof value === 'string') type = 'VARCHAR';
+      else if (typeof value === 'boolean') type = 'BOOLEAN';
+      else if (typeof value === 'number' && Number.isFinite(value) && doubles.has(at)) type = 'DOUBLE';
+      else if (typeof value === 'number' && Number.isSafeInteger(value)) type = 'BIGINT';
+      else if (typeof value === 'number' && Number.isFinite(value) && !Number.isInteger(value)) type = 'DOUBLE';
+      else return undefined;
+      if (types[at] !== 'NULL' && types[at] !== type) return undefined;
+      types[at] = type;
+    }
+  }
+  return types;
 }
 
 /** Runs `fn` in one transaction on `connection`: committed when it returns, rolled back when it throws. */

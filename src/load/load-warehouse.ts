@@ -1,4 +1,4 @@
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { crashPoint } from '../core/crash-point.js';
 import { quoteIdent, withConnection } from '../core/duckdb.js';
 import type { DatabaseOptions } from '../core/duckdb.js';
@@ -70,6 +70,8 @@ export interface LoadWarehouseOptions extends DatabaseOptions {
   warehousePath?: string;
   /** Called synchronously as the load progresses. */
   onEvent?: (event: LoadEvent) => void;
+  /** The warehouse, already open (`run` opens it once for its load, build, check and reports); left open. */
+  instance?: DuckDBInstance;
 }
 
 interface PreparedTable {
@@ -95,7 +97,7 @@ export async function loadWarehouse(options: LoadWarehouseOptions): Promise<Tabl
   const warehousePath = options.warehousePath ?? warehousePathOf(options.dataDir);
   const completed = await discoverRuns(options.dataDir);
   return withConnection(
-    warehousePath,
+    options.instance ?? warehousePath,
     async (connection) => {
       // A warehouse of an earlier fanlake has its ledger moved first, so its runs count as loaded.
       await ensureBookkeeping(connection);

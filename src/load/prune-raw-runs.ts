@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { type DuckDBBudget, queryRows } from '../core/duckdb.js';
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { type DuckDBBudget, queryRows, withConnection } from '../core/duckdb.js';
 import { folderBytes } from '../core/folder-bytes.js';
 import { rawRoot, runDir, warehousePath } from '../raw-contract/index.js';
 import { findBookkeeping } from '../warehouse/bookkeeping.js';
@@ -15,6 +16,8 @@ export interface PruneOptions {
   now?: Date;
   /** What DuckDB may use reading the ledger (config/duckdb-budget.ts). */
   budget?: DuckDBBudget;
+  /** The warehouse, already open (`run`'s); left open. Absent: opened read-only for the ledger. */
+  instance?: DuckDBInstance;
 }
 
 export interface PruneResult {
@@ -29,9 +32,9 @@ export interface PruneResult {
  * lock: it must not race a load.
  */
 export async function pruneRawRuns(options: PruneOptions): Promise<PruneResult> {
-  if (options.retentionDays <= 0 || !existsSync(warehousePath(options.dataDir))) return { runs: 0, bytes: 0 };
+  if (options.retentionDays <= 0 || (options.instance === undefined && !existsSync(warehousePath(options.dataDir)))) return { runs: 0, bytes: 0 };
   const cutoff = (options.now ?? new Date()).getTime() - options.retentionDays * 86_400_000;
-  const ledger = await readLedger(options.dataDir, options.budget);
+  const ledger = await (options.instance === undefined ? withWarehouseReader(options.dataDir, readLedger, options.budget) : withConnection(options.instance, readLedger));
   const completed = await discoverRuns(options.dataDir);
 
   // Newest run and newest snapshot of each resource, whatever their age.
@@ -59,28 +62,27 @@ export async function rawLayerBytes(dataDir: string): Promise<number> {
   return (await folderBytes(rawRoot(dataDir))).total;
 }
 
-async function readLedger(dataDir: string, budget: DuckDBBudget | undefined): Promise<{ loaded: Set<string>; newestSnapshots: Set<string> }> {
-  return withWarehouseReader(dataDir, async (connection) => {
-    const ledger = await findBookkeeping(connection, 'load_ledger');
-    if (ledger === undefined) return { loaded: new Set<string>(), newestSnapshots: new Set<string>() };
-    const rows = await queryRows(
-      connection,
-      `select source, resource, run_id, is_snapshot and run_id = max(run_id) filter (where is_snapshot) over (partition by source, resource) as newest_snapshot from ${ledger}`,
-    );
-    const loaded = new Set<string>();
-    const newestSnapshots = new Set<string>();
-    for (const row of rows) {
-      const key = runKey({ source: String(row.source), resource: String(row.resource), runId: String(row.run_id) });
-      loaded.add(key);
-      if (row.newest_snapshot === true) newestSnapshots.add(key);
-    }
-    // Differences the load skipped for good are accounted for in meta.skipped_runs: they age out like loaded runs.
-    const skipped = await findBookkeeping(connection, 'skipped_runs');
-    if (skipped !== undefined) {
-      for (const row of await queryRows(connection, `select source, resource, run_id from ${skipped}`)) loaded.add(runKey({ source: String(row.source), resource: String(row.resource), runId: String(row.run_id) }));
-    }
-    return { loaded, newestSnapshots };
-  }, budget);
+/** The runs the ledger (or `meta.skipped_runs`) accounts for, and each resource's newest loaded snapshot. */
+async function readLedger(connection: DuckDBConnection): Promise<{ loaded: Set<string>; newestSnapshots: Set<string> }> {
+  const ledger = await findBookkeeping(connection, 'load_ledger');
+  if (ledger === undefined) return { loaded: new Set<string>(), newestSnapshots: new Set<string>() };
+  const rows = await queryRows(
+    connection,
+    `select source, resource, run_id, is_snapshot and run_id = max(run_id) filter (where is_snapshot) over (partition by source, resource) as newest_snapshot from ${ledger}`,
+  );
+  const loaded = new Set<string>();
+  const newestSnapshots = new Set<string>();
+  for (const row of rows) {
+    const key = runKey({ source: String(row.source), resource: String(row.resource), runId: String(row.run_id) });
+    loaded.add(key);
+    if (row.newest_snapshot === true) newestSnapshots.add(key);
+  }
+  // Differences the load skipped for good are accounted for in meta.skipped_runs: they age out like loaded runs.
+  const skipped = await findBookkeeping(connection, 'skipped_runs');
+  if (skipped !== undefined) {
+    for (const row of await queryRows(connection, `select source, resource, run_id from ${skipped}`)) loaded.add(runKey({ source: String(row.source), resource: String(row.resource), runId: String(row.run_id) }));
+  }
+  return { loaded, newestSnapshots };
 }
 
 /** A run id starts with its UTC start time, `YYYYMMDDTHHMMSSZ`. */

@@ -1,4 +1,4 @@
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { type DuckDBBudget, queryRows, quoteIdent, quoteLiteral, withConnection } from '../core/duckdb.js';
 import { discoverRuns } from '../load/discover-runs.js';
 import { loadedRuns, runKey } from '../load/load-ledger.js';
@@ -41,13 +41,13 @@ export function tombstoneCondition(connection: DuckDBConnection, tombstones: Tom
  * them and they stay on disk no longer than between extract and load. Nothing happens, and the
  * warehouse is not opened, when nobody was forgotten. Call it holding the writer lock.
  */
-export async function dropTombstoned(dataDir: string, budget: DuckDBBudget = {}): Promise<TombstonedDrop> {
+export async function dropTombstoned(dataDir: string, budget: DuckDBBudget = {}, instance?: DuckDBInstance): Promise<TombstonedDrop> {
   const tombstones = await readTombstones(dataDir);
   if (!hasTombstones(tombstones)) return { byResource: new Map(), rows: 0 };
   const hash = await keyedHasher(dataDir);
   const completed = await discoverRuns(dataDir);
   return withConnection(
-    warehousePath(dataDir),
+    instance ?? warehousePath(dataDir),
     async (connection) => {
       await ensureBookkeeping(connection);
       const loaded = await loadedRuns(connection);

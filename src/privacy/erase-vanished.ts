@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { type DuckDBBudget, inTransaction, queryRows, quoteIdent, quoteLiteral, withConnection } from '../core/duckdb.js';
 import { discoverRuns } from '../load/discover-runs.js';
 import { VANISHED_COLUMN, warehousePath } from '../raw-contract/index.js';
@@ -16,6 +16,8 @@ export interface VanishedErasureOptions {
   vanishedDays: number;
   now?: Date;
   budget?: DuckDBBudget;
+  /** The warehouse, already open (`run`'s); left open. */
+  instance?: DuckDBInstance;
 }
 
 export interface VanishedErasure {
@@ -41,12 +43,12 @@ const KEYS_TABLE = 'fanlake_vanished_keys';
  */
 export async function eraseVanished(options: VanishedErasureOptions): Promise<VanishedErasure> {
   const cleared = new Map<string, number>();
-  if (!existsSync(warehousePath(options.dataDir))) return { cleared, rawRows: 0 };
+  if (options.instance === undefined && !existsSync(warehousePath(options.dataDir))) return { cleared, rawRows: 0 };
   const cutoff = new Date((options.now ?? new Date()).getTime() - options.vanishedDays * 86_400_000).toISOString();
   const completed = await discoverRuns(options.dataDir);
   let rawRows = 0;
   await withConnection(
-    warehousePath(options.dataDir),
+    options.instance ?? warehousePath(options.dataDir),
     async (connection) => {
       for (const { relation, source, spec } of rawTables()) {
         const [schema, table] = relation.split('.') as [string, string];

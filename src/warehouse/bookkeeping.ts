@@ -81,6 +81,13 @@ export const BOOKKEEPING_TABLES = {
     test_name varchar primary key,
     definition varchar not null,
     relations json not null`,
+  /**
+   * The text of each view and macro as DuckDB writes it back in any session, by the hash of the
+   * text the warehouse holds, so a check turns each text so once (models/checks/check-state.ts).
+   */
+  session_free_sql: `
+    text_hash varchar primary key,
+    session_free varchar not null`,
 } as const;
 
 export type BookkeepingTable = keyof typeof BOOKKEEPING_TABLES;

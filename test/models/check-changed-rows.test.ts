@@ -502,6 +502,31 @@ select ticket_id, user_id, status from staging.stg_tickets
     expect(ran(results)).toEqual([]);
   });
 
+  it('takes each view and macro text as an earlier check turned it, and turns a text changed since again, running its tests', async () => {
+    await ws.write({
+      'macros/ticket_statuses.sql': "create or replace macro macros.ticket_statuses() as table select 'paid' as status union all select 'open' union all select 'lost';\n",
+      'tests/ticket_statuses_known.sql': 'select ticket_id from marts.fct_tickets where status not in (select status from macros.ticket_statuses())\n',
+    });
+    await build();
+    expect(byName(await check(), 'tests/ticket_statuses_known')).toMatchObject({ status: 'pass' });
+    const texts = async () => (await ws.query(`select count(*) as kept from meta.session_free_sql`))[0]!.kept;
+    const views = async () => (await ws.query(`select count(*) as n from duckdb_views() where not internal and database_name = current_database()`))[0]!.n;
+    const macros = async () => (await ws.query(`select count(*) as n from duckdb_functions() where database_name = current_database() and schema_name = 'macros'`))[0]!.n;
+    expect(Number(await texts())).toBe(Number(await views()) + Number(await macros()));
+    expect(ran(await check())).toEqual([]);
+    // the next check reads what it keeps: kept otherwise, every test through a view or a macro runs again
+    await ws.exec(`update meta.session_free_sql set session_free = session_free || ' '`);
+    expect(ran(await check())).toEqual(['staging.stg_tickets: accepted_values(status)', 'staging.stg_users: not_null(email)', 'tests/ticket_statuses_known', 'tests/users_have_an_address']);
+    expect(ran(await check())).toEqual([]);
+    // a macro changed: its text is turned anew, and the test calling it runs and fails; the old text is forgotten
+    await ws.write({ 'macros/ticket_statuses.sql': "create or replace macro macros.ticket_statuses() as table select 'open' as status;\n" });
+    await build();
+    const results = await check();
+    expect(ran(results)).toContain('tests/ticket_statuses_known');
+    expect(byName(results, 'tests/ticket_statuses_known').status).toBe('fail');
+    expect(Number(await texts())).toBe(Number(await views()) + Number(await macros()));
+  });
+
   it("runs a custom test through a macro that reads fanlake's own records in meta at every check, which each build moves", async () => {
     await ws.write({
       'macros/builds.sql': 'create or replace macro macros.builds() as table select count(*) as builds from meta.build_state;\n',

@@ -81,7 +81,7 @@ describe('a warehouse made by the previous version', () => {
     expect(await buildRows(dataDir, 'meta.build_state')).toEqual(builds);
     expect(await ledgerRows(dataDir, 'meta.load_ledger')).toEqual(ledger);
     expect(await tablesOf(dataDir, 'raw')).toEqual(['engagement_consent_texts', 'ticketing_merchandise']);
-    expect(await tablesOf(dataDir, 'meta')).toEqual(['build_state', 'changed_keys', 'check_passes', 'check_results', 'check_state', 'extraction_runs', 'load_ledger', 'model_changes', 'quarantined_records', 'raw_tables', 'skipped_runs']);
+    expect(await tablesOf(dataDir, 'meta')).toEqual(['build_state', 'changed_keys', 'check_passes', 'check_results', 'check_state', 'extraction_runs', 'load_ledger', 'model_changes', 'quarantined_records', 'raw_tables', 'session_free_sql', 'skipped_runs']);
 
     const load = await runCli(['load'], { FANLAKE_DATA_DIR: dataDir });
     expect(load.code, load.stderr).toBe(0);

@@ -13,6 +13,7 @@ import { loadedState, type ModelChanges } from '../../warehouse/changed-keys.js'
 
 /** Where each test's last run is kept, in the warehouse itself, beside the builds' state (warehouse/bookkeeping.ts). */
 const CHECKS = bookkeepingRelation('check_state');
+const SESSION_FREE = bookkeepingRelation('session_free_sql');
 
 /** A test's last run: what it was, what it read, and what it found. */
 export interface LastCheck {
@@ -39,6 +40,15 @@ export interface TestInputs {
 export interface CheckInputs {
   readonly tests: Map<string, TestInputs>;
   readonly states: ReadonlyMap<string, string>;
+  /** The session-free texts this check used and turned, to keep for the next ({@link recordSessionFreeSql}). */
+  readonly sessionFree: SessionFreeTexts;
+}
+
+/** Session-free texts by the hash of the text the warehouse holds: those kept, those this check turned anew, those it used. */
+export interface SessionFreeTexts {
+  readonly kept: ReadonlyMap<string, string>;
+  readonly turned: Map<string, string>;
+  readonly used: Set<string>;
 }
 
 /**
@@ -54,8 +64,9 @@ export interface CheckInputs {
  */
 export async function testInputs(connection: DuckDBConnection, tests: readonly PlannedTest[], changes: ReadonlyMap<string, ModelChanges>): Promise<CheckInputs> {
   const built = await builtContents(connection);
-  const views = await readViews(connection);
-  const macros = await readMacros(connection);
+  const sessionFree: SessionFreeTexts = { kept: await readSessionFreeSql(connection), turned: new Map(), used: new Set() };
+  const views = await readViews(connection, sessionFree);
+  const macros = await readMacros(connection, sessionFree);
   const custom = tests.filter((test) => test.kind === 'custom' && 'sql' in test);
   const viewNames = [...views.keys()].filter((name) => views.get(name) !== undefined);
   const parsed = await parseSelects(connection, [...custom.map((test) => ('sql' in test ? test.sql : '')), ...viewNames.map((name) => views.get(name)!)]);
@@ -127,18 +138,18 @@ export async function testInputs(connection: DuckDBConnection, tests: readonly P
     out.set(test.name, { definition, inputs: test.reads === undefined || parts.length < reads.length ? undefined : hashOf(parts.join('\n')), reads });
   }
   const known = new Map([...states].filter((entry): entry is [string, string] => entry[1] !== undefined));
-  return { tests: out, states: known };
+  return { tests: out, states: known, sessionFree };
 }
 
 /**
  * Every view of the warehouse, by relation in lower case: the query it runs, as DuckDB keeps it
  * (undefined where it cannot be read back), in the form {@link sessionFreeSql} gives it.
  */
-async function readViews(connection: DuckDBConnection): Promise<Map<string, string | undefined>> {
+async function readViews(connection: DuckDBConnection, sessionFree: SessionFreeTexts): Promise<Map<string, string | undefined>> {
   const rows = await queryRows(connection, `select lower(schema_name || '.' || view_name) as relation, sql from duckdb_views() where database_name = current_database() and not internal`);
   // `CREATE VIEW <schema>.<name> AS <query>;`: fanlake names its views without " AS " in them
   const queries = rows.map((row) => /^CREATE (?:OR REPLACE )?VIEW .*? AS (.*?);?\s*$/s.exec(String(row.sql))?.[1]);
-  const read = await sessionFreeSql(connection, queries.filter((query): query is string => query !== undefined));
+  const read = await sessionFreeSql(connection, queries.filter((query): query is string => query !== undefined), sessionFree);
   return new Map(rows.map((row, at) => [String(row.relation), queries[at] === undefined ? undefined : read.get(queries[at])]));
 }
 
@@ -149,7 +160,7 @@ async function readViews(connection: DuckDBConnection): Promise<Map<string, stri
  * a query calling it always runs. The identity model's frozen statistics are not such records:
  * their rows are fixed for the model version the macro names, which is part of its text.
  */
-async function readMacros(connection: DuckDBConnection): Promise<{ state: string; readsRecords: (name: string) => boolean }> {
+async function readMacros(connection: DuckDBConnection, sessionFree: SessionFreeTexts): Promise<{ state: string; readsRecords: (name: string) => boolean }> {
   const rows = await queryRows(
     connection,
     `select function_name as name, function_type = 'table_macro' as is_table, coalesce(macro_definition, '') as definition
@@ -158,7 +169,7 @@ async function readMacros(connection: DuckDBConnection): Promise<{ state: string
   );
   // a scalar macro's definition is an expression: read back as a select of it
   const texts = rows.map((row) => (row.is_table === true || row.definition === '' ? String(row.definition) : `SELECT ${String(row.definition)}`));
-  const read = await sessionFreeSql(connection, texts);
+  const read = await sessionFreeSql(connection, texts, sessionFree);
   const overloads = new Map<string, string[]>();
   rows.forEach((row, at) => overloads.set(String(row.name), [...(overloads.get(String(row.name)) ?? []), read.get(texts[at]!)!]));
   const definitions = new Map([...overloads].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, texts]) => [name, texts.sort().join('\n')]));
@@ -182,17 +193,51 @@ async function readMacros(connection: DuckDBConnection): Promise<{ state: string
  * file is opened again (UNION nesting, quoted type names, a CTE's MATERIALIZED): both give the
  * same text after the round trip, so a state hashed from it does not depend on the session
  * that reads it (`run` checks on the build's open warehouse, `check` on a fresh open). A text
- * DuckDB cannot parse stays as it is.
+ * DuckDB cannot parse stays as it is. A text an earlier check turned is taken as it kept it
+ * (`sessionFree`): the round trip of every macro's and view's text cost 0.1-0.2 s of each check.
  */
-async function sessionFreeSql(connection: DuckDBConnection, texts: readonly string[]): Promise<Map<string, string>> {
+async function sessionFreeSql(connection: DuckDBConnection, texts: readonly string[], sessionFree: SessionFreeTexts): Promise<Map<string, string>> {
   const distinct = [...new Set(texts)];
-  if (distinct.length === 0) return new Map();
+  const hashes = new Map(distinct.map((text) => [text, hashOf(text)]));
+  const out = new Map<string, string>();
+  const turning: string[] = [];
+  for (const text of distinct) {
+    const hash = hashes.get(text)!;
+    sessionFree.used.add(hash);
+    const known = sessionFree.kept.get(hash) ?? sessionFree.turned.get(hash);
+    if (known === undefined) turning.push(text);
+    else out.set(text, known);
+  }
+  if (turning.length === 0) return out;
   const reader = await connection.runAndReadAll(
     `select list_transform($1::varchar[], text -> case when (json_serialize_sql(text)->>'error')::boolean then text else json_deserialize_sql(json_serialize_sql(text)) end) as texts`,
-    [new DuckDBListValue(distinct)],
+    [new DuckDBListValue(turning)],
   );
   const read = reader.getRowObjectsJson()[0]!.texts as string[];
-  return new Map(distinct.map((text, at) => [text, String(read[at])]));
+  turning.forEach((text, at) => {
+    out.set(text, String(read[at]));
+    sessionFree.turned.set(hashes.get(text)!, String(read[at]));
+  });
+  return out;
+}
+
+/** The session-free texts kept by earlier checks, by the hash of the text; none before the first check that kept them. */
+async function readSessionFreeSql(connection: DuckDBConnection): Promise<Map<string, string>> {
+  const relation = await findBookkeeping(connection, 'session_free_sql');
+  if (relation === undefined) return new Map();
+  const rows = await queryRows(connection, `select text_hash, session_free from ${relation}`);
+  return new Map(rows.map((row) => [String(row.text_hash), String(row.session_free)]));
+}
+
+/**
+ * Keeps the texts this check turned anew for the next, and forgets those it did not use (views
+ * and macros since replaced); writes nothing when it turned none. Call it in the transaction
+ * that records the results, after `ensureBookkeeping`.
+ */
+export async function recordSessionFreeSql(connection: DuckDBConnection, sessionFree: SessionFreeTexts): Promise<void> {
+  if (sessionFree.turned.size === 0) return;
+  await insertRows(connection, `insert or replace into ${SESSION_FREE}`, '($1, $2)', [...sessionFree.turned]);
+  await connection.run(`delete from ${SESSION_FREE} where not list_contains($1::varchar[], text_hash)`, [new DuckDBListValue([...sessionFree.used])]);
 }
 
 /**

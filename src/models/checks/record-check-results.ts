@@ -31,6 +31,8 @@ export async function recordCheckResults(
         result.failures, result.message ?? null, result.freshness?.latestAt ?? null, result.freshness?.ageHours ?? null,
         result.freshness?.warnAfterHours ?? null, result.freshness?.errorAfterHours ?? null, result.carriedFrom?.checkRunId ?? null,
       ]),
+      // the hours, DOUBLE columns, may be whole or not
+      [11, 12, 13],
     );
     await alsoRecord?.(checkRunId);
     if (retentionDays !== undefined && retentionDays > 0) {

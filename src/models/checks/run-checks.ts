@@ -12,7 +12,7 @@ import { parseSelects } from '../sql-references.js';
 import { planTests } from './plan-tests.js';
 import { lastReadEpoch } from './last-read.js';
 import { recordCheckResults } from './record-check-results.js';
-import { type LastCheck, readCheckState, recordCheckState, testInputs } from './check-state.js';
+import { type LastCheck, readCheckState, recordCheckState, recordSessionFreeSql, testInputs } from './check-state.js';
 import { ensureBookkeeping } from '../../warehouse/bookkeeping.js';
 import { changedRowsSql, keyColumnsOf, type LastPass, passOf, readLastPasses, readLoads, recordPasses } from './delta-tests.js';
 import { readModelChanges } from '../../warehouse/changed-keys.js';
@@ -161,6 +161,7 @@ export async function runChecks(options: RunChecksOptions): Promise<TestResult[]
       }
       const recordAll = async (checkRunId: string) => {
         await recordCheckState(connection, checkRunId, now, ran);
+        await recordSessionFreeSql(connection, inputs.sessionFree);
         const reading = tests.flatMap((test) => {
           const current = inputs.tests.get(test.name);
           return current?.inputs === undefined || !readsChanges(test) ? [] : [{ name: test.name, definition: current.definition, reads: current.reads }];

@@ -1,3 +1,4 @@
+import type { DuckDBInstance } from '@duckdb/node-api';
 import { loadWarehouse, type TableLoadResult } from '../../load/index.js';
 import { pruneRawRuns } from '../../load/prune-raw-runs.js';
 import { warehousePath } from '../../raw-contract/index.js';
@@ -21,15 +22,16 @@ export interface LoadErasure {
  * A load with the privacy work around it: rows of people `forget` erased are dropped from the
  * runs before they merge (the source still holds them), and records vanished longer than
  * `privacy.vanishedDays` have their personal data erased after. The load and run commands and
- * scheduled jobs all load through here.
+ * scheduled jobs all load through here. `instance`: the warehouse, when the caller has it open
+ * (`run`); each part opens and closes it itself otherwise.
  */
-export async function loadWithErasure(config: Config, now = new Date()): Promise<{ results: TableLoadResult[]; erasure: LoadErasure }> {
+export async function loadWithErasure(config: Config, now = new Date(), instance?: DuckDBInstance): Promise<{ results: TableLoadResult[]; erasure: LoadErasure }> {
   const { dataDir } = config;
   const budget = duckdbBudget(config);
-  const dropped = await dropTombstoned(dataDir, budget);
-  const results = await loadWarehouse({ dataDir, warehousePath: warehousePath(dataDir), ...budget });
+  const dropped = await dropTombstoned(dataDir, budget, instance);
+  const results = await loadWarehouse({ dataDir, warehousePath: warehousePath(dataDir), ...budget, instance });
   // The merge is committed: a failed erasure is said in every summary, and the next load tries again.
-  const vanished = await eraseVanished({ dataDir, vanishedDays: config['privacy.vanishedDays'], now, budget }).catch(
+  const vanished = await eraseVanished({ dataDir, vanishedDays: config['privacy.vanishedDays'], now, budget, instance }).catch(
     (error: unknown): VanishedErasure => ({ cleared: new Map(), rawRows: 0, error: errorMessage(error) }),
   );
   return { results, erasure: { dropped, vanished } };
@@ -84,12 +86,12 @@ export function describeWarning(warning: FanlakeError): string {
  * `fanlake run` asks for it, a scheduled job prunes after its whole job instead.
  */
 export async function loadStep(context: StepContext, options: { pruneRaw?: boolean } = {}): Promise<Omit<StepSummary, 'step' | 'seconds'>> {
-  const { results, erasure } = await loadWithErasure(context.config, context.now);
+  const { results, erasure } = await loadWithErasure(context.config, context.now, context.warehouse);
   const summary = summarizeLoad(results, erasure);
   if (!options.pruneRaw) return summary;
   const { config } = context;
   try {
-    const pruned = await pruneRawRuns({ dataDir: config.dataDir, retentionDays: config['raw.retentionDays'], now: context.now, budget: duckdbBudget(config) });
+    const pruned = await pruneRawRuns({ dataDir: config.dataDir, retentionDays: config['raw.retentionDays'], now: context.now, budget: duckdbBudget(config), instance: context.warehouse });
     const note = pruned.runs > 0 ? [`removed ${pruned.runs} raw run${pruned.runs === 1 ? '' : 's'} older than raw.retentionDays (${(pruned.bytes / 1e6).toFixed(1)} MB)`] : [];
     return { ...summary, counts: { ...summary.counts, prunedRuns: pruned.runs }, notes: [...summary.notes, ...note] };
   } catch (error) {

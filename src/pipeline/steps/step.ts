@@ -12,7 +12,7 @@ export interface StepContext {
   /** Clock of freshness checks and report timestamps (tests pin it). */
   readonly now?: Date;
   /**
-   * The warehouse, open for the steps that share it (`run`'s build and check); each step opens
+   * The warehouse, open for the steps that share it (`run`'s load, build, check and reports); each step opens
    * and closes it itself when absent. The steps leave it open: its owner closes it.
    */
   readonly warehouse?: DuckDBInstance;
