@@ -58,6 +58,14 @@ async function measuredRun(env, dataDir, flags = []) {
 const steps = (r) =>
   `extract ${fmt(r.seconds.extract, 1)}, load ${fmt(r.seconds.load, 1)}, build ${fmt(r.seconds.build, 1)} (${fmt(r.built)} models; slowest ${r.slowest.map((model) => `${model.name.split('.')[1]} ${fmt(model.seconds, 1)}`).join(', ')}), check ${fmt(r.seconds.check, 1)}, report ${fmt(r.seconds.report, 1)} s`;
 
+/**
+ * Files a copy of the listener's folder may skip: a `.tmp` the listener is writing (it renames it
+ * into place), which can vanish between the copy's listing and its read.
+ */
+function notMidWrite(source) {
+  return !source.endsWith('.tmp');
+}
+
 export async function benchQuietHour({ scale }) {
   const sim = await startSimulator(['--scale', String(scale), '--admin']);
   const targeted = tempDir('fanlake-bench-quiet-');
@@ -80,12 +88,12 @@ export async function benchQuietHour({ scale }) {
     // and rendered, as every run is: the quiet run's reports take the charts drawn from the same rows
     await runOk(['report'], envA);
     // The same start without the receiver: each quiet run takes a full snapshot, as before.
-    cpSync(targeted, full, { recursive: true });
+    cpSync(targeted, full, { recursive: true, filter: notMidWrite });
     rmSync(join(full, 'listen'), { recursive: true, force: true });
     rmSync(join(full, 'state', 'engagement-snapshots.json'), { force: true });
 
     // The denominator the goal names: everything extracted and built again, with the model trained.
-    cpSync(targeted, refreshed, { recursive: true });
+    cpSync(targeted, refreshed, { recursive: true, filter: notMidWrite });
     rmSync(join(refreshed, 'listen'), { recursive: true, force: true });
     // with the first run's renderings, as a club's full refresh finds them (it takes the charts
     // whose rows did not change, as the targeted run does)
