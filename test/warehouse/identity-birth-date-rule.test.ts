@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { formatExplanation } from '../../src/models/identity-model/explain.js';
 import { queryWarehouse } from '../helpers/warehouse.js';
 import { born, profile, type RawRecords, user } from './identity-fixture.js';
-import { BACKDROP, explainOf, fansOf, noContradiction, placeWithClubModel } from './identity-rule-fixture.js';
+import { BACKDROP, explainOf, fansOf, noContradiction, placeWithClubModel, storedPairOf } from './identity-rule-fixture.js';
 
 /**
  * Birth dates different beyond every slip are two people only where the model in force weighs
@@ -37,8 +37,7 @@ describe('birth dates the club keeps well (the model weighs a difference -10.4 b
   }, 120_000);
 
   it('the model links the two records, and the chain rule cuts them into two fans, the link listed for review', async () => {
-    const [pair] = await queryWarehouse(dataDir, `select is_link from intermediate.int_identity_pairs where from_key = least('${SIRI[0]}', '${SIRI[1]}') and to_key = greatest('${SIRI[0]}', '${SIRI[1]}')`);
-    expect(pair?.is_link).toBe(true);
+    expect((await storedPairOf(dataDir, SIRI))?.is_link).toBe(true);
     expect(new Set(await fansOf(dataDir, SIRI)).size).toBe(2);
     const review = await queryWarehouse(dataDir, `select reason from marts.fan_identity_review where least(record_a, record_b) = least('${SIRI[0]}', '${SIRI[1]}') and greatest(record_a, record_b) = greatest('${SIRI[0]}', '${SIRI[1]}')`);
     expect(review.map((row) => row.reason)).toEqual(['chain_cut']);

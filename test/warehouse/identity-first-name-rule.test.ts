@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { formatExplanation } from '../../src/models/identity-model/explain.js';
 import { queryWarehouse } from '../helpers/warehouse.js';
 import { born, profile, type RawRecords, user } from './identity-fixture.js';
-import { BACKDROP, explainOf, fansOf, noContradiction, placeWithClubModel } from './identity-rule-fixture.js';
+import { BACKDROP, explainOf, fansOf, noContradiction, placeWithClubModel, storedPairOf } from './identity-rule-fixture.js';
 
 /**
  * Unrelated first names are two people everywhere only where the model in force weighs the
@@ -40,8 +40,6 @@ const REPLACED: [string, string] = ['ticketing_user:431', 'engagement_customer_p
 const SLIPPED: [string, string] = ['ticketing_user:451', 'engagement_customer_profile:4051'];
 const PARTNERS: [string, string] = ['ticketing_user:441', 'engagement_customer_profile:4041'];
 
-const pairOf = async (dataDir: string, [a, b]: readonly [string, string]) =>
-  (await queryWarehouse(dataDir, `select is_link, is_vetoed, match_probability from intermediate.int_identity_pairs where from_key = least('${a}', '${b}') and to_key = greatest('${a}', '${b}')`))[0];
 
 describe('first names the club keeps well (the model weighs unrelated ones -10.5 bits)', () => {
   let dataDir: string;
@@ -51,14 +49,14 @@ describe('first names the club keeps well (the model weighs unrelated ones -10.5
 
   it('keeps the twins and the partners apart: vetoed, though the model scores both far above the link threshold', async () => {
     for (const pair of [TWINS, PARTNERS]) {
-      expect(await pairOf(dataDir, pair)).toMatchObject({ is_link: false, is_vetoed: true, match_probability: expect.toSatisfy((p: number) => p > 0.99) });
+      expect(await storedPairOf(dataDir, pair)).toMatchObject({ is_link: false, is_vetoed: true, match_probability: expect.toSatisfy((p: number) => p > 0.99) });
       expect(new Set(await fansOf(dataDir, pair)).size).toBe(2);
     }
     expect(await noContradiction(dataDir)).toEqual(['pass']);
   });
 
   it('holds apart the replaced first name too: unrelated first names are two people wherever the model weighs them at most -10 bits', async () => {
-    expect(await pairOf(dataDir, REPLACED)).toMatchObject({ is_link: false, is_vetoed: true });
+    expect(await storedPairOf(dataDir, REPLACED)).toMatchObject({ is_link: false, is_vetoed: true });
     expect(new Set(await fansOf(dataDir, REPLACED)).size).toBe(2);
   });
 
@@ -82,7 +80,7 @@ describe('first names the club keeps badly (the model weighs unrelated ones -3.4
   }, 120_000);
 
   it('links the person whose first name one system replaced: one fan, the data test passing', async () => {
-    expect(await pairOf(dataDir, REPLACED)).toMatchObject({ is_link: true, is_vetoed: false });
+    expect(await storedPairOf(dataDir, REPLACED)).toMatchObject({ is_link: true, is_vetoed: false });
     const fans = await fansOf(dataDir, REPLACED);
     expect(fans).toHaveLength(2);
     expect(new Set(fans).size).toBe(1);
@@ -91,7 +89,7 @@ describe('first names the club keeps badly (the model weighs unrelated ones -3.4
 
   it('keeps twins and partners apart whatever else they share (a household: one surname with no other birth date or address, the street with a slip; one e-mail and phone)', async () => {
     for (const pair of [TWINS, PARTNERS]) {
-      expect(await pairOf(dataDir, pair)).toMatchObject({ is_link: false, is_vetoed: true, match_probability: expect.toSatisfy((p: number) => p > 0.99) });
+      expect(await storedPairOf(dataDir, pair)).toMatchObject({ is_link: false, is_vetoed: true, match_probability: expect.toSatisfy((p: number) => p > 0.99) });
       expect(new Set(await fansOf(dataDir, pair)).size).toBe(2);
     }
     const review = await queryWarehouse(dataDir, `select reason from marts.fan_identity_review where '${TWINS[0]}' in (record_a, record_b)`);
@@ -100,7 +98,7 @@ describe('first names the club keeps badly (the model weighs unrelated ones -3.4
 
   it('compares and links a replaced first name beside a slipped last name: one place and birth date, last names alike', async () => {
     expect((await explainOf(dataDir, SLIPPED)).worthComparing).toBe(true);
-    expect(await pairOf(dataDir, SLIPPED)).toMatchObject({ is_link: true, is_vetoed: false });
+    expect(await storedPairOf(dataDir, SLIPPED)).toMatchObject({ is_link: true, is_vetoed: false });
     expect(new Set(await fansOf(dataDir, SLIPPED)).size).toBe(1);
   });
 

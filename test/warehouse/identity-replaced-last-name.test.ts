@@ -1,7 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { queryWarehouse } from '../helpers/warehouse.js';
 import { born, profile, type RawRecords, user } from './identity-fixture.js';
-import { BACKDROP, explainOf, fansOf, placeWithClubModel } from './identity-rule-fixture.js';
+import { BACKDROP, explainOf, fansOf, placeWithClubModel, storedPairOf } from './identity-rule-fixture.js';
 
 /**
  * A last name replaced (a marriage, or a system that wrote it anew) at one street line, and one
@@ -64,8 +63,7 @@ describe('a last name replaced, and a postal code and town with slips, at one st
 
   it('takes one street line whose postal code and town both carry a slip for a similar street, not a different address, and the person one fan', async () => {
     expect(await addressLevel(dataDir, SLIPPED_PLACE)).toBe('similar_street');
-    const [pair] = await queryWarehouse(dataDir, `select address_level, is_link from intermediate.int_identity_pairs where from_key = least('${SLIPPED_PLACE[0]}', '${SLIPPED_PLACE[1]}') and to_key = greatest('${SLIPPED_PLACE[0]}', '${SLIPPED_PLACE[1]}')`);
-    expect(pair).toMatchObject({ is_link: true });
+    expect(await storedPairOf(dataDir, SLIPPED_PLACE)).toMatchObject({ is_link: true });
     expect(new Set(await fansOf(dataDir, SLIPPED_PLACE)).size).toBe(1);
   });
 

@@ -34,6 +34,10 @@ export async function placeWithClubModel(raw: RawRecords, levels: Record<string,
 export const fansOf = async (dataDir: string, keys: readonly string[]) =>
   (await queryWarehouse(dataDir, `select fan_id from marts.fan_identity_links where system || ':' || record_id in (${keys.map((key) => `'${key}'`).join(', ')})`)).map((row) => row.fan_id);
 
+/** The stored pair of two records (int_identity_pairs: its levels, weights, is_link, is_vetoed), or undefined where it was not stored. */
+export const storedPairOf = async (dataDir: string, [a, b]: readonly [string, string]) =>
+  (await queryWarehouse(dataDir, `select * from intermediate.int_identity_pairs where from_key = least('${a}', '${b}') and to_key = greatest('${a}', '${b}')`))[0];
+
 /** `identity explain` of two records. */
 export const explainOf = (dataDir: string, [a, b]: readonly [string, string]) => withConnection(join(dataDir, 'warehouse.duckdb'), (connection) => explainPair(connection, a, b));
 
