@@ -33,7 +33,10 @@ export async function benchFebrl({ dir = flag('--dir') } = {}) {
 export async function scoreFebrl(dir) {
   const [rowsA, rowsB] = FILES.map((file) => parseFebrlCsv(readFileSync(join(dir, file), 'utf8')));
   const set = febrlIdentities(rowsA, rowsB);
-  const run = await scoreSet(set, readPairFates);
+  const run = await scoreSet(set, async (connection) => ({
+    fates: await readPairFates(connection),
+    contradicted: await readContradictedTruePairs(connection, set.truth),
+  }));
   return { ...run, rows: [rowsA.length, rowsB.length], names: set.names, invalidBirthDates: set.invalidBirthDates };
 }
 
@@ -67,6 +70,32 @@ async function readPairFates(connection) {
   return fates;
 }
 
+/**
+ * The true pairs that the model's own rule says are two people (macros.identity_pair_contradictions,
+ * which the error-level test identity_fans_hold_no_contradiction applies to every fan): no fan may
+ * hold both through the model, so no change to scoring or blocking can link them without failing
+ * that test. By pair key, as readPairFates keys its pairs.
+ */
+async function readContradictedTruePairs(connection, truth) {
+  const byPerson = new Map();
+  for (const record of truth) byPerson.set(record.personId, [...(byPerson.get(record.personId) ?? []), `${record.system}:${record.recordId}`]);
+  const pairs = [...byPerson.values()].filter((keys) => keys.length === 2);
+  const sql = `
+    with true_pairs as (select unnest(from_json($pairs, '[["VARCHAR"]]')) as pair),
+    numbered as (
+        select least(a.record_number, b.record_number) as lower_number, greatest(a.record_number, b.record_number) as higher_number
+        from true_pairs
+        join intermediate.int_identity_records as a on a.record_key = pair[1]
+        join intermediate.int_identity_records as b on b.record_key = pair[2]
+    )
+    select a.record_key as a_key, b.record_key as b_key
+    from macros.identity_pair_contradictions('numbered', 'intermediate.int_identity_comparables') as contradicted
+    join intermediate.int_identity_records as a on a.record_number = contradicted.lower_number
+    join intermediate.int_identity_records as b on b.record_number = contradicted.higher_number`;
+  const rows = (await connection.runAndReadAll(sql, { pairs: JSON.stringify(pairs) })).getRowObjectsJson();
+  return new Set(rows.map((row) => pairKey(row.a_key, row.b_key)));
+}
+
 function pairKey(a, b) {
   return a < b ? `${a} ${b}` : `${b} ${a}`;
 }
@@ -79,13 +108,15 @@ const MISS_REASONS = {
   scored: 'scored below the link threshold, or vetoed',
   linked: 'linked by the model, then cut or held apart as ambiguous',
 };
+/** A miss no model could link: the two records are two people by the model's contradiction rule, which no fan may break. */
+const CONTRADICTED = 'two people by the contradiction rule (unrelated first names, or birth dates beyond a slip)';
 
 /**
  * The score of a run split by how the first names of each true pair relate (firstNameRelation):
  * recall over related pairs (every kind but 'unrelated', 'missing' included, as the related-names goal counts
  * them), over unrelated ones, and the misses by relation and by reason.
  */
-export function febrlFigures({ links, truth, score, names, more: fates }) {
+export function febrlFigures({ links, truth, score, names, more: { fates, contradicted } }) {
   const byPerson = new Map();
   for (const record of truth) byPerson.set(record.personId, [...(byPerson.get(record.personId) ?? []), record]);
   const fanOf = new Map(links.map((link) => [`${link.system}:${link.recordId}`, link.fanId]));
@@ -97,10 +128,13 @@ export function febrlFigures({ links, truth, score, names, more: fates }) {
     relationOf.set(person, relation);
     if (fanOf.get(keyA) === fanOf.get(keyB)) continue;
     const kind = relation === 'unrelated' || relation === 'missing' ? relation : 'related';
-    const reason = MISS_REASONS[fates.get(pairKey(keyA, keyB))];
+    const reason = contradicted.has(pairKey(keyA, keyB)) ? CONTRADICTED : MISS_REASONS[fates.get(pairKey(keyA, keyB))];
     const label = `${kind}: ${reason}`;
     misses.set(label, (misses.get(label) ?? 0) + 1);
   }
+  const contradictedRelated = [...byPerson].filter(
+    ([person, [a, b]]) => relationOf.get(person) !== 'unrelated' && contradicted.has(pairKey(`${a.system}:${a.recordId}`, `${b.system}:${b.recordId}`)),
+  ).length;
   const over = (test) => {
     const persons = new Set([...relationOf].filter(([, relation]) => test(relation)).map(([person]) => person));
     return { persons: persons.size, ...scoreIdentityLinks(links, truth.filter((record) => persons.has(record.personId))) };
@@ -110,6 +144,7 @@ export function febrlFigures({ links, truth, score, names, more: fates }) {
   return {
     score,
     related: over((relation) => relation !== 'unrelated'),
+    contradictedRelated,
     unrelated: over((relation) => relation === 'unrelated'),
     missing: over((relation) => relation === 'missing'),
     relations,
@@ -136,6 +171,13 @@ function febrlRows(result) {
     ],
     ['febrl 4, true pairs by first names', '', Object.entries(figures.relations).map(([relation, count]) => `${relation} ${fmt(count)}`).join(', '), ''],
   ];
+  const { contradictedRelated } = figures;
+  rows.push([
+    'febrl 4, related pairs two people by the contradiction rule',
+    fmt(contradictedRelated),
+    `no fan may hold them (sql/tests/identity_fans_hold_no_contradiction): related recall at most ${fmt(1 - contradictedRelated / related.persons, 4)}`,
+    '',
+  ]);
   for (const [label, count] of figures.misses) rows.push([`febrl 4, missed: ${label}`, fmt(count), '', '']);
   return rows;
 }
