@@ -12,9 +12,20 @@ export const CATALOG_CACHE_FILE = '.catalog.json';
 /** Changes when what a key covers or how a catalog is stored changes, so no older file is read as a newer one. */
 const CATALOG_CACHE_FORMAT = 1;
 
+/** A catalog, and how to keep it for the next load. */
+export interface CachedCatalog {
+  catalog: ReportCatalog;
+  /**
+   * Writes a catalog just checked to the cache file (nothing for one read from it). Called once
+   * the command goes on with it, so that a command refused as bad usage leaves nothing behind;
+   * never throws: a catalog not kept is checked again next time.
+   */
+  keep(): Promise<void>;
+}
+
 /**
  * The report catalog, taken from `cacheFile` when it was checked from the same definitions,
- * models and fanlake; otherwise loaded ({@link loadReportCatalog}) and kept there for the next
+ * models and fanlake; otherwise loaded ({@link loadReportCatalog}), to be kept there for the next
  * run. Parsing the definitions (their YAML blocks most of all) and the models' SQL cost about
  * 0.2-0.3 s of every `run`, before its extract, while a club changes them a few times a season.
  * A catalog with problems is never kept: its UsageError is thrown as before, every time.
@@ -23,14 +34,12 @@ const CATALOG_CACHE_FORMAT = 1;
  * both folders' paths (the messages name them) and this module's own file: the build of fanlake,
  * whose bundled chunk holds the parsing code and names the chunks it imports by their content.
  */
-export async function loadReportCatalogCached(cacheFile: string, reportsDir = DEFAULT_REPORTS_DIR, modelsDir = DEFAULT_MODELS_DIR): Promise<ReportCatalog> {
+export async function loadReportCatalogCached(cacheFile: string, reportsDir = DEFAULT_REPORTS_DIR, modelsDir = DEFAULT_MODELS_DIR): Promise<CachedCatalog> {
   const key = await catalogKey(reportsDir, modelsDir);
   const kept = await readKept(cacheFile, key);
-  if (kept !== undefined) return kept;
+  if (kept !== undefined) return { catalog: kept, keep: async () => undefined };
   const catalog = await withConnection(IN_MEMORY, (scratch) => loadReportCatalog(scratch, reportsDir, modelsDir));
-  // a catalog not kept is loaded again next time: a failed write is no reason to fail the run
-  await keep(cacheFile, key, catalog).catch(() => undefined);
-  return catalog;
+  return { catalog, keep: () => keep(cacheFile, key, catalog).catch(() => undefined) };
 }
 
 /** The hash of everything a catalog is checked from. */

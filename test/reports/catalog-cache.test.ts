@@ -26,7 +26,12 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const fresh = () => withConnection(IN_MEMORY, (scratch) => loadReportCatalog(scratch, reportsDir, modelsDir));
-const cached = () => loadReportCatalogCached(cacheFile, reportsDir, modelsDir);
+/** Loads the catalog as a command that goes on with it does: kept. */
+async function cached(): Promise<ReportCatalog> {
+  const { catalog, keep } = await loadReportCatalogCached(cacheFile, reportsDir, modelsDir);
+  await keep();
+  return catalog;
+}
 
 /** A catalog as plain data, maps and sets as sorted entries, for exact comparison. */
 function plain(catalog: ReportCatalog): string {
@@ -82,6 +87,12 @@ describe('loadReportCatalogCached', () => {
     await expect(cached()).rejects.toThrow(UsageError);
     await expect(cached()).rejects.toThrow(/broken\.md: table block at line 5: query nowhere is not defined/);
     expect(readFileSync(cacheFile, 'utf8')).toBe(kept);
+  });
+
+  it('writes nothing until the catalog is kept', async () => {
+    const { catalog } = await loadReportCatalogCached(cacheFile, reportsDir, modelsDir);
+    expect(catalog.reports.length).toBeGreaterThan(0);
+    expect(existsSync(cacheFile)).toBe(false);
   });
 
   it('loads the definitions when the kept file is not a catalog', async () => {

@@ -38,10 +38,11 @@ export function renderOptionsFrom(config: Config): Omit<RenderOptions, 'names' |
  */
 export async function checkReportDefinitions(context: StepContext, names: readonly string[] | undefined): Promise<ReportCatalog> {
   const { reportsDir } = renderOptionsFrom(context.config);
-  const catalog = await loadReportCatalogCached(join(context.config.dataDir, 'reports', CATALOG_CACHE_FILE), reportsDir, context.modelsDir);
+  const { catalog, keep } = await loadReportCatalogCached(join(context.config.dataDir, 'reports', CATALOG_CACHE_FILE), reportsDir, context.modelsDir);
   const known = catalog.reports.map((report) => report.name);
   const unknown = (names ?? []).filter((name) => !known.includes(name));
   if (unknown.length > 0) throw new UsageError(`unknown report ${unknown.join(', ')}; known: ${known.join(', ') || '(none)'}`);
+  await keep();
   return catalog;
 }
 
