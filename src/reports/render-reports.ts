@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DEFAULT_REPORT_LOCALE, DEFAULT_REPORT_TIME_ZONE } from '../config/settings.js';
-import { type DuckDBBudget, IN_MEMORY, openDatabase, queryRows, withConnection } from '../core/duckdb.js';
+import { type DuckDBBudget, openDatabase, queryRows, withConnection } from '../core/duckdb.js';
 import { withLanes } from '../core/lanes.js';
 import { errorMessage, FanlakeError, UsageError } from '../core/errors.js';
 import { META_SCHEMA } from '../warehouse/meta-schema.js';
@@ -11,7 +11,7 @@ import { warehousePath } from '../raw-contract/index.js';
 import { existingRelations } from '../warehouse/warehouse.js';
 import { renderDigest } from './digest.js';
 import { ValueFormatter } from './format-values.js';
-import { loadReportCatalog } from './report-catalog.js';
+import { CATALOG_CACHE_FILE, loadReportCatalogCached } from './catalog-cache.js';
 import type { CheckedReport, ReportCatalog } from './report-catalog.js';
 import { bindParam, checkParamNames } from './report-params.js';
 import type { BoundParam } from './report-params.js';
@@ -51,7 +51,8 @@ export interface RenderOptions {
   budget?: DuckDBBudget;
   /**
    * The definitions as the caller already loaded them from `reportsDir` and `modelsDir`
-   * (`fanlake run` checks them before its extract); loaded here when absent.
+   * (`fanlake run` checks them before its extract); loaded here when absent, from the catalog
+   * kept in `<out>/.catalog.json` while the definitions and models are as when it was checked.
    */
   catalog?: ReportCatalog;
   /** The warehouse, already open (`run` shares the one its build and check used); left open. Absent: opened read-only and closed. */
@@ -110,7 +111,7 @@ export async function renderReports(options: RenderOptions): Promise<ReportResul
   const now = options.now ?? new Date();
   const outDir = options.outDir ?? join(options.dataDir, 'reports');
   const formatter = new ValueFormatter({ locale: options.locale ?? DEFAULT_REPORT_LOCALE, currency: options.currency ?? 'NOK', timeZone: options.timeZone ?? DEFAULT_REPORT_TIME_ZONE });
-  const catalog = options.catalog ?? (await withConnection(IN_MEMORY, (scratch) => loadReportCatalog(scratch, options.reportsDir, options.modelsDir)));
+  const { catalog, keep: keepCatalog } = options.catalog ? { catalog: options.catalog, keep: async () => undefined } : await loadReportCatalogCached(join(outDir, CATALOG_CACHE_FILE), options.reportsDir, options.modelsDir);
   const selected = selectReports(catalog, options.names);
   const given = options.params ?? {};
   checkParamNames(given, selected.map((report) => report.meta.params), selected.map((report) => report.name));
@@ -164,6 +165,7 @@ export async function renderReports(options: RenderOptions): Promise<ReportResul
     }
   }
   await writeIndex(outDir, formatter, now);
+  await keepCatalog();
   return selected.map((report) => results.get(report.name)!);
 }
 

@@ -8,7 +8,6 @@ import { parseSelects } from '../models/sql-references.js';
 import { META_RELATIONS } from '../warehouse/meta-schema.js';
 import { checkQueries } from './check-queries.js';
 import type { QueryShape } from './check-queries.js';
-import { parseReport } from './parse-report.js';
 import type { ReportDefinition } from './report-definition.js';
 
 /** `<package root>/reports`, wherever the code runs from (`src/reports` or `dist/reports`). */
@@ -40,6 +39,8 @@ export async function loadReportCatalog(scratch: DuckDBConnection, reportsDir = 
   const files = (await readdir(reportsDir).catch(() => [] as string[]))
     .filter((file) => file.endsWith('.md') && !file.startsWith('_') && !file.startsWith('.'))
     .sort();
+  // loaded here, with its Markdown and YAML parsers: a run whose catalog is kept never parses (catalog-cache.ts)
+  const { parseReport } = await import('./parse-report.js');
   const project = await discoverProject(modelsDir);
   const readable = new Set([...project.models.filter((model) => model.schema === 'marts').map((model) => model.relation), ...META_RELATIONS]);
 

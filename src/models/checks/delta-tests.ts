@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { insertRows, queryRows, quoteIdent, quoteLiteral } from '../../core/duckdb.js';
 import { bookkeepingRelation, findBookkeeping } from '../../warehouse/bookkeeping.js';
@@ -151,6 +152,28 @@ export async function readLoads(connection: DuckDBConnection): Promise<Loads | u
   return { ledger, newest: new Map(rows.map((row) => [String(row.relation), String(row.newest)])) };
 }
 
+/** The rows of a table that changed since a pass, materialized once for the tests that read them. */
+export interface ChangedRows {
+  /** A temporary table's name, the same for the same rows. */
+  readonly name: string;
+  /** `<table> as t semi join ...`: the table's rows that changed, as `t`. */
+  readonly from: string;
+  /** The columns the test judges: what it counts its failing rows by. */
+  readonly columns: readonly string[];
+}
+
+/**
+ * A test's query of its failing rows among the changed ones: `sql` picks the changed rows of the
+ * table by a join of their keys; `shared`, when the test reads them, the same query reading them
+ * from `rows` materialized (run-checks.ts materializes the columns they judge once for all the
+ * tests of that table, where each test scanned the whole table for them). `shared.sql` counts
+ * the failing rows; their sample, all of a row's columns, comes from `sql`.
+ */
+export interface ChangedRowsQuery {
+  readonly sql: string;
+  readonly shared?: { readonly rows: ChangedRows; readonly sql: string };
+}
+
 /**
  * The query of `test`'s failing rows among what changed since its last pass, or undefined when
  * it must read whole tables. `states`: each relation's state now, as the test's inputs see it.
@@ -163,7 +186,7 @@ export function changedRowsSql(
   changes: ReadonlyMap<string, ModelChanges>,
   keyColumns: KeyColumns,
   loads: Loads | undefined,
-): string | undefined {
+): ChangedRowsQuery | undefined {
   const declaration = test.declaration;
   if (declaration === undefined || test.target === undefined || pass === undefined || pass.definition !== definition) return undefined;
   // a snapshot's vanished flag is set without a new _run_id
@@ -175,7 +198,33 @@ export function changedRowsSql(
   const table = test.target.split('.').map(quoteIdent).join('.');
   // the changed rows, as `t`: a semi join (DuckDB plans an exists on them as a scan per row)
   const changedRows = changedRowsOf(target, child, keyColumns, loads);
-  const changed = changedRows === undefined ? `${table} as t` : `${table} as t semi join ${changedRows}`;
+  const sql = (changed: string) => declaredSql(declaration, target, table, changed, changedRows, child, since, keyColumns);
+  const joined = sql(changedRows === undefined ? `${table} as t` : `${table} as t semi join ${changedRows}`);
+  if (joined === undefined) return undefined;
+  if (changedRows === undefined) return { sql: joined };
+  const from = `${table} as t semi join ${changedRows}`;
+  const rows = { name: `_fanlake_changed_${createHash('sha256').update(from).digest('hex').slice(0, 16)}`, from, columns: declaredColumns(declaration) };
+  // not where the query also reads the table's rows whole (t.*: a relationships test's rows
+  // pointing at changed parent keys), whose columns a union must match
+  const readsWhole = declaration.kind === 'relationships' && since(`${declaration.to.schema}.${declaration.to.table}`.toLowerCase()).kind === 'keys';
+  const shared = readsWhole ? undefined : sql(`temp.main.${rows.name} as t`);
+  return { sql: joined, ...(shared === undefined || shared === joined ? {} : { shared: { rows, sql: shared } }) };
+}
+
+/**
+ * A declared test's query over `changed` (`<relation> as t`: the rows of `table` that changed, or
+ * every row with `changedRows` undefined, which no row passes then).
+ */
+function declaredSql(
+  declaration: TestDeclaration,
+  target: string,
+  table: string,
+  changed: string,
+  changedRows: string | undefined,
+  child: Since,
+  since: (relation: string) => Since,
+  keyColumns: KeyColumns,
+): string | undefined {
   const none = changedRows === undefined ? 'false and ' : '';
   switch (declaration.kind) {
     case 'not_null':
@@ -208,7 +257,7 @@ having count(*) > 1
 order by n_records desc`;
     }
     case 'relationships':
-      return relationshipsSql(declaration, table, changedRows, since, keyColumns);
+      return relationshipsSql(declaration, table, changed, changedRows, since, keyColumns);
   }
 }
 
@@ -222,6 +271,7 @@ order by n_records desc`;
 function relationshipsSql(
   declaration: Extract<TestDeclaration, { kind: 'relationships' }>,
   table: string,
+  changed: string,
   changedRows: string | undefined,
   since: (relation: string) => Since,
   keyColumns: KeyColumns,
@@ -238,7 +288,7 @@ function relationshipsSql(
         from ${quoteIdent(to.schema)}.${quoteIdent(to.table)} as parent
         where parent.${quoteIdent(to.column)} = ${column}
     )`;
-  const parts = changedRows === undefined ? [] : [`select t.*\nfrom ${table} as t semi join ${changedRows}\nwhere ${orphan}`];
+  const parts = changedRows === undefined ? [] : [`select t.*\nfrom ${changed}\nwhere ${orphan}`];
   if (parent.kind === 'keys') {
     const keys = keyColumns.get(parentRelation)!;
     if (keys.length !== 1 || keys[0]!.name.toLowerCase() !== to.column.toLowerCase()) return undefined;

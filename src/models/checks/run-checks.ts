@@ -14,7 +14,7 @@ import { lastReadEpoch } from './last-read.js';
 import { recordCheckResults } from './record-check-results.js';
 import { type LastCheck, readCheckState, recordCheckState, recordSessionFreeSql, testInputs } from './check-state.js';
 import { ensureBookkeeping } from '../../warehouse/bookkeeping.js';
-import { changedRowsSql, keyColumnsOf, type LastPass, passOf, readLastPasses, readLoads, recordPasses } from './delta-tests.js';
+import { type ChangedRowsQuery, changedRowsSql, keyColumnsOf, type LastPass, passOf, readLastPasses, readLoads, recordPasses } from './delta-tests.js';
 import { readModelChanges } from '../../warehouse/changed-keys.js';
 import { changedKeysSql } from './keyed-tests.js';
 import type { CheckKind, PlannedTest } from './plan-tests.js';
@@ -112,7 +112,7 @@ export async function runChecks(options: RunChecksOptions): Promise<TestResult[]
       const keyColumns = await keyColumnsOf(connection, project);
       const loads = await readLoads(connection);
       // each test's result where it needs no query, else the query it runs
-      const planned = tests.map((test): TestResult | { test: PlannedTest; changedOnly: string | undefined } => {
+      const planned = tests.map((test): TestResult | QueryPlan => {
         if (test.target && unavailable.has(test.target.toLowerCase())) {
           return { ...resultOf(test), status: 'skipped', failures: 0, sample: [], seconds: 0, message: 'rests on an optional source that is not loaded' };
         }
@@ -122,26 +122,23 @@ export async function runChecks(options: RunChecksOptions): Promise<TestResult[]
         const before = last.get(test.name);
         if (before && current.inputs !== undefined && before.definition === current.definition && before.inputs === current.inputs) return carried(test, before);
         const pass = passes.get(test.name);
+        const keyed = (sql: string | undefined) => (sql === undefined ? undefined : { sql });
         const changedOnly =
           options.all || current.inputs === undefined
             ? undefined
             : test.declaration === undefined
-              ? changedKeysSql(test, current, pass, inputs.states, changes, keyColumns, loads)
+              ? keyed(changedKeysSql(test, current, pass, inputs.states, changes, keyColumns, loads))
               : changedRowsSql(test, pass, current.definition, inputs.states, changes, keyColumns, loads);
         return { test, changedOnly };
       });
       const sampleSize = (test: PlannedTest) => Math.max(test.show ?? 0, options.sampleSize ?? 5);
-      // the tests' queries two at a time (core/lanes.ts): most are small and leave a core idle
-      const queried = await withLanes(instance, connection, options, (lanes) =>
-        inLanes(
-          lanes,
-          planned.flatMap((plan) => ('changedOnly' in plan ? [plan] : [])),
-          async (lane, { test, changedOnly }): Promise<TestResult> => {
-            const result = await runTest(lane, changedOnly === undefined ? test : { ...test, sql: changedOnly }, now, sampleSize(test));
-            return changedOnly === undefined ? result : { ...result, changedRowsOnly: true as const };
-          },
-        ),
+      // the tests' queries two at a time (core/lanes.ts), those reading the same changed rows of a
+      // table together, on one lane, which materializes those rows once for them
+      const queried = new Map<QueryPlan, TestResult>();
+      const groups = await withLanes(instance, connection, options, (lanes) =>
+        inLanes(lanes, sharingChangedRows(planned.flatMap((plan) => ('changedOnly' in plan ? [plan] : []))), (lane, group) => runGroup(lane, group, now, sampleSize)),
       );
+      for (const results of groups.values()) for (const [plan, result] of results) queried.set(plan, result);
       const results: TestResult[] = [];
       const ran: Parameters<typeof recordCheckState>[3][number][] = [];
       const passed: { name: string; pass: LastPass }[] = [];
@@ -179,6 +176,64 @@ export async function runChecks(options: RunChecksOptions): Promise<TestResult[]
 /** Whether `test` can read only what changed since its last pass: a declared test, or a custom test with keys. */
 function readsChanges(test: PlannedTest): boolean {
   return test.declaration !== undefined || test.keys !== undefined;
+}
+
+/** A test that runs a query: over whole tables, or over what changed since its last pass. */
+interface QueryPlan {
+  test: PlannedTest;
+  changedOnly: ChangedRowsQuery | undefined;
+}
+
+/**
+ * The plans in groups, in their order: the tests that read the same changed rows of one table
+ * (two or more) together, each other test alone.
+ */
+function sharingChangedRows(plans: readonly QueryPlan[]): QueryPlan[][] {
+  const byRows = new Map<string, QueryPlan[]>();
+  for (const plan of plans) {
+    const rows = plan.changedOnly?.shared?.rows.name;
+    if (rows !== undefined) byRows.set(rows, [...(byRows.get(rows) ?? []), plan]);
+  }
+  const grouped = new Set<QueryPlan>();
+  const groups: QueryPlan[][] = [];
+  for (const plan of plans) {
+    if (grouped.has(plan)) continue;
+    const rows = plan.changedOnly?.shared?.rows.name;
+    const group = rows === undefined || byRows.get(rows)!.length < 2 ? [plan] : byRows.get(rows)!;
+    for (const member of group) grouped.add(member);
+    groups.push(group);
+  }
+  return groups;
+}
+
+/**
+ * Runs a group's tests on one connection. Tests sharing changed rows count their failing rows in
+ * a temporary table of the columns they judge, made once (each test otherwise scans the whole
+ * table for its changed keys); a sample of failing rows is read as a test alone reads it, with
+ * every column. Should the table fail, each test picks its rows by its own join.
+ */
+async function runGroup(connection: DuckDBConnection, group: readonly QueryPlan[], now: Date, sampleSize: (test: PlannedTest) => number): Promise<Map<QueryPlan, TestResult>> {
+  const rows = group.length > 1 ? group[0]!.changedOnly?.shared?.rows : undefined;
+  const columns = new Map(group.flatMap((plan) => plan.changedOnly?.shared?.rows.columns ?? []).map((column) => [column.toLowerCase(), column]));
+  const materialized =
+    rows !== undefined &&
+    (await connection.run(`create or replace temp table ${rows.name} as\nselect ${[...columns.values()].map((column) => `t.${quoteIdent(column)}`).join(', ')}\nfrom ${rows.from}`).then(
+      () => true,
+      () => false,
+    ));
+  const results = new Map<QueryPlan, TestResult>();
+  try {
+    for (const plan of group) {
+      const { test, changedOnly } = plan;
+      const shared = materialized ? changedOnly?.shared : undefined;
+      const sql = shared?.sql ?? changedOnly?.sql;
+      const result = await runTest(connection, sql === undefined ? test : { ...test, sql }, now, sampleSize(test), shared && changedOnly!.sql);
+      results.set(plan, sql === undefined ? result : { ...result, changedRowsOnly: true as const });
+    }
+  } finally {
+    if (materialized) await connection.run(`drop table if exists temp.main.${rows!.name}`).catch(() => undefined);
+  }
+  return results;
 }
 
 /** What every result of `test` says of it, whatever its outcome. */
@@ -224,7 +279,8 @@ function storable(result: TestResult): Record<string, Json> {
   return { status: result.status, severity: result.severity, failures: result.failures, sample: result.sample, ...(result.message ? { message: result.message } : {}) };
 }
 
-async function runTest(connection: DuckDBConnection, test: PlannedTest, now: Date, sampleSize: number): Promise<TestResult> {
+/** `sampleSql`: where the failing rows' sample is read, when not from `test.sql` (which then only counts them). */
+async function runTest(connection: DuckDBConnection, test: PlannedTest, now: Date, sampleSize: number, sampleSql?: string): Promise<TestResult> {
   const started = performance.now();
   const base = resultOf(test);
   const seconds = () => Math.round(performance.now() - started) / 1000;
@@ -234,7 +290,7 @@ async function runTest(connection: DuckDBConnection, test: PlannedTest, now: Dat
     // failing row's every column (a view's values of both records of a link) is read for the sample only.
     const [counted] = await queryRows(connection, `select count(*) as failures from (\n${test.sql}\n) as failing`);
     const failures = Number(counted?.failures ?? 0);
-    const sample = failures === 0 ? [] : await queryRows(connection, `select * from (\n${test.sql}\n) as failing limit ${sampleSize}`);
+    const sample = failures === 0 ? [] : await queryRows(connection, `select * from (\n${sampleSql ?? test.sql}\n) as failing limit ${sampleSize}`);
     return { ...base, status: failures > 0 ? 'fail' : 'pass', failures, sample, seconds: seconds() };
   } catch (cause) {
     return brokenResult(test, cause instanceof Error ? cause.message : String(cause), seconds(), cause);

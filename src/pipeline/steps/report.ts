@@ -1,9 +1,9 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Config } from '../../config/load-config.js';
 import { toErrorRecord } from '../../core/error-record.js';
-import { IN_MEMORY, withConnection } from '../../core/duckdb.js';
 import { UsageError } from '../../core/errors.js';
-import { DEFAULT_REPORTS_DIR, loadReportCatalog, type RenderOptions, type ReportCatalog, type ReportResult, renderReports } from '../../reports/index.js';
+import { CATALOG_CACHE_FILE, loadReportCatalogCached } from '../../reports/catalog-cache.js';
+import { DEFAULT_REPORTS_DIR, type RenderOptions, type ReportCatalog, type ReportResult, renderReports } from '../../reports/index.js';
 import type { StepSummary } from '../run-summary.js';
 import { type StepContext, stepErrors } from './step.js';
 import { duckdbBudget } from '../../config/duckdb-budget.js';
@@ -33,14 +33,16 @@ export function renderOptionsFrom(config: Config): Omit<RenderOptions, 'names' |
  * Checks the report definitions and the names asked for before a run spends its time on the
  * extract: a bad definition or an unknown name is bad usage (exit 2) at once. Returns them for
  * the report step, which then renders the definitions the run checked without reading and
- * parsing them (and every model) a second time.
+ * parsing them (and every model) a second time. The catalog is kept in `<data>/reports` and
+ * taken from there while the definitions, the models and fanlake are as when it was checked.
  */
 export async function checkReportDefinitions(context: StepContext, names: readonly string[] | undefined): Promise<ReportCatalog> {
   const { reportsDir } = renderOptionsFrom(context.config);
-  const catalog = await withConnection(IN_MEMORY, (scratch) => loadReportCatalog(scratch, reportsDir, context.modelsDir));
+  const { catalog, keep } = await loadReportCatalogCached(join(context.config.dataDir, 'reports', CATALOG_CACHE_FILE), reportsDir, context.modelsDir);
   const known = catalog.reports.map((report) => report.name);
   const unknown = (names ?? []).filter((name) => !known.includes(name));
   if (unknown.length > 0) throw new UsageError(`unknown report ${unknown.join(', ')}; known: ${known.join(', ') || '(none)'}`);
+  await keep();
   return catalog;
 }
 
