@@ -64,7 +64,10 @@ create or replace macro macros.identity_worth_comparing(pairs_table, records_tab
         or (
             not macros.identity_first_names_tell_apart()
             and coalesce(l.birth_date_key = r.birth_date_key, false)
-            and coalesce(jaro_winkler_similarity(l.street_key, r.street_key) >= 0.88 and (l.postcode_key = r.postcode_key or l.city_key = r.city_key), false)
+            -- the place before Jaro-Winkler of the streets, each in a coalesce of its own, so the `and` computes it
+            -- only for the pairs of one postal code or town
+            and coalesce(l.postcode_key = r.postcode_key or l.city_key = r.city_key, false)
+            and coalesce(jaro_winkler_similarity(l.street_key, r.street_key) >= 0.88, false)
             and (macros.name_alike(l.last_name_spelling, r.last_name_spelling) or macros.name_alike(l.first_name_spelling, r.last_name_spelling) or macros.name_alike(l.last_name_spelling, r.first_name_spelling))
         )
         -- at least three of four facts: the initials, the address (macros.addresses_near), the birth date
