@@ -2,6 +2,7 @@ import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { randomUUID } from 'node:crypto';
 import { crashPoint } from '../core/crash-point.js';
 import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { connect, IN_MEMORY, openDatabase, queryRows, quoteIdent } from '../core/duckdb.js';
 import type { DatabaseOptions } from '../core/duckdb.js';
 import { FanlakeError } from '../core/errors.js';
@@ -17,6 +18,7 @@ import { createMacros, DEFAULT_MACRO_SETTINGS, settingMacros } from './macros.js
 import type { MacroSettings } from './macros.js';
 import type { MacroDefinition } from './discover-project.js';
 import { buildGraph, descendants } from './model-graph.js';
+import { PARSE_CACHE_FILE, ParseCache } from './parse-cache.js';
 import type { GraphNode, ModelGraph } from './model-graph.js';
 import { runGraph } from './run-graph.js';
 import { withConnections } from '../core/lanes.js';
@@ -130,13 +132,20 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
   const main = await connect(instance);
   try {
     const identityModel = await IdentityModelState.read(main, identityConfig, identityThresholds, options.identityTraining ?? { mode: 'auto' });
-    const graph = await buildGraph(project, main, [
-      ...settingMacros(options.macroSettings ?? DEFAULT_MACRO_SETTINGS),
-      identityOverridesMacro(overrides, overridesFile),
-      ...clubFiles.map(clubFileMacro),
-      ...identityModel.macros(),
-      ...project.macros,
-    ]);
+    const parses = await ParseCache.open(join(options.dataDir, PARSE_CACHE_FILE));
+    const graph = await buildGraph(
+      project,
+      main,
+      [
+        ...settingMacros(options.macroSettings ?? DEFAULT_MACRO_SETTINGS),
+        identityOverridesMacro(overrides, overridesFile),
+        ...clubFiles.map(clubFileMacro),
+        ...identityModel.macros(),
+        ...project.macros,
+      ],
+      parses,
+    );
+    await parses.save();
     const seeds = graph.order.filter((relation) => graph.nodes.get(relation)!.kind === 'seed');
     const chosen = new Set([...seeds, ...selectModels(graph, options.select)]);
     const order = graph.order.filter((relation) => chosen.has(relation));
