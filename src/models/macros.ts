@@ -138,14 +138,27 @@ export async function createMacros(connection: DuckDBConnection, nodes: Readonly
     await connection.run(`create schema if not exists ${quoteIdent(MACRO_SCHEMA)}`);
     for (const row of gone) await connection.run(`drop ${macroKind(row.type)} ${quoteIdent(MACRO_SCHEMA)}.${quoteIdent(row.name)}`);
     for (const node of changed) await connection.run(node.sql);
-    const types = new Map((await storedMacros(connection)).map((row) => [row.name, row.type]));
-    for (const node of changed) {
-      await connection.run(`comment on ${macroKind(types.get(node.name))} ${quoteIdent(MACRO_SCHEMA)}.${quoteIdent(node.name)} is ${quoteLiteral(macroStamp(node))}`);
-    }
+    await stampMacros(connection, changed);
     await connection.run('commit');
   } catch (error) {
     await connection.run('rollback').catch(() => undefined);
     throw error;
+  }
+}
+
+/**
+ * Creates one macro outside createMacros (the identity model's, when a build trains it),
+ * stamped as createMacros stamps, so the next build leaves it as it is.
+ */
+export async function createMacro(connection: DuckDBConnection, macro: MacroDefinition): Promise<void> {
+  await connection.run(macro.sql);
+  await stampMacros(connection, [macro]);
+}
+
+async function stampMacros(connection: DuckDBConnection, macros: readonly MacroDefinition[]): Promise<void> {
+  const types = new Map((await storedMacros(connection)).map((row) => [row.name, row.type]));
+  for (const macro of macros) {
+    await connection.run(`comment on ${macroKind(types.get(macro.name))} ${quoteIdent(MACRO_SCHEMA)}.${quoteIdent(macro.name)} is ${quoteLiteral(macroStamp(macro))}`);
   }
 }
 
