@@ -2,6 +2,7 @@ import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { randomUUID } from 'node:crypto';
 import { crashPoint } from '../core/crash-point.js';
 import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { connect, IN_MEMORY, openDatabase, queryRows, quoteIdent } from '../core/duckdb.js';
 import type { DatabaseOptions } from '../core/duckdb.js';
 import { FanlakeError } from '../core/errors.js';
@@ -13,10 +14,11 @@ import type { Materialization } from './model-header.js';
 import { MODEL_ERROR_CODES, modelFailure } from './model-errors.js';
 import { clubFileMacro, readClubFiles } from './club/club-files.js';
 import { defaultOverridesFile, identityOverridesMacro, readIdentityOverrides } from './identity-overrides.js';
-import { createMacros, DEFAULT_MACRO_SETTINGS, settingMacros } from './macros.js';
+import { createMacro, createMacros, DEFAULT_MACRO_SETTINGS, parseMacros, settingMacros } from './macros.js';
 import type { MacroSettings } from './macros.js';
 import type { MacroDefinition } from './discover-project.js';
 import { buildGraph, descendants } from './model-graph.js';
+import { PARSE_CACHE_FILE, ParseCache } from './parse-cache.js';
 import type { GraphNode, ModelGraph } from './model-graph.js';
 import { runGraph } from './run-graph.js';
 import { withConnections } from '../core/lanes.js';
@@ -130,13 +132,17 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
   const main = await connect(instance);
   try {
     const identityModel = await IdentityModelState.read(main, identityConfig, identityThresholds, options.identityTraining ?? { mode: 'auto' });
-    const graph = await buildGraph(project, main, [
+    const parses = await ParseCache.open(join(options.dataDir, PARSE_CACHE_FILE));
+    // asked again after a training, whose macros the next build starts from
+    const macroDefinitions = () => [
       ...settingMacros(options.macroSettings ?? DEFAULT_MACRO_SETTINGS),
       identityOverridesMacro(overrides, overridesFile),
       ...clubFiles.map(clubFileMacro),
       ...identityModel.macros(),
       ...project.macros,
-    ]);
+    ];
+    const graph = await buildGraph(project, main, macroDefinitions(), parses);
+    await parses.save();
     const seeds = graph.order.filter((relation) => graph.nodes.get(relation)!.kind === 'seed');
     const chosen = new Set([...seeds, ...selectModels(graph, options.select)]);
     const order = graph.order.filter((relation) => chosen.has(relation));
@@ -189,11 +195,13 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
     // The identity model is trained (when it must be) once, before the first model that
     // predicts with it, on that model's connection; the others that do wait for it.
     let identityPrepared: Promise<void> | undefined;
+    let trained = false;
     const prepareIdentityModel = (connection: DuckDBConnection) =>
       (identityPrepared ??= identityModel
         .prepare(connection, async (macro) => {
-          await connection.run(macro.sql);
+          await createMacro(connection, macro);
           inputs.replaceMacro(macro.name, macro.sql);
+          trained = true;
         })
         .then((outcome) => {
           if (outcome) options.onEvent?.(outcome);
@@ -276,6 +284,7 @@ export async function buildModels(options: BuildModelsOptions): Promise<ModelRes
       options.onEvent?.({ type: 'node-finished', result });
     }
 
+    if (trained) await keepTrainedMacros(parses, macroDefinitions);
     await writeLineage(options.dataDir, await collectLineage(main, graph));
     return [...droppedResults, ...order.map((relation) => results.get(relation)!)];
   } finally {
@@ -347,6 +356,23 @@ class FanSnapshot {
       await connection.run(`drop table if exists ${FanSnapshot.TABLE}`);
       await connection.run(`drop table if exists ${FanSnapshot.CHANGED}`);
     }
+  }
+}
+
+/**
+ * After a training, the parses of the macros as the next build will give them (the model now
+ * in force), so that build finds them kept: parsed once more here, in the rare build that
+ * trains. A cache: what fails here costs the next build a parse, not this build its result.
+ */
+async function keepTrainedMacros(parses: ParseCache, definitions: () => MacroDefinition[]): Promise<void> {
+  try {
+    const macros = definitions();
+    const parsed = await parseMacros(macros);
+    if (parsed.problems.length > 0) return;
+    parses.keepMacros(macros, [...parsed.nodes.values()]);
+    await parses.save();
+  } catch {
+    // the next build parses them
   }
 }
 

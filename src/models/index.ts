@@ -120,6 +120,8 @@
  * dropped, never other tables in the model schemas (drop-removed-models.ts); macros whose
  * file is gone are dropped alike.
  * After a build, `<dataDir>/lineage.json` describes every model, its parents and its columns.
+ * The parses of macros and models are kept in `<dataDir>/state/model-parses.json` by a hash of
+ * their text, so a build parses only what changed since the last (parse-cache.ts).
  */
 export { buildModels, loadModelGraph, BUILD_STATUSES, DEFAULT_CHURN_WARN_SHARE } from './build-models.js';
 export type { BuildEvent, BuildModelsOptions, BuildStatus, ModelResult } from './build-models.js';

@@ -10,6 +10,7 @@ import { DEFAULT_MACRO_SETTINGS, macroCalls, parseMacros, settingMacros } from '
 import type { MacroNode } from './macros.js';
 import { MODEL_SCHEMAS } from './model-header.js';
 import { ModelProjectError } from './model-errors.js';
+import type { ModelParse, ParseCache } from './parse-cache.js';
 import { parseSelects, treeToSql, withoutSelfReferences } from './sql-references.js';
 
 /** A node of the build graph: a seed CSV or a SQL model. Keyed by relation (`schema.name`). */
@@ -67,12 +68,13 @@ const LAYER_RANK: Record<string, number> = { [SEEDS_SCHEMA]: 0, staging: 1, inte
  * syntax errors, unqualified or unknown references, reads of a schema models may not read,
  * misplaced self-references, cycles (naming each file in the cycle), broken macros and calls
  * of unknown macros. `macros` defaults to the project's and those of the default settings
- * (no identity overrides, empty club files, no trained identity model).
+ * (no identity overrides, empty club files, no trained identity model). `cache`: the parses of
+ * an earlier build, for the texts that are the same (a build's; see parse-cache.ts).
  *
  * @throws ModelProjectError
  */
-export async function buildGraph(project: ModelProject, connection: DuckDBConnection, macros?: readonly MacroDefinition[]): Promise<ModelGraph> {
-  const parsedMacros = await parseMacros(macros ?? (await defaultMacros(project)));
+export async function buildGraph(project: ModelProject, connection: DuckDBConnection, macros?: readonly MacroDefinition[], cache?: ParseCache): Promise<ModelGraph> {
+  const parsedMacros = await parseMacrosCached(macros ?? (await defaultMacros(project)), cache);
   const problems: string[] = [...parsedMacros.problems];
   const nodes = new Map<string, GraphNode>();
   for (const seed of project.seeds) {
@@ -85,10 +87,10 @@ export async function buildGraph(project: ModelProject, connection: DuckDBConnec
     return near.length > 0 ? ` (did you mean ${near.join(', ')}?)` : '';
   };
 
-  const parsedModels = await parseSelects(connection, project.models.map((model) => model.sql));
+  const parsedModels = await parseModels(connection, project.models, cache);
   for (const [at, model] of project.models.entries()) {
     const parsed = parsedModels[at]!;
-    if (!parsed.ok) {
+    if ('problem' in parsed) {
       problems.push(`${model.file}: ${parsed.problem}`);
       continue;
     }
@@ -121,10 +123,9 @@ export async function buildGraph(project: ModelProject, connection: DuckDBConnec
     }
     let firstBuildSql: string | undefined;
     if (readsItself) {
-      const pruned = model.materialized === 'incremental' ? withoutSelfReferences(parsed.tree, { schema: model.schema, table: model.name }) : undefined;
       if (model.materialized !== 'incremental') problems.push(`${model.file}: reads itself (${model.relation}); only an incremental model may, in a WHERE condition`);
-      else if (!pruned) problems.push(`${model.file}: reads itself outside a WHERE condition; an incremental model may read ${model.relation} only in AND-ed WHERE conditions`);
-      else firstBuildSql = await treeToSql(connection, pruned);
+      else if (typeof parsed.firstBuildSql !== 'string') problems.push(`${model.file}: reads itself outside a WHERE condition; an incremental model may read ${model.relation} only in AND-ed WHERE conditions`);
+      else firstBuildSql = parsed.firstBuildSql;
     }
     nodes.set(model.relation, { kind: 'model', relation: model.relation, name: model.name, schema: model.schema, file: model.file, model, parents, sources, macros: called.macros, firstBuildSql });
   }
@@ -138,6 +139,42 @@ export async function buildGraph(project: ModelProject, connection: DuckDBConnec
     throw new ModelProjectError([`models form a cycle: ${cycle.map((relation) => nodes.get(relation)!.file).join(' -> ')}`], { root: project.root });
   }
   return { nodes, order, children, macros: parsedMacros.nodes };
+}
+
+/** parseMacros, or the parse `cache` kept of the same definitions; a parse without problems is kept. */
+async function parseMacrosCached(definitions: readonly MacroDefinition[], cache: ParseCache | undefined): Promise<{ nodes: Map<string, MacroNode>; problems: string[] }> {
+  const kept = cache?.macros(definitions);
+  if (kept !== undefined) return { nodes: new Map(kept.map((node) => [node.name, node])), problems: [] };
+  const parsed = await parseMacros(definitions);
+  if (parsed.problems.length === 0) cache?.keepMacros(definitions, [...parsed.nodes.values()]);
+  return parsed;
+}
+
+/**
+ * Each model's parse (what it reads and calls, and an incremental model's first-build SQL when
+ * it reads itself), from `cache` where it holds one for the same text; the rest parsed in one
+ * query and kept. A model DuckDB cannot parse is its problem.
+ */
+async function parseModels(connection: DuckDBConnection, models: readonly ModelDefinition[], cache: ParseCache | undefined): Promise<(ModelParse | { problem: string })[]> {
+  const found: (ModelParse | { problem: string } | undefined)[] = models.map((model) => cache?.model(model));
+  const missing = models.filter((_, at) => found[at] === undefined);
+  const parsed = await parseSelects(connection, missing.map((model) => model.sql));
+  for (const [at, model] of missing.entries()) {
+    const select = parsed[at]!;
+    let parse: ModelParse | { problem: string };
+    if (!select.ok) {
+      parse = { problem: select.problem };
+    } else {
+      parse = { references: select.references, unqualified: select.unqualified, functions: select.functions };
+      if (model.materialized === 'incremental' && select.references.some(({ schema, table }) => `${schema}.${table}` === model.relation)) {
+        const pruned = withoutSelfReferences(select.tree, { schema: model.schema, table: model.name });
+        parse.firstBuildSql = pruned ? await treeToSql(connection, pruned) : null;
+      }
+      cache?.keepModel(model, parse);
+    }
+    found[models.indexOf(model)] = parse;
+  }
+  return found as (ModelParse | { problem: string })[];
 }
 
 /** Kahn's algorithm; nodes left out are in or behind a cycle. */

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildModels, type BuildEvent } from '../../src/models/index.js';
+import { PARSE_CACHE_FILE } from '../../src/models/parse-cache.js';
 import { warehousePath } from '../../src/raw-contract/index.js';
 import { REPO, tempDataDir } from '../helpers/cli.js';
 import { queryWarehouse } from '../helpers/warehouse.js';
@@ -47,6 +48,11 @@ let inForceBefore: unknown[];
 let modelsBefore: unknown[];
 let dueChurn: unknown;
 let rulesRetrained: Record<string, unknown>[];
+let afterTraining: { kept: string; stamps: Record<string, unknown>[] };
+
+// the build after a training finds the trained macros created and parsed as it would create and parse them
+const macrosKept = () => (JSON.parse(readFileSync(join(dataDir, PARSE_CACHE_FILE), 'utf8')) as { macros: { key: string } }).macros.key;
+const stamps = () => queryWarehouse(dataDir, `select function_name, comment from duckdb_functions() where schema_name = 'macros' order by all`);
 
 beforeAll(async () => {
   dataDir = tempDataDir();
@@ -68,6 +74,7 @@ beforeAll(async () => {
   dueChurn = (await queryWarehouse(dataDir, 'select records_moved::integer as moved, retrain_due from meta.identity_fan_churn order by built_at desc limit 1'))[0];
   await build(changedModels, true);
   levelsRetrained = await levels();
+  afterTraining = { kept: macrosKept(), stamps: await stamps() };
   rulesRetrained = await queryWarehouse(
     dataDir,
     `select comparison, case comparison when 'birth_date' then macros.identity_birth_dates_tell_apart() else macros.identity_first_names_tell_apart() end as tell_apart, weight
@@ -99,6 +106,14 @@ describe('the identity model in force', () => {
     expect(inForce.at(-1)).toEqual({ model_version: 2, applied_by: 'autoRetrain' });
     const [churn] = await queryWarehouse(dataDir, 'select model_version, model_applied, retrain_due from meta.identity_fan_churn order by built_at desc limit 1');
     expect(churn).toEqual({ model_version: 2, model_applied: true, retrain_due: null });
+  });
+
+  it('leaves the macros a training created, stamped and parsed, to the next build', async () => {
+    expect(afterTraining.stamps.filter((row) => typeof row.comment !== 'string' || !row.comment.startsWith('fanlake '))).toEqual([]);
+    await build(changedModels, true);
+    expect(events[3]!.find((event) => event.type === 'identity-trained')).toBeUndefined();
+    expect(await stamps()).toEqual(afterTraining.stamps);
+    expect(macrosKept()).toBe(afterTraining.kept);
   });
 
   it('has the birth-date and first-name rules of the model it put in force: each tells people apart only where it weighs a difference at least 10 bits against', () => {

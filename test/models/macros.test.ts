@@ -95,6 +95,26 @@ describe('macros', () => {
     expect(await ws.query(`select macros.phone_default_country_code() as code`)).toEqual([{ code: '+45' }]);
   });
 
+  it('a build creates only the macros whose text changed, or that were replaced by other means', async () => {
+    await ws.exec(RAW);
+    await ws.write(PROJECT);
+    await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir });
+    const stamps = async () =>
+      Object.fromEntries((await ws.query(`select function_name, comment from duckdb_functions() where schema_name = 'macros' and function_name in ('clean_email', 'digits', 'clean_phone')`)).map((row) => [row.function_name, row.comment]));
+    const first = await stamps();
+    expect(Object.values(first).every((comment) => typeof comment === 'string' && comment.startsWith('fanlake '))).toBe(true);
+
+    // replaced by hand: no stamp, so the next build writes the file's text back
+    await ws.exec(`create or replace macro macros.clean_email(email) as 'x'`);
+    await ws.write({ 'macros/digits.sql': `create or replace macro macros.digits(value) as regexp_replace(value, '[^0-9+]', '', 'g');\n` });
+    await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir });
+    const second = await stamps();
+    expect(second.clean_email).toBe(first.clean_email);
+    expect(second.clean_phone).toBe(first.clean_phone);
+    expect(second.digits).not.toBe(first.digits);
+    expect(await ws.query(`select macros.clean_email(' A@B.C ') as email, macros.clean_phone('+47 90') as phone`)).toEqual([{ email: 'a@b.c', phone: '+4790' }]);
+  });
+
   it('a macro whose file is gone is dropped from the warehouse', async () => {
     await ws.exec(RAW);
     await ws.write(PROJECT);

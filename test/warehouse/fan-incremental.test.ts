@@ -18,6 +18,7 @@ type Run = (sql: string) => Promise<Record<string, unknown>[]>;
  */
 const COMPARED = [
   'intermediate.int_identity_clusters',
+  'intermediate.int_ticketing_user_fans',
   'intermediate.int_fan_contacts',
   'intermediate.int_fan_changes',
   'intermediate.int_ticketing_consent_events',
