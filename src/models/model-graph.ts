@@ -157,10 +157,11 @@ async function parseMacrosCached(definitions: readonly MacroDefinition[], cache:
  */
 async function parseModels(connection: DuckDBConnection, models: readonly ModelDefinition[], cache: ParseCache | undefined): Promise<(ModelParse | { problem: string })[]> {
   const found: (ModelParse | { problem: string } | undefined)[] = models.map((model) => cache?.model(model));
-  const missing = models.filter((_, at) => found[at] === undefined);
-  const parsed = await parseSelects(connection, missing.map((model) => model.sql));
-  for (const [at, model] of missing.entries()) {
-    const select = parsed[at]!;
+  const missing = [...models.keys()].filter((at) => found[at] === undefined);
+  const parsed = await parseSelects(connection, missing.map((at) => models[at]!.sql));
+  for (const [nth, at] of missing.entries()) {
+    const model = models[at]!;
+    const select = parsed[nth]!;
     let parse: ModelParse | { problem: string };
     if (!select.ok) {
       parse = { problem: select.problem };
@@ -172,7 +173,7 @@ async function parseModels(connection: DuckDBConnection, models: readonly ModelD
       }
       cache?.keepModel(model, parse);
     }
-    found[models.indexOf(model)] = parse;
+    found[at] = parse;
   }
   return found as (ModelParse | { problem: string })[];
 }

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writeFileAtomic } from '../core/atomic-file.js';
 import { IN_MEMORY, withConnection } from '../core/duckdb.js';
 import { DEFAULT_MODELS_DIR } from '../models/discover-project.js';
 import { DEFAULT_REPORTS_DIR, loadReportCatalog, type ReportCatalog } from './report-catalog.js';
@@ -84,7 +85,7 @@ async function readKept(cacheFile: string, key: string): Promise<ReportCatalog |
   };
 }
 
-/** Writes the file under a name of this process and renames it: a reader finds the old file or the whole new one. */
+/** Writes the file whole or not at all (core/atomic-file.ts): a reader finds the old file or the whole new one. */
 async function keep(cacheFile: string, key: string, catalog: ReportCatalog): Promise<void> {
   const kept: KeptCatalog = {
     format: CATALOG_CACHE_FORMAT,
@@ -94,7 +95,5 @@ async function keep(cacheFile: string, key: string, catalog: ReportCatalog): Pro
     optionalSources: [...catalog.optionalSources],
   };
   await mkdir(dirname(cacheFile), { recursive: true });
-  const temporary = `${cacheFile}.${process.pid}.tmp`;
-  await writeFile(temporary, JSON.stringify(kept));
-  await rename(temporary, cacheFile);
+  await writeFileAtomic(cacheFile, JSON.stringify(kept));
 }

@@ -199,10 +199,10 @@ export function changedRowsSql(
   // the changed rows, as `t`: a semi join (DuckDB plans an exists on them as a scan per row)
   const changedRows = changedRowsOf(target, child, keyColumns, loads);
   const sql = (changed: string) => declaredSql(declaration, target, table, changed, changedRows, child, since, keyColumns);
-  const joined = sql(changedRows === undefined ? `${table} as t` : `${table} as t semi join ${changedRows}`);
+  const from = changedRows === undefined ? `${table} as t` : `${table} as t semi join ${changedRows}`;
+  const joined = sql(from);
   if (joined === undefined) return undefined;
   if (changedRows === undefined) return { sql: joined };
-  const from = `${table} as t semi join ${changedRows}`;
   const rows = { name: `_fanlake_changed_${createHash('sha256').update(from).digest('hex').slice(0, 16)}`, from, columns: declaredColumns(declaration) };
   // not where the query also reads the table's rows whole (t.*: a relationships test's rows
   // pointing at changed parent keys), whose columns a union must match
