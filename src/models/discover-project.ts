@@ -6,7 +6,7 @@ import type { SourceDefinition } from './checks/sources-file.js';
 import type { Severity } from './checks/test-declaration.js';
 import type { PersonalFields } from '../sources/personal-data.js';
 import { DEFAULT_MATERIALIZATION, headerEntries, MODEL_SCHEMAS, parseModelHeader } from './model-header.js';
-import type { AsOf, DeclaredTest, Materialization, ModelSchema } from './model-header.js';
+import type { AsOf, DeclaredTest, Materialization, ModelSchema, RowsOf } from './model-header.js';
 import { ModelProjectError } from './model-errors.js';
 import { RAW_SCHEMA } from '../raw-contract/index.js';
 
@@ -43,6 +43,8 @@ export interface ModelDefinition {
   lineageColumns: string[];
   /** What the model takes as "now", when it reads a time at all (model-header.ts). */
   asOf?: AsOf;
+  /** A view's rows, one per row of the one relation it reads, and that row's key (model-header.ts). */
+  rowsOf?: RowsOf;
   /** Output columns that carry personal data, by kind (model-header.ts); empty when none. */
   personal: PersonalFields;
   /** Columns the personal-data check would flag that hold none (model-header.ts). */
@@ -145,6 +147,7 @@ export async function discoverProject(root: string = DEFAULT_MODELS_DIR): Promis
       const { header, problems: headerProblems } = parseModelHeader(sql);
       problems.push(...headerProblems.map((problem) => `${file}: ${problem}`));
       const materialized = header.materialized ?? DEFAULT_MATERIALIZATION[schema];
+      if (header.rowsOf !== undefined && materialized !== 'view') problems.push(`${file}: rows_of applies to a view; give the model materialized: view`);
       if (materialized === 'view' && NOT_MATERIALIZED.test(withoutComments(sql))) {
         problems.push(`${file}: a view does not keep "not materialized" (DuckDB stores a view's SQL without it, and copies a CTE read twice): read the table directly where the CTE is read twice`);
       }
@@ -162,6 +165,7 @@ export async function discoverProject(root: string = DEFAULT_MODELS_DIR): Promis
         notPersonal: header.notPersonal ?? [],
         ...(header.incrementalDelete === undefined ? {} : { incrementalDelete: header.incrementalDelete }),
         ...(header.asOf === undefined ? {} : { asOf: header.asOf }),
+        ...(header.rowsOf === undefined ? {} : { rowsOf: header.rowsOf }),
         description: header.description,
         tests: header.tests,
       });

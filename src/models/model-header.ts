@@ -24,6 +24,17 @@ export const DEFAULT_MATERIALIZATION: Record<ModelSchema, Materialization> = {
   marts: 'table',
 };
 
+/**
+ * The relation a view's rows are made of, one row of it each, and the expression over the
+ * view's columns that gives that row's key: the relation's `unique_key` (one column), or a raw
+ * table's one-column primary key.
+ */
+export interface RowsOf {
+  /** `schema.table`, in lower case. */
+  relation: string;
+  expression: string;
+}
+
 /** A data test declared in a header or in `sources.json`. */
 export interface DeclaredTest {
   declaration: TestDeclaration;
@@ -55,6 +66,12 @@ export interface ModelHeader {
    * too. `build`: the clock (`current_timestamp`), so every build builds it.
    */
   asOf?: AsOf;
+  /**
+   * For a view: each of its rows is made of the row of one key of one relation, the only one it
+   * reads (`-- rows_of: <schema.table> <key expression over the view's columns>`), so a check
+   * tests only the rows whose key changed (checks/delta-tests.ts).
+   */
+  rowsOf?: RowsOf;
   /** Output columns that carry personal data, by kind (`-- personal: email (email)`). */
   personal?: PersonalFields;
   /** Columns computed from a personal column that a reader judged hold none (`-- not_personal: x_level`). */
@@ -84,6 +101,10 @@ export interface ModelHeader {
  *                                       views): built after every load of them, even one that only read rows
  *                                       again (which builds nothing else); as_of: build: "now" is the clock
  *                                       (current_timestamp), and every build builds it
+ * -- rows_of: intermediate.int_clusters system || ':' || record_id   a view of one row per row of the one
+ *                                       relation it reads: that row's key (its one-column unique_key, a raw
+ *                                       table's primary key) as an expression over the view's columns; a check
+ *                                       then tests only the view's rows whose key changed since a pass
  * -- personal: email (email), first_name (name)   output columns that carry personal data, each with its
  *                                       kind (src/sources/personal-data.ts); a test checks that every column
  *                                       computed from a personal column is named here
@@ -99,7 +120,7 @@ export interface ModelHeader {
 export const AS_OF = ['extraction', 'build'] as const;
 export type AsOf = (typeof AS_OF)[number];
 
-export const HEADER_KEYS = ['materialized', 'unique_key', 'incremental_delete', 'full_rebuild_on', 'lineage_columns', 'as_of', 'personal', 'not_personal', 'description', 'test', 'test[warn]'] as const;
+export const HEADER_KEYS = ['materialized', 'unique_key', 'incremental_delete', 'full_rebuild_on', 'lineage_columns', 'as_of', 'rows_of', 'personal', 'not_personal', 'description', 'test', 'test[warn]'] as const;
 
 export type ParsedHeader = { header: ModelHeader; problems: string[] };
 
@@ -157,6 +178,12 @@ export function parseModelHeader(sql: string): ParsedHeader {
       case 'full_rebuild_on':
         header.fullRebuildOn = columnList(key, value, problems).map((relation) => relation.toLowerCase());
         break;
+      case 'rows_of': {
+        const match = /^([a-z_][a-z0-9_]*\.[a-z_][a-z0-9_]*)\s+(\S.*)$/i.exec(value);
+        if (match) header.rowsOf = { relation: match[1]!.toLowerCase(), expression: match[2]! };
+        else problems.push(`rows_of: "${value}" is not <schema.table> <key expression>`);
+        break;
+      }
       case 'description':
         header.description = value;
         break;

@@ -267,6 +267,88 @@ select id as badge_id, id as visit_id from raw.visits where id % 100 = 0
   });
 });
 
+describe('check of the rows of a view made of one row per row of a model (rows_of)', () => {
+  // a view of dim_member's rows, keyed by a card number the view makes of the member's key
+  const CARDS = `-- materialized: view
+-- rows_of: marts.dim_member cast(substr(card_id, 6) as integer)
+-- test: unique(card_id)
+-- test: unique(card_email)
+-- test: not_null(card_name)
+-- test: accepted_values(tier: gold, silver)
+-- test: relationships(club_id -> intermediate.int_clubs.club_id)
+select 'card-' || member_id as card_id, name as card_name, email as card_email, tier, club_id from marts.dim_member
+`;
+  const VIEW_TESTS = [
+    'marts.member_cards: unique(card_id)',
+    'marts.member_cards: unique(card_email)',
+    'marts.member_cards: not_null(card_name)',
+    'marts.member_cards: accepted_values(tier)',
+    'marts.member_cards: relationships(club_id -> intermediate.int_clubs.club_id)',
+  ];
+
+  it("tests the view's rows of the model's changed keys, and finds a null, a repeated value, an unknown value and an orphan among them", async () => {
+    await ws.write({ 'marts/member_cards.sql': CARDS });
+    await build();
+    expect(checksFailed(await check())).toBe(false);
+
+    await load(`
+        update raw.fans set name = null where id = 7;
+        update raw.fans set email = 'fan8@example.com' where id = 9;
+        update raw.fans set tier = 'bronze' where id = 10;
+        insert into raw.fans values (1001, 'new fan', 'new@example.com', 'gold', 3, timestamptz '2024-05-01 00:00:00+00');
+    `);
+    await build();
+    const results = await check();
+    expect(changedOnly(results).filter((name) => name.startsWith('marts.member_cards'))).toEqual(VIEW_TESTS);
+    expect(byName(results, 'marts.member_cards: not_null(card_name)')).toMatchObject({ status: 'fail', failures: 1, sample: [{ card_id: 'card-7', card_name: null }] });
+    expect(byName(results, 'marts.member_cards: unique(card_email)')).toMatchObject({ status: 'fail', failures: 1, sample: [{ card_email: 'fan8@example.com', n_records: '2' }] });
+    expect(byName(results, 'marts.member_cards: accepted_values(tier)')).toMatchObject({ status: 'fail', failures: 1, sample: [{ tier: 'bronze' }] });
+    expect(byName(results, 'marts.member_cards: relationships(club_id -> intermediate.int_clubs.club_id)')).toMatchObject({ status: 'fail', failures: 1, sample: [{ card_id: 'card-1001', club_id: 3 }] });
+    expect(verdicts(results)).toEqual(verdicts(await check(true)));
+
+    // a club gone: the members pointing at it are found through the parent's changed keys
+    await load(`update raw.fans set name = 'seven', email = 'fan9@example.com', tier = 'gold', club_id = 1 where id in (7, 9, 10, 1001); delete from raw.clubs where id = 2`);
+    await build();
+    const gone = await check();
+    expect(byName(gone, 'marts.member_cards: relationships(club_id -> intermediate.int_clubs.club_id)')).toMatchObject({ status: 'fail', failures: 498, changedRowsOnly: true });
+    expect(verdicts(gone)).toEqual(verdicts(await check(true)));
+  });
+
+  it('reads the whole view when its SQL changed, when it reads more than its relation, and when the model was built in full', async () => {
+    await ws.write({ 'marts/member_cards.sql': CARDS });
+    await build();
+    await check();
+    let touches = 0;
+    // a member renamed, a name each time
+    const touched = async () => {
+      await load(`update raw.fans set name = 'renamed ${++touches}' where id = 3`);
+      await build();
+      return changedOnly(await check()).filter((name) => name.startsWith('marts.member_cards'));
+    };
+    expect(await touched()).toEqual(VIEW_TESTS);
+
+    await ws.write({ 'marts/member_cards.sql': CARDS.replace("'card-' || member_id", "'card-' || member_id || ''") });
+    expect(await touched()).toEqual([]);
+    expect(await touched()).toEqual(VIEW_TESTS);
+
+    // its rows now rest on the clubs too: a club renamed changes rows no member key says
+    await ws.write({ 'marts/member_cards.sql': CARDS.replace('from marts.dim_member', 'from marts.dim_member inner join intermediate.int_clubs using (club_id)').replace('tier, club_id', 'tier, club_id, club_name') });
+    await touched();
+    expect(await touched()).toEqual([]);
+
+    await ws.write({ 'marts/member_cards.sql': CARDS });
+    await touched();
+    await load(`update raw.fans set name = 'renamed again' where id = 4`);
+    await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir, fullRefresh: true });
+    expect(changedOnly(await check()).filter((name) => name.startsWith('marts.member_cards'))).toEqual([]);
+  });
+
+  it('refuses rows_of on a model that is not a view', async () => {
+    await ws.write({ 'marts/member_cards.sql': CARDS.replace('materialized: view', 'materialized: table') });
+    await expect(build()).rejects.toThrow(/rows_of applies to a view/);
+  });
+});
+
 describe('check of the rows a load changed', () => {
   const TICKETS = { id: 'BIGINT', id_user: 'BIGINT', status: 'VARCHAR', last_update: 'VARCHAR' };
   const USERS = { id: 'BIGINT', email: 'VARCHAR', last_update: 'VARCHAR' };
@@ -321,6 +403,54 @@ describe('check of the rows a load changed', () => {
     expect(forgotten).toMatchObject({ status: 'fail', failures: 1 + 65 });
     expect(forgotten.changedRowsOnly).toBeUndefined();
   });
+  it("tests a staging view's rows of the raw rows the loads since wrote (rows_of), and reads it whole where it reads the vanished flag", async () => {
+    await passOnRawOnly({ 'raw.ticketing_users': { tests: ['unique(id)'] } });
+    const view = (extra = '') => `-- rows_of: raw.ticketing_tickets ticket_id
+-- test: unique(ticket_id)
+-- test: not_null(status)
+-- test: relationships(user_id -> raw.ticketing_users.id)
+select id as ticket_id, id_user as user_id, status${extra} from raw.ticketing_tickets
+`;
+    await ws.write({ 'staging/stg_tickets.sql': view() });
+    await build();
+    expect(checksFailed(await check())).toBe(false);
+
+    const later = '2024-05-02T09:00:00.000Z';
+    await run('tickets', TICKETS, '2024-05-02T10:00:00.000Z', [
+      { id: 5, id_user: 9, status: 'paid', last_update: later },
+      { id: 6, id_user: 1, status: null, last_update: later },
+    ]);
+    await loadWarehouse({ dataDir: ws.dataDir });
+    await build();
+    const results = await check();
+    expect(changedOnly(results)).toEqual(['staging.stg_tickets: unique(ticket_id)', 'staging.stg_tickets: not_null(status)', 'staging.stg_tickets: relationships(user_id -> raw.ticketing_users.id)']);
+    expect(byName(results, 'staging.stg_tickets: relationships(user_id -> raw.ticketing_users.id)')).toMatchObject({ status: 'fail', failures: 1, sample: [{ ticket_id: '5', user_id: '9' }] });
+    expect(byName(results, 'staging.stg_tickets: not_null(status)')).toMatchObject({ status: 'fail', failures: 1, sample: [{ ticket_id: '6' }] });
+    expect(verdicts(results)).toEqual(verdicts(await check(true)));
+
+    // a view that shows a snapshot's vanished flag changes where no run says: read whole
+    const MEMBERS = { id: 'BIGINT', name: 'VARCHAR' };
+    const snapshot = (extractedAt: string, ids: number[]) =>
+      writeRun(ws.dataDir, { resource: 'members', extractedAt, columns: MEMBERS, primaryKey: ['id'], snapshot: true, pages: [ids.map((id) => ({ id, name: `m${id}` }))] });
+    await ws.write({
+      'staging/stg_members.sql': `-- rows_of: raw.ticketing_members member_id
+-- test: not_null(name)
+select id as member_id, name, _vanished_at as vanished_at from raw.ticketing_members
+`,
+    });
+    await snapshot('2024-05-03T10:00:00.000Z', [1, 2, 3]);
+    await loadWarehouse({ dataDir: ws.dataDir });
+    await build();
+    await check();
+    await snapshot('2024-05-04T10:00:00.000Z', [1, 2, 4]);
+    await loadWarehouse({ dataDir: ws.dataDir });
+    await build();
+    const members = byName(await check(), 'staging.stg_members: not_null(name)');
+    expect(members).toMatchObject({ status: 'pass' });
+    expect(members.carriedFrom).toBeUndefined();
+    expect(members.changedRowsOnly).toBeUndefined();
+  });
+
   it('tests only the changed child rows when a raw parent was only loaded since: a load adds keys and removes none', async () => {
     await passOnRawOnly({ 'raw.ticketing_tickets': { tests: ['relationships(id_user -> raw.ticketing_users.id)'] } });
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type DuckDBConnection, DuckDBListValue, type Json } from '@duckdb/node-api';
 import { insertRows, queryRows, quoteIdent } from '../../core/duckdb.js';
-import { EXTRACTED_AT_COLUMN, RUN_ID_COLUMN } from '../../raw-contract/index.js';
+import { EXTRACTED_AT_COLUMN, RUN_ID_COLUMN, VANISHED_COLUMN } from '../../raw-contract/index.js';
 import { bookkeepingRelation, findBookkeeping } from '../../warehouse/bookkeeping.js';
 import { builtContents, contentSignature } from '../build-state.js';
 import { MACRO_SCHEMA, SEEDS_SCHEMA, SOURCE_SCHEMA } from '../discover-project.js';
@@ -9,6 +9,7 @@ import { META_SCHEMA } from '../../warehouse/meta-schema.js';
 import { columnsByRelation } from '../../warehouse/warehouse.js';
 import { type ParsedSelect, parseSelects } from '../sql-references.js';
 import type { PlannedTest } from './plan-tests.js';
+import type { RowsOf } from '../model-header.js';
 import { loadedState, type ModelChanges } from '../../warehouse/changed-keys.js';
 
 /** Where each test's last run is kept, in the warehouse itself, beside the builds' state (warehouse/bookkeeping.ts). */
@@ -34,6 +35,13 @@ export interface TestInputs {
   readonly reads: readonly string[];
   /** A custom test that calls a macro: its rows may rest on more than the keys it declares. */
   readonly callsMacros?: true;
+  /**
+   * A declared test of a view whose rows are each of one row of the one relation it reads
+   * (`-- rows_of:`, found so in the view's query): its definition holds the view's query and
+   * the macros it calls, so the rows of the keys that changed in that relation are the view's
+   * rows that changed.
+   */
+  readonly rowsOf?: RowsOf;
 }
 
 /** Each test's inputs, and the state of each relation read, as they enter the inputs. */
@@ -113,6 +121,22 @@ export async function testInputs(connection: DuckDBConnection, tests: readonly P
     }
     return parts.join('\n');
   };
+  /**
+   * A view's declared `rows_of`, with what its rows rest on besides that relation's (its query,
+   * the macros it calls), where its query reads that relation alone and no macro that reads
+   * fanlake's records; else undefined.
+   */
+  const viewRowsOf = (view: string, rowsOf: RowsOf): { rowsOf: RowsOf; query: string; macros: string | null } | undefined => {
+    const query = viewReads.get(view);
+    if (!query?.ok) return undefined;
+    const relations = new Set(query.references.map((ref) => `${ref.schema}.${ref.table}`.toLowerCase()));
+    if (relations.size !== 1 || !relations.has(rowsOf.relation)) return undefined;
+    // a snapshot sets a raw row's vanished flag without a new _run_id: a view that reads it changes unseen
+    if (rowsOf.relation.startsWith(`${SOURCE_SCHEMA}.`) && views.get(view)!.toLowerCase().includes(VANISHED_COLUMN)) return undefined;
+    const called = query.functions.filter((call) => call.schema === MACRO_SCHEMA);
+    if (called.some((call) => macros.readsRecords(call.name))) return undefined;
+    return { rowsOf, query: views.get(view)!, macros: called.length === 0 ? null : macros.state };
+  };
   const out = new Map<string, TestInputs>();
   for (const test of tests) {
     const definition = hashOf(JSON.stringify([test.kind, test.severity, test.target ?? null, 'sql' in test ? test.sql : test.freshness]));
@@ -128,6 +152,7 @@ export async function testInputs(connection: DuckDBConnection, tests: readonly P
       out.set(test.name, { definition, inputs: inputs === undefined ? undefined : hashOf(inputs), reads, ...(callsMacros ? { callsMacros: true as const } : {}) });
       continue;
     }
+    const rowsOf = test.rowsOf !== undefined && test.target !== undefined ? viewRowsOf(test.target.toLowerCase(), test.rowsOf) : undefined;
     const reads = [...new Set(test.reads ?? [])].sort();
     const parts: string[] = [];
     for (const relation of reads) {
@@ -135,7 +160,8 @@ export async function testInputs(connection: DuckDBConnection, tests: readonly P
       if (state === undefined) break;
       parts.push(`${relation}=${state}`);
     }
-    out.set(test.name, { definition, inputs: test.reads === undefined || parts.length < reads.length ? undefined : hashOf(parts.join('\n')), reads });
+    const inputs = test.reads === undefined || parts.length < reads.length ? undefined : hashOf(parts.join('\n'));
+    out.set(test.name, { definition: rowsOf === undefined ? definition : hashOf(JSON.stringify([definition, rowsOf])), inputs, reads, ...(rowsOf ? { rowsOf: rowsOf.rowsOf } : {}) });
   }
   const known = new Map([...states].filter((entry): entry is [string, string] => entry[1] !== undefined));
   return { tests: out, states: known, sessionFree };

@@ -8,6 +8,8 @@ import { columnsByRelation } from '../../warehouse/warehouse.js';
 import type { ModelChanges } from '../../warehouse/changed-keys.js';
 import type { PlannedTest } from './plan-tests.js';
 import type { TestDeclaration } from './test-declaration.js';
+import type { TestInputs } from './check-state.js';
+import type { RowsOf } from '../model-header.js';
 import { rawTables } from '../../sources/raw-personal-columns.js';
 
 /**
@@ -181,23 +183,33 @@ export interface ChangedRowsQuery {
 export function changedRowsSql(
   test: PlannedTest,
   pass: LastPass | undefined,
-  definition: string,
+  current: Pick<TestInputs, 'definition' | 'rowsOf'>,
   states: ReadonlyMap<string, string>,
   changes: ReadonlyMap<string, ModelChanges>,
   keyColumns: KeyColumns,
   loads: Loads | undefined,
 ): ChangedRowsQuery | undefined {
   const declaration = test.declaration;
-  if (declaration === undefined || test.target === undefined || pass === undefined || pass.definition !== definition) return undefined;
+  if (declaration === undefined || test.target === undefined || pass === undefined || pass.definition !== current.definition) return undefined;
   // a snapshot's vanished flag is set without a new _run_id
   if (declaredColumns(declaration).some((column) => column.toLowerCase() === VANISHED_COLUMN)) return undefined;
   const since = sinceOf(pass, states, changes, keyColumns, loads);
   const target = test.target.toLowerCase();
-  const child = since(target);
-  if (child.kind === 'whole') return undefined;
-  const table = test.target.split('.').map(quoteIdent).join('.');
+  let child = since(target);
   // the changed rows, as `t`: a semi join (DuckDB plans an exists on them as a scan per row)
-  const changedRows = changedRowsOf(target, child, keyColumns, loads);
+  let changedRows: string | undefined;
+  if (child.kind === 'whole' && current.rowsOf !== undefined) {
+    // a view that changed: its rows of the keys changed in the relation its rows are made of
+    child = since(current.rowsOf.relation);
+    if (child.kind === 'whole') return undefined;
+    const rows = viewRowsOf(current.rowsOf, child, keyColumns, loads);
+    if (rows === null) return undefined;
+    changedRows = rows;
+  } else {
+    if (child.kind === 'whole') return undefined;
+    changedRows = changedRowsOf(target, child, keyColumns, loads);
+  }
+  const table = tableOf(test.target);
   const sql = (changed: string) => declaredSql(declaration, target, table, changed, changedRows, child, since, keyColumns);
   const from = changedRows === undefined ? `${table} as t` : `${table} as t semi join ${changedRows}`;
   const joined = sql(from);
@@ -312,6 +324,35 @@ function changedRowsOf(relation: string, since: Since, keyColumns: KeyColumns, l
     default:
       return undefined;
   }
+}
+
+/**
+ * `<keys> as k on <k matches t>`: the keys changed in `rowsOf.relation` since, matched to the
+ * view's rows (`t`) by the declared expression of their key; undefined for none; null where its
+ * changes cannot be told by one key column (a model keyed by several, a raw table without a
+ * one-column primary key).
+ */
+function viewRowsOf(rowsOf: RowsOf, since: Since, keyColumns: KeyColumns, loads: Loads | undefined): string | undefined | null {
+  const { relation, expression } = rowsOf;
+  let keys: string;
+  if (since.kind === 'keys') {
+    const columns = keyColumns.get(relation)!;
+    if (columns.length !== 1) return null;
+    keys = `select ${quoteIdent(columns[0]!.name)} as _fanlake_key from ${changedKeys(relation, since.after, columns)} as changed`;
+  } else if (since.kind === 'runs') {
+    const key = rawTables().find((table) => table.relation === relation)?.spec.primaryKey;
+    if (key?.length !== 1) return null;
+    keys = `select loaded.${quoteIdent(key[0]!)} as _fanlake_key from ${tableOf(relation)} as loaded semi join ${runsAfter(relation, since.after, loads!)} as runs on runs.run_id = loaded.${quoteIdent(RUN_ID_COLUMN)}`;
+  } else {
+    return since.kind === 'unchanged' ? undefined : null;
+  }
+  // the expression names the view's columns unqualified: `k` has none of them
+  return `(${keys}) as k on k._fanlake_key is not distinct from (${expression})`;
+}
+
+/** `schema.table` quoted, as SQL names it. */
+export function tableOf(relation: string): string {
+  return relation.split('.').map(quoteIdent).join('.');
 }
 
 /** `(select run_id ...)`: the runs the ledger lists as loaded into raw table `relation` after `after`. */

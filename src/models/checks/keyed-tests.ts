@@ -3,7 +3,7 @@ import { RUN_ID_COLUMN } from '../../raw-contract/index.js';
 import { customTestImport } from '../discover-project.js';
 import type { ModelChanges } from '../../warehouse/changed-keys.js';
 import type { TestInputs } from './check-state.js';
-import { changedKeys, type KeyColumns, type LastPass, type Loads, runsAfter, sinceOf } from './delta-tests.js';
+import { changedKeys, type KeyColumns, type LastPass, type Loads, runsAfter, sinceOf, tableOf } from './delta-tests.js';
 import type { PlannedTest } from './plan-tests.js';
 
 /**
@@ -60,8 +60,4 @@ export function changedKeysSql(
     body = body.replace(customTestImport(relation), `select * from ${keyed}`);
   });
   return `with ${ctes.join(',\n')}\nselect * from (\n${body}\n) as failing`;
-}
-
-function tableOf(relation: string): string {
-  return relation.split('.').map(quoteIdent).join('.');
 }

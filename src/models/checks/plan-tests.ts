@@ -1,6 +1,6 @@
 import { quoteIdent, quoteLiteral } from '../../core/duckdb.js';
 import type { CustomTestKey, ModelProject } from '../discover-project.js';
-import type { DeclaredTest } from '../model-header.js';
+import type { DeclaredTest, RowsOf } from '../model-header.js';
 import { compareRelations } from '../model-graph.js';
 import { selectBody } from '../sql-references.js';
 import type { Freshness } from './sources-file.js';
@@ -26,6 +26,8 @@ export type PlannedTest = {
   declaration?: TestDeclaration;
   /** A custom test's keys (`-- key:`), to test the keys that changed (keyed-tests.ts). */
   keys?: readonly CustomTestKey[];
+  /** A view's rows as rows of one relation (`-- rows_of:`), to test the view's rows whose key changed (delta-tests.ts). */
+  rowsOf?: RowsOf;
 } & ({ sql: string } | { freshness: Freshness });
 
 /** Every test of the project: sources first, then models by layer and name, then custom tests. */
@@ -45,7 +47,7 @@ export function planTests(project: ModelProject): PlannedTest[] {
     }
   }
   const models = [...project.models].sort((a, b) => compareRelations(a.relation, b.relation));
-  for (const model of models) planned.push(...model.tests.map((test) => declared(model.relation, test)));
+  for (const model of models) planned.push(...model.tests.map((test) => declared(model.relation, test, model.rowsOf)));
   for (const test of project.customTests) {
     planned.push({
       name: `tests/${test.name}`,
@@ -59,14 +61,17 @@ export function planTests(project: ModelProject): PlannedTest[] {
   return planned;
 }
 
-function declared(relation: string, test: DeclaredTest): PlannedTest {
+/** A declared test of `relation`; a view's reads the relation its rows are made of too (`rowsOf`), whose changes say which of its rows changed. */
+function declared(relation: string, test: DeclaredTest, rowsOf?: RowsOf): PlannedTest {
+  const parent = test.declaration.kind === 'relationships' ? [`${test.declaration.to.schema}.${test.declaration.to.table}`.toLowerCase()] : [];
   return {
     name: `${relation}: ${describeDeclaration(test.declaration)}`,
     kind: test.declaration.kind,
     target: relation,
     severity: test.severity,
-    reads: [relation.toLowerCase(), ...(test.declaration.kind === 'relationships' ? [`${test.declaration.to.schema}.${test.declaration.to.table}`.toLowerCase()] : [])],
+    reads: [relation.toLowerCase(), ...parent, ...(rowsOf === undefined ? [] : [rowsOf.relation])],
     declaration: test.declaration,
+    ...(rowsOf === undefined ? {} : { rowsOf }),
     sql: failingRowsSql(relation, test.declaration),
   };
 }

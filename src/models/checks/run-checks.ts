@@ -128,7 +128,7 @@ export async function runChecks(options: RunChecksOptions): Promise<TestResult[]
             ? undefined
             : test.declaration === undefined
               ? keyed(changedKeysSql(test, current, pass, inputs.states, changes, keyColumns, loads))
-              : changedRowsSql(test, pass, current.definition, inputs.states, changes, keyColumns, loads);
+              : changedRowsSql(test, pass, current, inputs.states, changes, keyColumns, loads);
         return { test, changedOnly };
       });
       const sampleSize = (test: PlannedTest) => Math.max(test.show ?? 0, options.sampleSize ?? 5);
