@@ -1,6 +1,6 @@
 -- materialized: incremental
 -- unique_key: from_key, to_key, middle_key, apart_from_key, apart_to_key
--- incremental_delete: middle_key in (select record_key from intermediate.int_identity_record_changes where changed_at > coalesce(macros.model_built_at('intermediate.int_identity_ambiguous_links'), '-infinity')) or middle_key in (select to_key from intermediate.int_identity_pairs where is_link and from_key in (select unnest(list(record_key)) from intermediate.int_identity_record_changes where changed_at > coalesce(macros.model_built_at('intermediate.int_identity_ambiguous_links'), '-infinity'))) or middle_key in (select from_key from intermediate.int_identity_pairs where is_link and to_key in (select unnest(list(record_key)) from intermediate.int_identity_record_changes where changed_at > coalesce(macros.model_built_at('intermediate.int_identity_ambiguous_links'), '-infinity'))) or middle_key in (select named.middle_key from (select middle_key, unnest([from_key, to_key, apart_from_key, apart_to_key]) as named_key from intermediate.int_identity_ambiguous_links) as named where named.named_key in (select record_key from intermediate.int_identity_record_changes where changed_at > coalesce(macros.model_built_at('intermediate.int_identity_ambiguous_links'), '-infinity')) or not exists (select 1 from intermediate.int_identity_records as records where records.record_key = named.named_key))
+-- incremental_delete: middle_key in (select record_key from intermediate.int_identity_record_changes where changed_at > coalesce(macros.model_built_at('intermediate.int_identity_ambiguous_links'), '-infinity')) or middle_key in (select to_key from intermediate.int_identity_pairs where is_link and from_key in (select unnest(list(record_key)) from intermediate.int_identity_record_changes where changed_at > coalesce(macros.model_built_at('intermediate.int_identity_ambiguous_links'), '-infinity'))) or middle_key in (select from_key from intermediate.int_identity_pairs where is_link and to_key in (select unnest(list(record_key)) from intermediate.int_identity_record_changes where changed_at > coalesce(macros.model_built_at('intermediate.int_identity_ambiguous_links'), '-infinity'))) or middle_key in (select named.middle_key from (select middle_key, unnest([from_key, to_key, apart_from_key, apart_to_key]) as named_key from intermediate.int_identity_ambiguous_links) as named where named.named_key in (select record_key from intermediate.int_identity_record_changes where changed_at > coalesce(macros.model_built_at('intermediate.int_identity_ambiguous_links'), '-infinity')) or named.named_key not in (select record_key from intermediate.int_identity_records where record_key in (select unnest(list(named_key)) from (select unnest([from_key, to_key, apart_from_key, apart_to_key]) as named_key from intermediate.int_identity_ambiguous_links))))
 -- description: One row per link the identity model made (int_identity_pairs, is_link) that is not kept because its record cannot be told whose it is: the record is linked to two records the model tells apart, by a level that vetoes a link (sql/identity/comparison_levels.csv, veto true: two first names) or by evidence against them at least macros.identity_ambiguity_weight() (sql/identity/training.csv: two birth dates), as a record without a first name in a household's mailbox is linked to both partners, or a profile with only a last name to father and son of one name. Both of its links to the two are left out (int_identity_edges) and listed for review (marts.fan_identity_review, reason ambiguous_link). Links made by a customer profile or an identity's externalId (hard links) stay whatever the comparison says. Incremental: a build judges again only the middle records changed since its last build (int_identity_record_changes), linked to one, or whose rows named one or a record gone. 
 -- test: not_null(from_key, to_key, middle_key, apart_from_key, apart_to_key)
 
@@ -10,12 +10,6 @@ pairs as (
 
     select * from intermediate.int_identity_pairs
     where is_link
-
-),
-
-records as (
-
-    select record_key, record_number, entity_key, system, record_id, customer_profile_id, external_user_id from intermediate.int_identity_records
 
 ),
 
@@ -36,21 +30,39 @@ changed as (
 -- records they reach alone. Every record in a first build and --full-refresh.
 recomputed as (
 
-    select record_key from records
-    where record_key in (select record_key from changed)
-        -- the changed keys as a list unnested, which DuckDB takes for few and hashes (not the links)
-        or record_key in (select to_key from pairs where from_key in (select unnest(list(record_key)) from changed))
-        or record_key in (select from_key from pairs where to_key in (select unnest(list(record_key)) from changed))
-        or record_key in (
-            -- each record a stored row names, once: a NOT IN per column hashed every record four times
+    -- the candidates' keys as one list unnested, which DuckDB takes for few: as a CTE of every
+    -- record's key and entity, which three parts of this model read, DuckDB copied all 613k of a
+    -- scale-10 club first (0.08 s of a quiet build's 0.3, one thread)
+    select record_key from intermediate.int_identity_records
+    where record_key in (
+        select unnest(list(candidate_key)) from (
+            select record_key as candidate_key from changed
+            -- the changed keys as a list unnested, which DuckDB takes for few and hashes (not the links)
+            union all
+            select to_key from pairs where from_key in (select unnest(list(record_key)) from changed)
+            union all
+            select from_key from pairs where to_key in (select unnest(list(record_key)) from changed)
+            union all
+            -- each record a stored row names, once: a NOT IN per column hashed every record four
+            -- times; whether it is still a record, asked of the named keys alone (a NOT EXISTS
+            -- against every record hashed all their keys)
             select named.middle_key
             from (
                 select middle_key, unnest([from_key, to_key, apart_from_key, apart_to_key]) as named_key
                 from intermediate.int_identity_ambiguous_links
             ) as named
             where named.named_key in (select record_key from changed)
-                or not exists (select 1 from records where records.record_key = named.named_key)
-        )
+                or named.named_key not in (
+                    select record_key from intermediate.int_identity_records
+                    where record_key in (
+                        select unnest(list(named_key)) from (
+                            select unnest([from_key, to_key, apart_from_key, apart_to_key]) as named_key
+                            from intermediate.int_identity_ambiguous_links
+                        )
+                    )
+                )
+        ) as candidates
+    )
 
 ),
 
@@ -82,7 +94,7 @@ link_ends as (
             or not exists (select 1 from intermediate.int_identity_ambiguous_links)
     ) as ends
     -- by number: a join on the 613k keys' text cost twice as much
-    inner join records
+    inner join intermediate.int_identity_records as records
         on records.record_number = ends.other_number
 
 ),

@@ -1,6 +1,7 @@
--- materialized: table
+-- materialized: incremental
 -- unique_key: from_key, to_key
--- description: One row per pair of records identity resolution linked, and how (match_rule): the hard links, external_id (an engagement person whose externalId, trimmed, is a whole number equal to the id of a ticketing user, on any network, unless their last names differ) and customer_profile (a customer profile and each of its people), and the identity model's links (int_identity_pairs, is_link; match_rule model_v<version>) but those of a record that cannot be told whose it is (int_identity_ambiguous_links). rule_rank orders them strongest first (1 external_id, 2 customer_profile, 3 the model; an analyst's override is 0), score is the model's match probability (1 for a hard link). from is the smaller record key; written as a difference, since a build changes few links.
+-- incremental_delete: rowid in (select rowid from intermediate.int_identity_edges where from_number in (select unnest(list(record_number)) from (select record_number from intermediate.int_identity_records where changed_at > coalesce(macros.model_built_at('intermediate.int_identity_edges'), '-infinity') union all select record_number from intermediate.int_identity_record_changes where changed_at > coalesce(macros.model_built_at('intermediate.int_identity_edges'), '-infinity') union all select ends.number from (select from_number as number from intermediate.int_identity_edges union all select to_number from intermediate.int_identity_edges) as ends anti join intermediate.int_identity_records as records on records.record_number = ends.number)) or to_number in (select unnest(list(record_number)) from (select record_number from intermediate.int_identity_records where changed_at > coalesce(macros.model_built_at('intermediate.int_identity_edges'), '-infinity') union all select record_number from intermediate.int_identity_record_changes where changed_at > coalesce(macros.model_built_at('intermediate.int_identity_edges'), '-infinity') union all select ends.number from (select from_number as number from intermediate.int_identity_edges union all select to_number from intermediate.int_identity_edges) as ends anti join intermediate.int_identity_records as records on records.record_number = ends.number)) or (rule_rank = 3 and (from_number, to_number) in (select macros.record_number(from_key), macros.record_number(to_key) from intermediate.int_identity_ambiguous_links)))
+-- description: One row per pair of records identity resolution linked, and how (match_rule): the hard links, external_id (an engagement person whose externalId, trimmed, is a whole number equal to the id of a ticketing user, on any network, unless their last names differ) and customer_profile (a customer profile and each of its people), and the identity model's links (int_identity_pairs, is_link; match_rule model_v<version>) but those of a record that cannot be told whose it is (int_identity_ambiguous_links). rule_rank orders them strongest first (1 external_id, 2 customer_profile, 3 the model; an analyst's override is 0), score is the model's match probability (1 for a hard link). from is the smaller record key. Incremental: a link depends on its two records alone (a customer profile's, on its group's records), its pair's score and whether the pair is ambiguous, so a build computes again only the links of records int_identity_records computed since its last build (a record new or changed, and every record of a customer profile group that gained or lost one) or whose pairs int_identity_pairs scored again since (int_identity_record_changes), deletes those of records gone, and of the other pairs it deletes the model's links now ambiguous and adds those no longer ambiguous (a pair linked but absent here).
 -- test: not_null(from_number, to_number, from_key, to_key, match_rule, rule_rank, score)
 -- test: unique(from_key, to_key)
 -- test: relationships(from_key -> intermediate.int_identity_records.record_key)
@@ -8,16 +9,105 @@
 
 with
 
-records as not materialized (
+-- The records whose links this build computes again: those int_identity_records computed since
+-- this model's last build (a record new or changed, and every record of a customer profile
+-- group one of those is or was in, or that lost one: int_identity_records computes them all)
+-- and those whose pairs int_identity_pairs scored again since (int_identity_record_changes).
+-- Every record in a first build and --full-refresh, which drop the conditions below that read
+-- this model (a record gone has no links left to compute: incremental_delete deletes its rows).
+changed as (
 
-    select * from intermediate.int_identity_records
+    select record_number from intermediate.int_identity_records
+    where changed_at > coalesce(macros.model_built_at('intermediate.int_identity_edges'), '-infinity')
+    union
+    select record_number from intermediate.int_identity_record_changes
+    where changed_at > coalesce(macros.model_built_at('intermediate.int_identity_edges'), '-infinity')
 
 ),
 
+-- the changed records' rows, found by number and read by row id (filtered by number, DuckDB
+-- read every column of every record)
+changed_records as (
+
+    select * from intermediate.int_identity_records
+    where rowid in (
+        select unnest(list(rowid)) from intermediate.int_identity_records
+        -- the changed numbers as a list unnested, which DuckDB takes for few (as a subquery, it
+        -- hashed every record's number)
+        where record_number in (select unnest(list(record_number)) from changed)
+    )
+
+),
+
+-- The people and users an external link of a changed record can join: the changed ones, the
+-- people naming a changed user and the users a changed person names, read by row id (every
+-- person and user in a first build and --full-refresh).
+people as not materialized (
+
+    select * from intermediate.int_identity_records
+    where system = 'engagement_person'
+        and rowid in (
+            select unnest(list(rowid)) from intermediate.int_identity_records
+            where system = 'engagement_person'
+                and (
+                    record_number in (select unnest(list(record_number)) from changed)
+                    or external_user_id in (select unnest(list(record_id)) from changed_records where system = 'ticketing_user')
+                    or not exists (select 1 from intermediate.int_identity_edges)
+                )
+        )
+
+),
+
+users as not materialized (
+
+    select * from intermediate.int_identity_records
+    where system = 'ticketing_user'
+        and rowid in (
+            select unnest(list(rowid)) from intermediate.int_identity_records
+            where system = 'ticketing_user'
+                and (
+                    record_number in (select unnest(list(record_number)) from changed)
+                    or record_id in (select unnest(list(external_user_id)) from changed_records where system = 'engagement_person')
+                    or not exists (select 1 from intermediate.int_identity_edges)
+                )
+        )
+
+),
+
+-- the records of the customer profile groups a changed record is in, read by row id (every
+-- group's in a first build and --full-refresh): a group's links are its smallest record key's
+-- to each other record
+grouped as not materialized (
+
+    select record_key, entity_key from intermediate.int_identity_records
+    where customer_profile_id is not null
+        and rowid in (
+            select unnest(list(rowid)) from intermediate.int_identity_records
+            where customer_profile_id in (select unnest(list(customer_profile_id)) from changed_records)
+                or not exists (select 1 from intermediate.int_identity_edges)
+        )
+
+),
+
+-- The model's links of a changed record, and those this model left out as ambiguous that no
+-- longer are: a pair linked but absent here, which only a pair ambiguous at the last build is
+-- (found by number; those ambiguous now are left out below). Every link in a first build and
+-- --full-refresh.
 pairs as (
 
     select * from intermediate.int_identity_pairs
     where is_link
+        and rowid in (
+            select unnest(list(rowid)) from intermediate.int_identity_pairs
+            where from_number in (select unnest(list(record_number)) from changed)
+                or to_number in (select unnest(list(record_number)) from changed)
+            union all
+            select unnest(list(linked.rowid)) from intermediate.int_identity_pairs as linked
+            anti join intermediate.int_identity_edges as edges
+                on edges.from_number = linked.from_number
+                and edges.to_number = linked.to_number
+            where linked.is_link
+        )
 
 ),
 
@@ -39,23 +129,19 @@ external_links as (
         'external_id' as match_rule,
         1 as rule_rank,
 
-    from records as people
-    inner join records as users
-        on users.system = 'ticketing_user'
-        and users.record_id = people.external_user_id
-    where people.system = 'engagement_person'
-        and (
-            people.last_name_spelling is null
-            or users.last_name_spelling is null
-            or list_has_any(people.last_name_tokens, users.last_name_tokens)
-            or (
-                list_has_any(people.first_name_tokens, users.last_name_tokens)
-                and list_has_any(people.last_name_tokens, users.first_name_tokens)
-            )
-            or (
-                jaro_winkler_similarity(people.last_name_spelling, users.last_name_spelling) >= 0.85
-                and damerau_levenshtein(people.last_name_spelling, users.last_name_spelling) <= 2
-            )
+    from people
+    inner join users
+        on users.record_id = people.external_user_id
+    where people.last_name_spelling is null
+        or users.last_name_spelling is null
+        or list_has_any(people.last_name_tokens, users.last_name_tokens)
+        or (
+            list_has_any(people.first_name_tokens, users.last_name_tokens)
+            and list_has_any(people.last_name_tokens, users.first_name_tokens)
+        )
+        or (
+            jaro_winkler_similarity(people.last_name_spelling, users.last_name_spelling) >= 0.85
+            and damerau_levenshtein(people.last_name_spelling, users.last_name_spelling) <= 2
         )
 
 ),
@@ -70,8 +156,7 @@ profile_links as (
         'customer_profile' as match_rule,
         2 as rule_rank,
 
-    from records
-    where customer_profile_id is not null
+    from grouped
     qualify from_key <> to_key
 
 ),
