@@ -19,10 +19,13 @@ clusters as (
 
 ),
 
+-- only the consents of those records' profiles, as a list unnested (DuckDB hashes the few profiles
+-- of a quiet build instead of joining every consent to them)
 consents as (
 
     select * from staging.stg_engagement__consents
     where vanished_at is null
+        and cast(customer_profile_id as varchar) in (select unnest(list(record_id)) from clusters where system = 'engagement_customer_profile')
 
 ),
 

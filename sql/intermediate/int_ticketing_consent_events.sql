@@ -20,9 +20,13 @@ ticketing_users as (
 
 ),
 
+-- only the permissions of those accounts, as a list unnested: DuckDB hashes the few accounts of a
+-- quiet build and leaves the rest of the 600k permissions before the join (joined to the accounts,
+-- every permission was read into the join first)
 user_permissions as (
 
     select * from staging.stg_ticketing__user_permissions
+    where user_id in (select unnest(list(user_id)) from ticketing_users)
 
 ),
 

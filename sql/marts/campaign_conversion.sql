@@ -138,34 +138,6 @@ participant_fans as (
 
 ),
 
-purchases as (
-
-    select
-        ticketing_users.fan_id,
-        tickets.ordered_at,
-        'ticket' as purchase_type,
-        tickets.ticket_price as amount,
-
-    from tickets
-    inner join ticketing_users
-        on ticketing_users.user_id = tickets.buyer_user_id
-    where tickets.is_sold
-
-    union all
-
-    select
-        ticketing_users.fan_id,
-        merchandise_lines.ordered_at,
-        'merchandise' as purchase_type,
-        merchandise_lines.line_revenue as amount,
-
-    from merchandise_lines
-    inner join ticketing_users
-        on ticketing_users.user_id = merchandise_lines.user_id
-    where merchandise_lines.is_completed
-
-),
-
 campaign_fans as (
 
     select distinct
@@ -176,6 +148,48 @@ campaign_fans as (
     inner join participant_fans
         on participant_fans.participant_id = participants.participant_id
     where participant_fans.fan_id is not null
+
+),
+
+-- the accounts of the participating fans, whose purchases alone can convert: their tickets are
+-- found by joining these few accounts, not the million tickets to every account first
+campaign_users as (
+
+    select
+        ticketing_users.fan_id,
+        ticketing_users.user_id,
+
+    from ticketing_users
+    semi join campaign_fans
+        on campaign_fans.fan_id = ticketing_users.fan_id
+
+),
+
+purchases as (
+
+    select
+        campaign_users.fan_id,
+        tickets.ordered_at,
+        'ticket' as purchase_type,
+        tickets.ticket_price as amount,
+
+    from tickets
+    inner join campaign_users
+        on campaign_users.user_id = tickets.buyer_user_id
+    where tickets.is_sold
+
+    union all
+
+    select
+        campaign_users.fan_id,
+        merchandise_lines.ordered_at,
+        'merchandise' as purchase_type,
+        merchandise_lines.line_revenue as amount,
+
+    from merchandise_lines
+    inner join campaign_users
+        on campaign_users.user_id = merchandise_lines.user_id
+    where merchandise_lines.is_completed
 
 ),
 

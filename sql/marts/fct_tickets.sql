@@ -1,7 +1,7 @@
 -- materialized: incremental
 -- unique_key: ticket_id
--- lineage_columns: _extracted_at
--- description: One row per ticket (latest version): match, buyer and holder, order, documented status names, amounts in NOK, attendance. order_status_group is the club's group of the order status (paid, cancelled, refunded, pending, other; null while the club's mapping does not know the status and its name: the marts count it as other), order_product_line the club's product line of the order type (ticket, season_ticket; null for a distributed ticket, which has no order type, or an order type the mapping does not know). Sold: an order type and a paid order; distributed: no order type and a paid order.
+-- lineage_columns: _extracted_at, updated_at
+-- description: One row per ticket (latest version): match, buyer and holder, order, documented status names, amounts in NOK, attendance. order_status_group is the club's group of the order status (paid, cancelled, refunded, pending, other; null while the club's mapping does not know the status and its name: the marts count it as other), order_product_line the club's product line of the order type (ticket, season_ticket; null for a distributed ticket, which has no order type, or an order type the mapping does not know). Sold: an order type and a paid order; distributed: no order type and a paid order. updated_at (the API's last update) is a lineage column beside _extracted_at: a ticket saved again upstream with nothing else changed is written, but is no change for the models after it, none of which reads it (test/models/lineage-columns.test.ts).
 -- test: unique(ticket_id)
 -- test: not_null(ticket_id, match_id, ticket_status_name, is_sold, is_distributed, is_attended)
 -- test: relationships(match_id -> marts.dim_match.match_id)

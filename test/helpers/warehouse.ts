@@ -77,8 +77,11 @@ export async function changeWarehouse<T>(
 /** Columns that say when a build read or computed a row (read_at, changed_at), not what it holds. */
 const BUILD_TIME_COLUMNS = ['read_at', 'changed_at'];
 
-/** Every row of each relation as sorted JSON lines, but for build times, to compare two builds (incremental and full). */
-export async function tableSnapshot(dataDir: string, relations: readonly string[]): Promise<Map<string, string>> {
+/**
+ * Every row of each relation as sorted JSON lines, but for build times, to compare two builds
+ * (incremental and full); `aside`: more columns left out, by relation (its lineage columns).
+ */
+export async function tableSnapshot(dataDir: string, relations: readonly string[], aside: Readonly<Record<string, readonly string[]>> = {}): Promise<Map<string, string>> {
   const tables = new Map<string, string>();
   for (const relation of relations) {
     const [schema, table] = relation.split('.');
@@ -86,7 +89,7 @@ export async function tableSnapshot(dataDir: string, relations: readonly string[
       dataDir,
       `select list(column_name) filter (where column_name in (${BUILD_TIME_COLUMNS.map(quoteLiteral).join(', ')})) as columns from duckdb_columns() where schema_name = ${quoteLiteral(schema!)} and table_name = ${quoteLiteral(table!)}`,
     );
-    const buildTimes = (present?.columns as string[] | null) ?? [];
+    const buildTimes = [...((present?.columns as string[] | null) ?? []), ...(aside[relation] ?? [])];
     const rows = await queryWarehouse(dataDir, `select * ${buildTimes.length > 0 ? `exclude (${buildTimes.map(quoteIdent).join(', ')})` : ''} from ${relation} order by all`);
     tables.set(relation, rows.map((row) => JSON.stringify(row)).join('\n'));
   }

@@ -77,4 +77,30 @@ describe('sql/macros', () => {
     expect(await apply('first_name_key', ['ANNE-MARIE', 'Anne Marie', 'Åsmund', '  ', null])).toEqual(['anne', 'anne', 'asmund', null, null]);
     expect(await apply('last_name_key', ['Berg-Hansen', 'Ødegård', 'Bæk Sørensen', '--'])).toEqual(['berghansen', 'odegard', 'baeksorensen', null]);
   });
+
+  it('fans_dropped: the kept fans int_fan_contacts no longer holds, found by the row counts, a new fan balancing a gone one or not', async () => {
+    // a table of one row per fan, last built on the 2nd; the fans computed since are stamped after it
+    await connection.run(`
+      create schema if not exists intermediate; create schema if not exists marts;
+      insert into meta.build_state (relation, fingerprint, built_at) values ('marts.kept', 'test', '2026-01-02');
+      create table marts.kept as select unnest(['a', 'b', 'c']) as fan_id;
+      create table intermediate.int_fan_contacts (fan_id varchar, changed_at timestamptz)`);
+    const dropped = async (fans: [string, string][]) => {
+      await connection.run(`delete from intermediate.int_fan_contacts`);
+      await connection.run(`insert into intermediate.int_fan_contacts values ${fans.map(([fan, at]) => `('${fan}', '${at}')`).join(', ')}`);
+      return (await queryRows(connection, `select fan_id from macros.fans_dropped('marts.kept') order by fan_id`)).map((row) => row.fan_id);
+    };
+    try {
+      // as built, and a fan computed again since
+      expect(await dropped([['a', '2026-01-01'], ['b', '2026-01-03'], ['c', '2026-01-01']])).toEqual([]);
+      // c gone and d new: as many fans as before
+      expect(await dropped([['a', '2026-01-03'], ['b', '2026-01-01'], ['d', '2026-01-03']])).toEqual(['c']);
+      // c gone, and a fan computed again since
+      expect(await dropped([['a', '2026-01-01'], ['b', '2026-01-03']])).toEqual(['c']);
+      // new fans alone
+      expect(await dropped([['a', '2026-01-01'], ['b', '2026-01-01'], ['c', '2026-01-01'], ['e', '2026-01-03']])).toEqual([]);
+    } finally {
+      await connection.run(`delete from meta.build_state where relation = 'marts.kept'; drop table marts.kept; drop table intermediate.int_fan_contacts`);
+    }
+  });
 });
