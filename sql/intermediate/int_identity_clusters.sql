@@ -18,7 +18,7 @@ overrides as (
 
 ),
 
-edges as (
+edges as not materialized (
 
     select
         rule_edges.from_number,
@@ -76,12 +76,13 @@ link_ends as (
 -- signature, and its whole component (this record too) is recomputed.
 record_links as (
 
+    -- grouped and joined by number: by the keys' text, the grouping and the join cost twice as much
     select
-        from_key as record_key,
+        from_number as record_number,
         sum(hash(to_key, match_rule)) as links_signature,
 
     from intermediate.int_identity_edges
-    group by from_key
+    group by from_number
 
 ),
 
@@ -94,7 +95,7 @@ link_signatures as (
 
     from intermediate.int_identity_records as records
     left join record_links
-        on record_links.record_key = records.record_key
+        on record_links.record_number = records.record_number
     left join (
         select
             record_number,

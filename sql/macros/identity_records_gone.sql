@@ -2,35 +2,33 @@
 create or replace macro macros.identity_records_gone(records_table, fields_tables) as table
     with
 
-    fields as (
-        select system, record_id, read_at from query_table(fields_tables, true)
-    ),
-
-    records as (
-        select record_key from query_table(records_table)
-    ),
-
-    -- the fields rows read since the records' last build: every new record is among them
-    read_keys as (
-        select system || ':' || record_id as record_key from fields
-        where read_at > coalesce(macros.model_built_at(records_table), '-infinity')
-    ),
-
-    -- stored rows - (fields rows - new ones) = gone ones; a new one is read and not stored (the
-    -- read keys as a list unnested: DuckDB then takes them for few and hashes them, not the
-    -- 613k stored keys of a scale-10 club, as it did misjudging the read_at filter)
+    -- stored rows - (fields rows - new ones) = gone ones; a new one is read since the records'
+    -- last build and not stored (the read keys as a list unnested: DuckDB then takes them for few
+    -- and hashes them, not the 613k stored keys of a scale-10 club, as it did misjudging the
+    -- read_at filter). Each table read where counted, not through CTEs of every key: a stored
+    -- macro loses a CTE's NOT MATERIALIZED, and DuckDB copied every fields row's and every
+    -- record's key first.
     some_gone as (
         select
-            (select count(*) from records)
-                - (select count(*) from fields)
-                + (select count(*) from read_keys)
-                - (select count(*) from records where record_key in (select unnest(list(record_key)) from read_keys))
+            (select count(*) from query_table(records_table))
+                - (select count(*) from query_table(fields_tables, true))
+                + (
+                    select count(*) from query_table(fields_tables, true)
+                    where read_at > coalesce(macros.model_built_at(records_table), '-infinity')
+                )
+                - (
+                    select count(*) from query_table(records_table)
+                    where record_key in (
+                        select unnest(list(system || ':' || record_id)) from query_table(fields_tables, true)
+                        where read_at > coalesce(macros.model_built_at(records_table), '-infinity')
+                    )
+                )
                 > 0 as is_gone
     )
 
-    select record_key from records
+    select record_key from query_table(records_table)
     where (select is_gone from some_gone)
         and record_key not in (
-            select system || ':' || record_id from fields
+            select system || ':' || record_id from query_table(fields_tables, true)
             where (select is_gone from some_gone)
         );
