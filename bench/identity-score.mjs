@@ -114,12 +114,12 @@ select
     least(first_name_spelling, last_name_spelling) || ' ' || greatest(first_name_spelling, last_name_spelling) as name_pair_spelling,
     first_name_key
 from intermediate.int_identity_records as records
--- the address as the platforms write it (int_identity_records compares it by its parts, and
--- keeps no key of the whole)
+-- the address as the platforms write it, as one key (macros.address_key; int_identity_records
+-- compares it by its parts, and no model keeps a key of the whole)
 left join (
-    select system || ':' || record_id as record_key, address_key from intermediate.int_identity_ticketing_fields
+    select system || ':' || record_id as record_key, macros.address_key(street, postal_code) as address_key from intermediate.int_identity_ticketing_fields
     union all
-    select system || ':' || record_id as record_key, address_key from intermediate.int_identity_engagement_fields
+    select system || ':' || record_id as record_key, macros.address_key(street, postal_code) as address_key from intermediate.int_identity_engagement_fields
 ) as fields
     on fields.record_key = records.record_key`;
 

@@ -4,7 +4,7 @@
 -- incremental_delete: (system = 'engagement_customer_profile' and customer_profile_id not in (select customer_profile_id from staging.stg_engagement__customer_profiles where vanished_at is null and customer_profile_id is not null)) or (system = 'engagement_person' and (record_id not in (select cast(person_id as varchar) from staging.stg_engagement__people where vanished_at is null and person_id is not null) or customer_profile_id in (select customer_profile_id from staging.stg_engagement__customer_profiles where vanished_at is not null)))
 -- description: One row per engagement customer profile and person still there, with only the fields identity resolution reads (int_identity_records), as the platform holds them, and the postal address (street line, postal code, town). Kept apart from int_identity_records and from the ticketing records (see int_identity_ticketing_fields). Incremental: only profiles and people loaded since the last build are read again (each system by its own newest _extracted_at here), and stamped read_at, the time of the build that read them (int_identity_records compares those with what it holds); a record removed upstream is deleted (staging's vanished_at), and so are the people of a removed profile (a profile read by key and found gone is flagged, its people are not until the next full snapshot). A row re-read unchanged moves only _extracted_at and read_at, which is no change for identity resolution (lineage_columns).
 -- personal: email (email), phone_raw (phone), phone_e164 (phone), first_name (name), last_name (name)
--- personal: birth_date (birth_date), address_key (address), street (address), postal_code (address), city (address)
+-- personal: birth_date (birth_date), street (address), postal_code (address), city (address)
 -- test: unique(system, record_id)
 -- test: not_null(system, record_id)
 
@@ -47,7 +47,6 @@ final as (
         first_name,
         last_name,
         birth_date,
-        macros.address_key(street, postal_code) as address_key,
         street,
         postal_code,
         city,
@@ -76,7 +75,6 @@ final as (
         people.first_name,
         people.last_name,
         people.birth_date,
-        null as address_key,
         null as street,
         null as postal_code,
         null as city,

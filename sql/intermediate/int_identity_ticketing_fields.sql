@@ -3,7 +3,7 @@
 -- lineage_columns: _extracted_at, read_at
 -- description: One row per ticketing user and member, with only the fields identity resolution reads (int_identity_records), as the system holds them (a member's one name field split in two), and the postal address (street line, postal code, town). Kept apart from int_identity_records, the costly part, and from the engagement records: a load that changes other fields only (a login, a member's used pool) rebuilds this table to the same rows, and identity resolution stops here. Incremental: only users and members loaded since the last build are read again (each system by its own newest _extracted_at here, as marts.fct_tickets does); ticketing records are never removed upstream, so nothing is deleted. Each row read is stamped read_at, the time of the build that read it (int_identity_records compares those with what it holds). A row re-read unchanged moves only _extracted_at and read_at, which is no change for identity resolution (lineage_columns).
 -- personal: email (email), phone_raw (phone), phone_e164 (phone), first_name (name), last_name (name)
--- personal: birth_date (birth_date), address_key (address), street (address), postal_code (address), city (address)
+-- personal: birth_date (birth_date), street (address), postal_code (address), city (address)
 -- test: unique(system, record_id)
 -- test: not_null(system, record_id)
 
@@ -58,7 +58,6 @@ final as (
         nullif(trim(first_name), '') as first_name,
         nullif(trim(last_name), '') as last_name,
         birth_date,
-        macros.address_key(address, zip_code) as address_key,
         nullif(trim(address), '') as street,
         nullif(trim(zip_code), '') as postal_code,
         nullif(trim(city), '') as city,
@@ -80,7 +79,6 @@ final as (
         nullif(first_name, '') as first_name,
         nullif(last_name, '') as last_name,
         null as birth_date,
-        null as address_key,
         null as street,
         null as postal_code,
         null as city,

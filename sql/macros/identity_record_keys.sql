@@ -56,7 +56,6 @@ create or replace macro macros.identity_record_keys(fields_table) as table
         first_names.first_name_key,
         last_names.last_name_key,
         fields.birth_date,
-        fields.address_key,
         streets.street_key,
         postal_codes.postcode_key,
         cities.city_key,
