@@ -2,34 +2,32 @@
 create or replace macro macros.fans_dropped(kept_table) as table
     with
 
-    kept as (
-        select fan_id from query_table(kept_table)
-    ),
-
-    fans as (
-        select fan_id, changed_at from intermediate.int_fan_contacts
-    ),
-
-    -- the fans computed since the table's last build: every new fan is among them
-    computed as (
-        select fan_id from fans
-        where changed_at > coalesce(macros.model_built_at(kept_table), '-infinity')
-    ),
-
-    -- kept rows - (fans - new ones) = gone ones; a new one is computed and not kept (the computed
-    -- fans as a list unnested: DuckDB then takes them for few and hashes them, not the kept 257k)
+    -- kept rows - (fans - new ones) = gone ones; a new one is computed since the table's last
+    -- build and not kept (the computed fans as a list unnested: DuckDB then takes them for few
+    -- and hashes them, not the kept 257k). Each table read where counted, not through CTEs of
+    -- every fan, as macros.identity_records_dropped does: a stored macro loses a CTE's NOT
+    -- MATERIALIZED, and DuckDB would copy every kept fan and every fan first.
     some_gone as (
         select
-            (select count(*) from kept)
-                - (select count(*) from fans)
-                + (select count(*) from computed)
-                - (select count(*) from kept where fan_id in (select unnest(list(fan_id)) from computed))
+            (select count(*) from query_table(kept_table))
+                - (select count(*) from intermediate.int_fan_contacts)
+                + (
+                    select count(*) from intermediate.int_fan_contacts
+                    where changed_at > coalesce(macros.model_built_at(kept_table), '-infinity')
+                )
+                - (
+                    select count(*) from query_table(kept_table)
+                    where fan_id in (
+                        select unnest(list(fan_id)) from intermediate.int_fan_contacts
+                        where changed_at > coalesce(macros.model_built_at(kept_table), '-infinity')
+                    )
+                )
                 > 0 as is_gone
     )
 
-    select fan_id from kept
+    select fan_id from query_table(kept_table)
     where (select is_gone from some_gone)
         and fan_id not in (
-            select fan_id from fans
+            select fan_id from intermediate.int_fan_contacts
             where (select is_gone from some_gone)
         );
