@@ -268,6 +268,22 @@ propagation (label, component_number) as (
 
 ),
 
+-- each label's component, as lists unnested: DuckDB takes the recursion's rows for billions,
+-- and so every join after it, and hashed the larger side of each (every record's values) where
+-- the other is the smaller
+converged as (
+
+    select
+        unnest(list(label)) as label,
+        unnest(list(component_number)) as component_number,
+
+    from (
+        select label, min(component_number) as component_number from propagation
+        group by label
+    )
+
+),
+
 -- each linked record's component: its first label's, or that label when no link crosses it
 linked_components as (
 
@@ -278,10 +294,7 @@ linked_components as (
         initial_labels.rule_rank,
 
     from initial_labels
-    left join (
-        select label, min(component_number) as component_number from propagation
-        group by label
-    ) as converged
+    left join converged
         on converged.label = initial_labels.label
 
 ),
@@ -524,11 +537,12 @@ cutting as (
 
 ),
 
+-- each record of a cut component and the part it is in, as lists unnested (for few: see converged)
 cut_parts as (
 
     select
-        cut_members.record_number,
-        part_members.record_number as part_number,
+        unnest(list(cut_members.record_number)) as record_number,
+        unnest(list(part_members.record_number)) as part_number,
 
     from cutting as cut
     inner join cut_members
