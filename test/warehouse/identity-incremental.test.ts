@@ -47,6 +47,8 @@ let numbersAfter: Map<string, string>;
 let merged: [string, string];
 /** A fan of a user and engagement records; the user's new version is somebody else. */
 let split: { fanId: string; user: string; others: string[] };
+/** The churn the incremental build recorded (meta.identity_fan_churn). */
+let incrementalChurn: Record<string, unknown>;
 
 const fanId = (recordKey: string) => `fan_${createHash('md5').update(recordKey).digest('hex').slice(0, 16)}`;
 
@@ -140,6 +142,12 @@ beforeAll(async () => {
   await runCliOk(['load'], env);
   incrementalOutput = await runCliOk(['build'], env);
   after = await linksOf();
+  [incrementalChurn] = await queryWarehouse(
+    dataDir,
+    `select fans_before::integer as "fansBefore", fans_after::integer as "fansAfter", records_before::integer as "recordsBefore", records_after::integer as "recordsAfter",
+       records_moved::integer as "recordsMoved", fans_merged::integer as "fansMerged", fans_split::integer as "fansSplit"
+     from meta.identity_fan_churn order by built_at desc limit 1`,
+  );
   linksAfter = await edgesOf();
   numbersAfter = await recordNumbers();
   incremental = await snapshot();
@@ -212,6 +220,29 @@ describe('incremental identity resolution', () => {
     console.log(`links before ${linksBefore.size}, after ${linksAfter.size}: ${gone} gone, ${made} made`);
     expect(gone + made).toBeGreaterThan(0);
     expect((gone + made) / linksBefore.size).toBeLessThan(0.03);
+  });
+
+  // the build compares the fans' hashes, of the records its merge wrote and their fans alone
+  it('records the churn that comparing every record\'s fan before and after gives', () => {
+    const both = [...after.keys()].filter((record) => before.has(record));
+    const fansOf = (from: Map<string, string>, to: Map<string, string>) => {
+      const reached = new Map<string, Set<string>>();
+      for (const record of both) reached.set(from.get(record)!, (reached.get(from.get(record)!) ?? new Set()).add(to.get(record)!));
+      return [...reached.values()].filter((fans) => fans.size > 1).length;
+    };
+    const expected = {
+      fansBefore: new Set(before.values()).size,
+      fansAfter: new Set(after.values()).size,
+      recordsBefore: before.size,
+      recordsAfter: after.size,
+      recordsMoved: both.filter((record) => before.get(record) !== after.get(record)).length,
+      fansMerged: fansOf(after, before),
+      fansSplit: fansOf(before, after),
+    };
+    expect(expected.recordsMoved).toBeGreaterThan(0);
+    expect(expected.fansMerged).toBeGreaterThan(0);
+    expect(expected.fansSplit).toBeGreaterThan(0);
+    expect(incrementalChurn).toEqual(expected);
   });
 
   it('names a merged fan after the smallest record key of the two', () => {
