@@ -184,7 +184,8 @@ affected_edges as (
 
 -- Every linked record's first label: the smallest of its own and its neighbours' numbers; and
 -- how it was linked: the strongest rule among its links (its fan's, unless a cut left some out:
--- below), in the same grouping of every link end (a second cost 0.15 s of a full build).
+-- below), in the same grouping of every link end (a second grouping cost about 0.15 s of a full
+-- build, one thread).
 initial_labels as (
 
     select
@@ -205,8 +206,9 @@ initial_labels as (
 -- The records of a first label are of one component (each is the record its label names, or
 -- linked to it): what joins labels is a link between records of two, so the labels are a graph
 -- of their own, of the links that cross them (83k of a scale-10 club's 485k), and the
--- components are found on it. Propagating on the links themselves read every link again in each
--- iteration (0.5 s of a full build's 2.3, one thread).
+-- components are found on it. Propagating on the links themselves read every link end and
+-- hashed every first label again in each of its five iterations (0.1-0.2 s more of a full
+-- build's 2.2, one thread).
 label_links as (
 
     select distinct
@@ -396,8 +398,8 @@ forbidden_pairs as (
 
 -- The few records of forbidden pairs, and below those of the components they cut and their
 -- links, are found by number as a list unnested, which DuckDB takes for few: joined to the
--- components and links, it hashed every record's component and every link (0.3 s of a full
--- build) for a handful of pairs.
+-- components and links, it hashed every record's component and every link (about 0.2 s of a
+-- full build, one thread) for a handful of pairs.
 forbidden_ends as (
 
     select record_number, component_number
