@@ -468,6 +468,39 @@ where _extracted_at > (select coalesce(max(_extracted_at), '-infinity') from mar
     expect(await ws.query('select id from marts.fct_events')).toEqual([{ id: 4 }, { id: 3 }, { id: 2 }]);
   });
 
+  it('stores the columns a compression header names by that method, in full builds and merges alike', async () => {
+    // a few distinct values: left to itself, DuckDB stores them as a dictionary
+    const events = (to: number) => `select cast(i as integer) as id, 'kind ' || (i % 3) as kind, 'code ' || (i % 3) as code from range(${to}) as r(i)`;
+    await ws.write({ 'marts/fct_events.sql': `-- materialized: incremental\n-- unique_key: id\n-- compression: KIND (fsst)\n${events(3000)} where i >= (select count(*) from marts.fct_events)\n` });
+    const methods = () => ws.query(`select column_name, list(distinct compression order by compression) as methods from pragma_storage_info('marts.fct_events') where segment_type = 'VARCHAR' group by all order by all`);
+    const [first] = await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir });
+    expect(first).toMatchObject({ status: 'ok', rows: 3000 });
+    expect(await methods()).toEqual([
+      { column_name: 'code', methods: ['Dictionary'] },
+      { column_name: 'kind', methods: ['FSST'] },
+    ]);
+    // a merge appends rows to the table, which keeps its columns' compression
+    await ws.write({ 'marts/fct_events.sql': `-- materialized: incremental\n-- unique_key: id\n-- compression: KIND (fsst)\n${events(6000)} where i >= (select count(*) from marts.fct_events)\n` });
+    await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir });
+    expect(await ws.query(`select cast(count(*) as integer) as n, cast(count(distinct kind) as integer) as kinds from marts.fct_events`)).toEqual([{ n: 6000, kinds: 3 }]);
+    await ws.exec('checkpoint');
+    expect(await methods()).toEqual([
+      { column_name: 'code', methods: ['Dictionary'] },
+      { column_name: 'kind', methods: ['FSST'] },
+    ]);
+  });
+
+  it('refuses a compression header on a view, with an unknown method, or naming a column the model lacks', async () => {
+    await ws.write({ 'marts/fct_events.sql': '-- materialized: view\n-- compression: id (rle)\nselect 1 as id\n' });
+    await expect(buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir })).rejects.toThrow('compression applies to a table');
+    await ws.write({ 'marts/fct_events.sql': '-- compression: id (zip)\nselect 1 as id\n' });
+    await expect(buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir })).rejects.toThrow('compression: "id (zip)" is not "column (method)"');
+    await ws.write({ 'marts/fct_events.sql': '-- compression: kind (dictionary)\nselect 1 as id\n' });
+    const [built] = await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir });
+    expect(built).toMatchObject({ status: 'failed' });
+    expect(built!.error?.message).toContain('compression column kind is not in the model');
+  });
+
   it('refuses lineage_columns without a unique_key, on a key column, or naming a column the model lacks', async () => {
     await ws.write({ 'marts/fct_events.sql': '-- lineage_columns: _extracted_at\nselect 1 as id, now() as _extracted_at\n' });
     await expect(buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir })).rejects.toThrow('lineage_columns applies to a model with a unique_key');
