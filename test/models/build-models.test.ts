@@ -70,6 +70,21 @@ function byModel(results: ModelResult[], model: string): ModelResult {
   return result;
 }
 
+/**
+ * Builds marts.fct_events from each of `refused` in turn, which the project check refuses with
+ * its message, then from `failed`, whose build fails with its message.
+ */
+async function expectHeaderProblems(refused: [sql: string, message: string][], failed: [sql: string, message: string]): Promise<void> {
+  for (const [sql, message] of refused) {
+    await ws.write({ 'marts/fct_events.sql': sql });
+    await expect(buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir })).rejects.toThrow(message);
+  }
+  await ws.write({ 'marts/fct_events.sql': failed[0] });
+  const [built] = await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir });
+  expect(built).toMatchObject({ status: 'failed' });
+  expect(built!.error?.message).toContain(failed[1]);
+}
+
 describe('buildModels', () => {
   it('builds models after their parents, with the default materialization per layer', async () => {
     await ws.exec(RAW_TICKETING);
@@ -491,24 +506,22 @@ where _extracted_at > (select coalesce(max(_extracted_at), '-infinity') from mar
   });
 
   it('refuses a compression header on a view, with an unknown method, or naming a column the model lacks', async () => {
-    await ws.write({ 'marts/fct_events.sql': '-- materialized: view\n-- compression: id (rle)\nselect 1 as id\n' });
-    await expect(buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir })).rejects.toThrow('compression applies to a table');
-    await ws.write({ 'marts/fct_events.sql': '-- compression: id (zip)\nselect 1 as id\n' });
-    await expect(buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir })).rejects.toThrow('compression: "id (zip)" is not "column (method)"');
-    await ws.write({ 'marts/fct_events.sql': '-- compression: kind (dictionary)\nselect 1 as id\n' });
-    const [built] = await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir });
-    expect(built).toMatchObject({ status: 'failed' });
-    expect(built!.error?.message).toContain('compression column kind is not in the model');
+    await expectHeaderProblems(
+      [
+        ['-- materialized: view\n-- compression: id (rle)\nselect 1 as id\n', 'compression applies to a table'],
+        ['-- compression: id (zip)\nselect 1 as id\n', 'compression: "id (zip)" is not "column (method)"'],
+      ],
+      ['-- compression: kind (dictionary)\nselect 1 as id\n', 'compression column kind is not in the model'],
+    );
   });
 
   it('refuses lineage_columns without a unique_key, on a key column, or naming a column the model lacks', async () => {
-    await ws.write({ 'marts/fct_events.sql': '-- lineage_columns: _extracted_at\nselect 1 as id, now() as _extracted_at\n' });
-    await expect(buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir })).rejects.toThrow('lineage_columns applies to a model with a unique_key');
-    await ws.write({ 'marts/fct_events.sql': '-- materialized: incremental\n-- unique_key: id\n-- lineage_columns: ID\nselect 1 as id\n' });
-    await expect(buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir })).rejects.toThrow('lineage_columns: ID is part of the unique_key');
-    await ws.write({ 'marts/fct_events.sql': '-- materialized: table\n-- unique_key: id\n-- lineage_columns: loaded_at\nselect 1 as id\n' });
-    const [built] = await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir });
-    expect(built).toMatchObject({ status: 'failed' });
-    expect(built!.error?.message).toContain('lineage_columns column loaded_at is not in the model');
+    await expectHeaderProblems(
+      [
+        ['-- lineage_columns: _extracted_at\nselect 1 as id, now() as _extracted_at\n', 'lineage_columns applies to a model with a unique_key'],
+        ['-- materialized: incremental\n-- unique_key: id\n-- lineage_columns: ID\nselect 1 as id\n', 'lineage_columns: ID is part of the unique_key'],
+      ],
+      ['-- materialized: table\n-- unique_key: id\n-- lineage_columns: loaded_at\nselect 1 as id\n', 'lineage_columns column loaded_at is not in the model'],
+    );
   });
 });
