@@ -5,6 +5,9 @@
 -- description: One row per engagement customer profile and person still there, with only the fields identity resolution reads (int_identity_records), as the platform holds them, and the postal address (street line, postal code, town). Kept apart from int_identity_records and from the ticketing records (see int_identity_ticketing_fields). Incremental: only profiles and people loaded since the last build are read again (each system by its own newest _extracted_at here), and stamped read_at, the time of the build that read them (int_identity_records compares those with what it holds); a record removed upstream is deleted (staging's vanished_at), and so are the people of a removed profile (a profile read by key and found gone is flagged, its people are not until the next full snapshot). A row re-read unchanged moves only _extracted_at and read_at, which is no change for identity resolution (lineage_columns).
 -- personal: email (email), phone_raw (phone), phone_e164 (phone), first_name (name), last_name (name)
 -- personal: birth_date (birth_date), street (address), postal_code (address), city (address)
+-- compression: record_id (fsst), email (fsst), phone_raw (fsst), phone_e164 (fsst), external_user_id (fsst)
+-- compression: system (dictionary), first_name (dictionary), last_name (dictionary), street (dictionary)
+-- compression: postal_code (dictionary), city (dictionary)
 -- test: unique(system, record_id)
 -- test: not_null(system, record_id)
 

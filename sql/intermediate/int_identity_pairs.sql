@@ -2,6 +2,7 @@
 -- unique_key: from_key, to_key
 -- incremental_delete: from_number in (select record_number from intermediate.int_identity_record_changes where changed_at > coalesce(macros.model_built_at('intermediate.int_identity_pairs'), '-infinity')) or to_number in (select record_number from intermediate.int_identity_record_changes where changed_at > coalesce(macros.model_built_at('intermediate.int_identity_pairs'), '-infinity')) or from_number not in (select record_number from intermediate.int_identity_records) or to_number not in (select record_number from intermediate.int_identity_records)
 -- description: One row per pair of records the identity model scores at least the review threshold (macros.identity_review_threshold()): the records are candidates when they share the values of a blocking rule (sql/identity/blocking_rules.csv; a value on more records than the rule's cap when the model in force was first predicted with is a placeholder and compares nobody, macros.identity_model_crowded_blocks), and worth the comparison (macros.identity_worth_comparing: nothing cheap says they are two people), each comparison's level (sql/identity/comparison_levels.csv; 0 missing on a side) and weight (log2 m/u of the stored model, macros.identity_model(); an agreeing name weighted by how many people carry it, log2 m/term frequency, as the model froze it), the match weight (the prior's log2 odds plus every weight) and the match probability. is_link: at or above the link threshold (macros.identity_link_threshold()) and no level vetoes the pair. A customer profile and its people are never compared: they are one person (int_identity_edges). from is the smaller record key. Incremental: a pair's candidacy and score depend on its two records and the model in force alone, so a build scores only the pairs of records changed since its last build (int_identity_record_changes) and keeps every other pair; a new model version scores them all. See docs/decisions.md "How fans are linked".
+-- compression: from_key (fsst), to_key (fsst), blocking_rule (dictionary), from_number (uncompressed)
 -- test: unique(from_key, to_key)
 -- test: not_null(from_key, to_key, from_number, to_number, blocking_rule, match_weight, match_probability, is_link, model_version)
 
@@ -118,23 +119,19 @@ uncrowded as (
 
 ),
 
-blocks as (
-
-    select block_value from uncrowded
-    group by block_value
-    having count(*) between 2 and 3 * any_value(cap)
-
-),
-
--- every member a probe: a pair is kept below when one of its records changed, which a full
--- build need not ask (1.4M pairs); asked of every member instead, it cost a join of 2.4M rows
+-- The members of the blocks of two records up to three times their rule's cap, each block counted
+-- by a window over its members (a block value is one rule's: its hash covers the rule's index, so
+-- its members share their cap): the counts grouped and joined back to the members cost 0.2 s more
+-- of a scale-10 full build, one thread. Every member a probe: a pair is kept below when one of
+-- its records changed, which a full build need not ask (1.4M pairs); asked of every member
+-- instead, it cost a join of 2.4M rows.
 members as (
 
     select
         uncrowded.*,
         true as is_probe,
     from uncrowded
-    semi join blocks on blocks.block_value = uncrowded.block_value
+    qualify count(*) over (partition by block_value) between 2 and 3 * cap
 
 ),
 
@@ -149,10 +146,32 @@ blocked as (
 
 ),
 
--- the pairs worth the comparison: not two people sharing a block by chance
+-- The pairs worth the comparison: not two people sharing a block by chance. A pair found first by
+-- a rule on the e-mail or the phone alone shares it (the block value is that e-mail's or phone's,
+-- as everywhere blocks are compared: two values sharing a 64-bit hash would be compared, never
+-- linked unseen), which the first two tests of macros.identity_worth_comparing ask: a candidate
+-- without the join of both records' values the test reads (a sixth of the 1.4M blocked pairs at
+-- scale 10; 0.13-0.5 s of CPU of a full build, one thread).
+shared_contacts as (
+
+    select rule_index from rules
+    where block_on in ('email', 'phone')
+
+),
+
+unshared as (
+
+    select * from blocked
+    where rule_index not in (select rule_index from shared_contacts)
+
+),
+
 candidates as materialized (
 
-    select * from macros.identity_worth_comparing('blocked', 'comparables')
+    select * from blocked
+    where rule_index in (select rule_index from shared_contacts)
+    union all
+    select * from macros.identity_worth_comparing('unshared', 'comparables')
 
 ),
 

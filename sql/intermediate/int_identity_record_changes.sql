@@ -3,6 +3,7 @@
 -- incremental_delete: record_key in (select record_key from macros.identity_records_dropped('intermediate.int_identity_record_changes', 'intermediate.int_identity_records'))
 -- description: One row per record identity resolution compares: a hash of everything its pairs are scored and blocked on (its row of int_identity_comparables, but for how common its names are, which the model in force keeps fixed) and when that last changed (changed_at, the time of the build that saw it). int_identity_pairs scores again only the pairs of records changed since its own last build and keeps every other pair. Incremental: a build hashes only the records int_identity_records computed since its last build (their changed_at; every record whose values changed is among them), writes those whose hash changed, and drops the records gone (macros.identity_records_dropped).
 -- not_personal: comparable_signature
+-- compression: record_key (fsst), record_number (uncompressed), comparable_signature (uncompressed)
 -- test: unique(record_key)
 -- test: not_null(record_key, record_number, comparable_signature, changed_at)
 

@@ -4,6 +4,9 @@
 -- description: One row per ticketing user and member, with only the fields identity resolution reads (int_identity_records), as the system holds them (a member's one name field split in two), and the postal address (street line, postal code, town). Kept apart from int_identity_records, the costly part, and from the engagement records: a load that changes other fields only (a login, a member's used pool) rebuilds this table to the same rows, and identity resolution stops here. Incremental: only users and members loaded since the last build are read again (each system by its own newest _extracted_at here, as marts.fct_tickets does); ticketing records are never removed upstream, so nothing is deleted. Each row read is stamped read_at, the time of the build that read it (int_identity_records compares those with what it holds). A row re-read unchanged moves only _extracted_at and read_at, which is no change for identity resolution (lineage_columns).
 -- personal: email (email), phone_raw (phone), phone_e164 (phone), first_name (name), last_name (name)
 -- personal: birth_date (birth_date), street (address), postal_code (address), city (address)
+-- compression: record_id (fsst), email (fsst), phone_raw (fsst), phone_e164 (fsst), external_user_id (dictionary)
+-- compression: system (dictionary), first_name (dictionary), last_name (dictionary), street (dictionary)
+-- compression: postal_code (dictionary), city (dictionary)
 -- test: unique(system, record_id)
 -- test: not_null(system, record_id)
 

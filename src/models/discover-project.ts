@@ -6,7 +6,7 @@ import type { SourceDefinition } from './checks/sources-file.js';
 import type { Severity } from './checks/test-declaration.js';
 import type { PersonalFields } from '../sources/personal-data.js';
 import { DEFAULT_MATERIALIZATION, headerEntries, MODEL_SCHEMAS, parseModelHeader } from './model-header.js';
-import type { AsOf, DeclaredTest, Materialization, ModelSchema, RowsOf } from './model-header.js';
+import type { AsOf, CompressionMethod, DeclaredTest, Materialization, ModelSchema, RowsOf } from './model-header.js';
 import { ModelProjectError } from './model-errors.js';
 import { RAW_SCHEMA } from '../raw-contract/index.js';
 
@@ -49,6 +49,8 @@ export interface ModelDefinition {
   personal: PersonalFields;
   /** Columns the personal-data check would flag that hold none (model-header.ts). */
   notPersonal: string[];
+  /** Columns DuckDB stores by a given method (model-header.ts); empty when none. */
+  compression: Record<string, CompressionMethod>;
   description?: string;
   tests: DeclaredTest[];
 }
@@ -148,6 +150,7 @@ export async function discoverProject(root: string = DEFAULT_MODELS_DIR): Promis
       problems.push(...headerProblems.map((problem) => `${file}: ${problem}`));
       const materialized = header.materialized ?? DEFAULT_MATERIALIZATION[schema];
       if (header.rowsOf !== undefined && materialized !== 'view') problems.push(`${file}: rows_of applies to a view; give the model materialized: view`);
+      if (header.compression !== undefined && materialized === 'view') problems.push(`${file}: compression applies to a table; give the model materialized: table or incremental`);
       if (materialized === 'view' && NOT_MATERIALIZED.test(withoutComments(sql))) {
         problems.push(`${file}: a view does not keep "not materialized" (DuckDB stores a view's SQL without it, and copies a CTE read twice): read the table directly where the CTE is read twice`);
       }
@@ -163,6 +166,7 @@ export async function discoverProject(root: string = DEFAULT_MODELS_DIR): Promis
         fullRebuildOn: header.fullRebuildOn ?? [],
         personal: header.personal ?? {},
         notPersonal: header.notPersonal ?? [],
+        compression: header.compression ?? {},
         ...(header.incrementalDelete === undefined ? {} : { incrementalDelete: header.incrementalDelete }),
         ...(header.asOf === undefined ? {} : { asOf: header.asOf }),
         ...(header.rowsOf === undefined ? {} : { rowsOf: header.rowsOf }),

@@ -70,11 +70,24 @@ export async function loadSeed(connection: DuckDBConnection, seed: SeedDefinitio
   return { rows: countOf(reader.getRowObjectsJson()) };
 }
 
-/** `relation`: the model's, for the changes a check reads; `model`: given, its rows are written in key order. */
+/**
+ * `relation`: the model's, for the changes a check reads; `model`: given, its rows are written in
+ * key order, and its columns by the compression its header names.
+ */
 async function replaceTable(connection: DuckDBConnection, target: string, existing: RelationKind | undefined, body: string, relation: string, model?: ModelDefinition): Promise<number> {
   return inTransaction(connection, async () => {
     if (existing === 'view') await connection.run(`drop view ${target}`);
-    const reader = await connection.runAndReadAll(`create or replace table ${target} as\n${await inKeyOrder(connection, body, model)}\n`);
+    const compressed = model !== undefined && Object.keys(model.compression).length > 0;
+    const described = model !== undefined && (model.uniqueKey.length > 0 || compressed) ? await describe(connection, body) : [];
+    const rows = await inKeyOrder(connection, body, model, described);
+    let reader;
+    if (compressed) {
+      // a table created with its columns' compression, then filled: `create table as` takes none
+      await connection.run(`create or replace table ${target} (${columnDefinitions(model, described)})`);
+      reader = await connection.runAndReadAll(`insert into ${target}\n${rows}\n`);
+    } else {
+      reader = await connection.runAndReadAll(`create or replace table ${target} as\n${rows}\n`);
+    }
     await recordWrittenInFull(connection, relation);
     return countOf(reader.getRowObjectsJson());
   });
@@ -89,15 +102,28 @@ async function replaceTable(connection: DuckDBConnection, target: string, existi
  * as most fields tables are) fills whole row groups unsorted, and the sort would cost a tenth of
  * its write for nothing.
  */
-async function inKeyOrder(connection: DuckDBConnection, body: string, model: ModelDefinition | undefined): Promise<string> {
+async function inKeyOrder(connection: DuckDBConnection, body: string, model: ModelDefinition | undefined, described: readonly DescribedColumn[]): Promise<string> {
   if (model === undefined || model.uniqueKey.length === 0) return body;
   // the key as the output spells it: a key the output lacks fails here, in our words, and so
   // does a misnamed lineage column (only a keyed model has them), not at the first merge after
-  const columns = (await queryRows(connection, `describe ${body}`)).map((row) => String(row.column_name));
+  const columns = described.map((column) => column.name);
   const keys = keyColumnsOf(model, columns);
   lineageColumnsOf(model, columns);
   if (await writtenInOrder(connection, body)) return body;
   return `select * from (\n${body}\n) order by ${keys.map(quoteIdent).join(', ')}`;
+}
+
+/** The table's columns as the model's output describes them, each with the compression its header names. */
+function columnDefinitions(model: ModelDefinition, described: readonly DescribedColumn[]): string {
+  const named = Object.keys(model.compression);
+  const spelt = outputColumns(model, 'compression', named, described.map((column) => column.name));
+  const methods = new Map(spelt.map((column, at) => [column, model.compression[named[at]!]!]));
+  return described
+    .map((column) => {
+      const method = methods.get(column.name);
+      return `${quoteIdent(column.name)} ${column.type}${method === undefined ? '' : ` using compression ${method}`}`;
+    })
+    .join(', ');
 }
 
 /** Whether DuckDB writes a table of these rows as a batch insert, row groups filled in order. */

@@ -76,6 +76,8 @@ export interface ModelHeader {
   personal?: PersonalFields;
   /** Columns computed from a personal column that a reader judged hold none (`-- not_personal: x_level`). */
   notPersonal?: string[];
+  /** How DuckDB stores some columns of the table (`-- compression: email (fsst)`), instead of trying every method. */
+  compression?: Record<string, CompressionMethod>;
   description?: string;
   tests: DeclaredTest[];
 }
@@ -110,6 +112,9 @@ export interface ModelHeader {
  *                                       computed from a personal column is named here
  * -- not_personal: email_level          columns that test would take for personal, read and found to hold
  *                                       none (a level name, a score); the check follows names, not tables
+ * -- compression: email (fsst), system (dictionary)   a table's columns DuckDB stores by this method (one of
+ *                                       COMPRESSION_METHODS) without trying the others on every row group;
+ *                                       for large tables whose columns are alike from build to build
  * -- description: One row per ticket.   free text, copied to lineage.json
  * -- test: unique(ticket_id)            a data test run by `fanlake check`, see test-declaration.ts
  * -- test[warn]: not_null(email)        the same at warning level: reported, does not fail `check`
@@ -120,7 +125,17 @@ export interface ModelHeader {
 export const AS_OF = ['extraction', 'build'] as const;
 export type AsOf = (typeof AS_OF)[number];
 
-export const HEADER_KEYS = ['materialized', 'unique_key', 'incremental_delete', 'full_rebuild_on', 'lineage_columns', 'as_of', 'rows_of', 'personal', 'not_personal', 'description', 'test', 'test[warn]'] as const;
+/**
+ * How DuckDB may be told to store a column (`-- compression:`, its `USING COMPRESSION`). Left to
+ * itself, DuckDB compresses each row group of each column by every method that applies and keeps
+ * the smallest: for a text column, dictionary and FSST both, a third to half of the cost of
+ * writing it. A column whose kind of values is known (a key of one record each: fsst; a name,
+ * a town, a code: dictionary) is written at once by the method DuckDB would have chosen.
+ */
+export const COMPRESSION_METHODS = ['uncompressed', 'rle', 'bitpacking', 'dictionary', 'fsst'] as const;
+export type CompressionMethod = (typeof COMPRESSION_METHODS)[number];
+
+export const HEADER_KEYS = ['materialized', 'unique_key', 'incremental_delete', 'full_rebuild_on', 'lineage_columns', 'as_of', 'rows_of', 'personal', 'not_personal', 'compression', 'description', 'test', 'test[warn]'] as const;
 
 export type ParsedHeader = { header: ModelHeader; problems: string[] };
 
@@ -134,6 +149,17 @@ function columnList(key: string, value: string, problems: string[]): string[] {
 }
 
 const PERSONAL_ENTRY = /^([A-Za-z_][A-Za-z0-9_]*)\s*\(\s*([a-z_]+)\s*\)$/;
+
+/** `column (method), column (method)`; the line may repeat, as personal's. */
+function compressionList(value: string, problems: string[]): Record<string, CompressionMethod> {
+  const found: Record<string, CompressionMethod> = {};
+  for (const entry of columnList('compression', value, problems)) {
+    const match = PERSONAL_ENTRY.exec(entry);
+    if (match && (COMPRESSION_METHODS as readonly string[]).includes(match[2]!)) found[match[1]!] = match[2] as CompressionMethod;
+    else problems.push(`compression: "${entry}" is not "column (method)" with a method among ${COMPRESSION_METHODS.join(', ')}`);
+  }
+  return found;
+}
 
 /** `column (kind), column (kind)`; the line may repeat, so a long list can be split. */
 function personalList(value: string, problems: string[]): Record<string, PersonalKind> {
@@ -170,6 +196,9 @@ export function parseModelHeader(sql: string): ParsedHeader {
         break;
       case 'not_personal':
         header.notPersonal = [...(header.notPersonal ?? []), ...columnList(key, value, problems)];
+        break;
+      case 'compression':
+        header.compression = { ...header.compression, ...compressionList(value, problems) };
         break;
       case 'incremental_delete':
         if (value === '') problems.push('incremental_delete: give a condition on the rows to delete');

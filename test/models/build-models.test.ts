@@ -70,6 +70,21 @@ function byModel(results: ModelResult[], model: string): ModelResult {
   return result;
 }
 
+/**
+ * Builds marts.fct_events from each of `refused` in turn, which the project check refuses with
+ * its message, then from `failed`, whose build fails with its message.
+ */
+async function expectHeaderProblems(refused: [sql: string, message: string][], failed: [sql: string, message: string]): Promise<void> {
+  for (const [sql, message] of refused) {
+    await ws.write({ 'marts/fct_events.sql': sql });
+    await expect(buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir })).rejects.toThrow(message);
+  }
+  await ws.write({ 'marts/fct_events.sql': failed[0] });
+  const [built] = await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir });
+  expect(built).toMatchObject({ status: 'failed' });
+  expect(built!.error?.message).toContain(failed[1]);
+}
+
 describe('buildModels', () => {
   it('builds models after their parents, with the default materialization per layer', async () => {
     await ws.exec(RAW_TICKETING);
@@ -468,14 +483,45 @@ where _extracted_at > (select coalesce(max(_extracted_at), '-infinity') from mar
     expect(await ws.query('select id from marts.fct_events')).toEqual([{ id: 4 }, { id: 3 }, { id: 2 }]);
   });
 
+  it('stores the columns a compression header names by that method, in full builds and merges alike', async () => {
+    // a few distinct values: left to itself, DuckDB stores them as a dictionary
+    const events = (to: number) => `select cast(i as integer) as id, 'kind ' || (i % 3) as kind, 'code ' || (i % 3) as code from range(${to}) as r(i)`;
+    await ws.write({ 'marts/fct_events.sql': `-- materialized: incremental\n-- unique_key: id\n-- compression: KIND (fsst)\n${events(3000)} where i >= (select count(*) from marts.fct_events)\n` });
+    const methods = () => ws.query(`select column_name, list(distinct compression order by compression) as methods from pragma_storage_info('marts.fct_events') where segment_type = 'VARCHAR' group by all order by all`);
+    const [first] = await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir });
+    expect(first).toMatchObject({ status: 'ok', rows: 3000 });
+    expect(await methods()).toEqual([
+      { column_name: 'code', methods: ['Dictionary'] },
+      { column_name: 'kind', methods: ['FSST'] },
+    ]);
+    // a merge appends rows to the table, which keeps its columns' compression
+    await ws.write({ 'marts/fct_events.sql': `-- materialized: incremental\n-- unique_key: id\n-- compression: KIND (fsst)\n${events(6000)} where i >= (select count(*) from marts.fct_events)\n` });
+    await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir });
+    expect(await ws.query(`select cast(count(*) as integer) as n, cast(count(distinct kind) as integer) as kinds from marts.fct_events`)).toEqual([{ n: 6000, kinds: 3 }]);
+    await ws.exec('checkpoint');
+    expect(await methods()).toEqual([
+      { column_name: 'code', methods: ['Dictionary'] },
+      { column_name: 'kind', methods: ['FSST'] },
+    ]);
+  });
+
+  it('refuses a compression header on a view, with an unknown method, or naming a column the model lacks', async () => {
+    await expectHeaderProblems(
+      [
+        ['-- materialized: view\n-- compression: id (rle)\nselect 1 as id\n', 'compression applies to a table'],
+        ['-- compression: id (zip)\nselect 1 as id\n', 'compression: "id (zip)" is not "column (method)"'],
+      ],
+      ['-- compression: kind (dictionary)\nselect 1 as id\n', 'compression column kind is not in the model'],
+    );
+  });
+
   it('refuses lineage_columns without a unique_key, on a key column, or naming a column the model lacks', async () => {
-    await ws.write({ 'marts/fct_events.sql': '-- lineage_columns: _extracted_at\nselect 1 as id, now() as _extracted_at\n' });
-    await expect(buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir })).rejects.toThrow('lineage_columns applies to a model with a unique_key');
-    await ws.write({ 'marts/fct_events.sql': '-- materialized: incremental\n-- unique_key: id\n-- lineage_columns: ID\nselect 1 as id\n' });
-    await expect(buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir })).rejects.toThrow('lineage_columns: ID is part of the unique_key');
-    await ws.write({ 'marts/fct_events.sql': '-- materialized: table\n-- unique_key: id\n-- lineage_columns: loaded_at\nselect 1 as id\n' });
-    const [built] = await buildModels({ dataDir: ws.dataDir, modelsDir: ws.modelsDir });
-    expect(built).toMatchObject({ status: 'failed' });
-    expect(built!.error?.message).toContain('lineage_columns column loaded_at is not in the model');
+    await expectHeaderProblems(
+      [
+        ['-- lineage_columns: _extracted_at\nselect 1 as id, now() as _extracted_at\n', 'lineage_columns applies to a model with a unique_key'],
+        ['-- materialized: incremental\n-- unique_key: id\n-- lineage_columns: ID\nselect 1 as id\n', 'lineage_columns: ID is part of the unique_key'],
+      ],
+      ['-- materialized: table\n-- unique_key: id\n-- lineage_columns: loaded_at\nselect 1 as id\n', 'lineage_columns column loaded_at is not in the model'],
+    );
   });
 });
